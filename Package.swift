@@ -1,0 +1,84 @@
+// swift-tools-version: 6.2
+import PackageDescription
+
+/// `HUDDLE_STRICT=1` (set by `scripts/test`) turns every warning in Huddle's own targets into an error,
+/// without touching how the dependencies are built.
+let strict: [SwiftSetting] = Context.environment["HUDDLE_STRICT"] == nil ? [] : [.treatAllWarnings(as: .error)]
+
+let upcoming: [SwiftSetting] =
+    [
+        .enableUpcomingFeature("ExistentialAny"),
+        .enableUpcomingFeature("MemberImportVisibility"),
+        .enableUpcomingFeature("InternalImportsByDefault"),
+    ] + strict
+
+let package = Package(
+    name: "Huddle",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "HuddleDNS", targets: ["HuddleDNS"]),
+        .library(name: "HuddleDiscovery", targets: ["HuddleDiscovery"]),
+        .executable(name: "huddle", targets: ["huddle"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
+    ],
+    targets: [
+        .target(
+            name: "HuddleDNS",
+            dependencies: [.product(name: "NIOCore", package: "swift-nio")],
+            swiftSettings: upcoming
+        ),
+        .target(
+            name: "HuddleMDNSCore",
+            dependencies: [
+                "HuddleDNS",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: upcoming
+        ),
+        .target(
+            name: "HuddleDiscovery",
+            dependencies: [
+                "HuddleDNS",
+                "HuddleMDNSCore",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            swiftSettings: upcoming
+        ),
+        .executableTarget(
+            name: "huddle",
+            dependencies: [
+                "HuddleDNS",
+                "HuddleMDNSCore",
+                "HuddleDiscovery",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: upcoming
+        ),
+        .testTarget(
+            name: "HuddleDNSTests",
+            dependencies: ["HuddleDNS", .product(name: "NIOCore", package: "swift-nio")],
+            swiftSettings: upcoming
+        ),
+        .testTarget(
+            name: "HuddleMDNSCoreTests",
+            dependencies: ["HuddleDNS", "HuddleMDNSCore", .product(name: "NIOCore", package: "swift-nio")],
+            swiftSettings: upcoming
+        ),
+        .testTarget(
+            name: "HuddleDiscoveryTests",
+            dependencies: [
+                "HuddleDNS", "HuddleMDNSCore", "HuddleDiscovery",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            swiftSettings: upcoming
+        ),
+    ]
+)

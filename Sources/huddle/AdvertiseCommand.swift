@@ -1,0 +1,168 @@
+import ArgumentParser
+import Foundation
+import HuddleDNS
+import HuddleDiscovery
+import HuddleMDNSCore
+
+struct AdvertiseCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "advertise",
+        abstract: "Advertise a service until interrupted (like avahi-publish -s or dns-sd -R).",
+        discussion: """
+            Probes for NAME, announces it, answers queries, and on a name conflict renames to "NAME (2)", \
+            "NAME (3)", … and says so. Ctrl-C or SIGTERM withdraws it with goodbye packets.
+
+            NAME is any UTF-8 text up to 63 bytes (spaces, dots and non-Latin scripts are fine). TYPE is \
+            _name._tcp or _name._udp with a valid RFC 6335 service name (1–15 letters, digits, hyphens). TXT \
+            entries are key=value, or a bare key for a boolean attribute.
+
+            --json prints {"event":"registered"|"renamed"|"hostRenamed", …} lines. With --control, commands are \
+            read from standard input: "txt k=v …" replaces the TXT data, "port N" changes the port, "quit" stops.
+            """
+    )
+
+    @Argument(help: "The instance name, e.g. \"Kitchen Printer\".")
+    var name: String
+
+    @Argument(help: ArgumentHelp("The service type, e.g. _ipp._tcp.", valueName: "type"))
+    var type: String
+
+    @Argument(help: "The port the service listens on.")
+    var port: UInt16
+
+    @Argument(help: ArgumentHelp("TXT entries: key=value, or key alone.", valueName: "key=value"))
+    var txt: [String] = []
+
+    @Option(
+        name: .customLong("subtype"),
+        help: ArgumentHelp("Also advertise under a subtype, e.g. _printer.", valueName: "sub")
+    )
+    var subtypes: [String] = []
+
+    @Option(
+        help: ArgumentHelp("Host label to announce as <label>.local (default: <hostname>-huddle).", valueName: "label")
+    )
+    var host: String?
+
+    @Flag(help: "Print one JSON object per line.")
+    var json = false
+
+    @Flag(help: "Read commands (txt k=v …, port N, quit) from standard input.")
+    var control = false
+
+    @OptionGroup var network: NetworkOptions
+
+    func registration() throws -> MDNSServiceRegistration {
+        do {
+            let type = try MDNSServiceType(parsing: self.type, strict: true)
+            guard type.subtype == nil else { throw ValidationError("give subtypes with --subtype, not in TYPE") }
+            let subtypes = self.subtypes.map { $0.hasPrefix("_") ? $0 : "_" + $0 }
+            return try MDNSServiceRegistration(
+                instanceName: self.name,
+                type: type,
+                port: self.port,
+                txt: try MDNSTXTRecord(arguments: self.txt),
+                subtypes: subtypes
+            )
+        } catch let error as MDNSError {
+            throw ValidationError(error.message)
+        }
+    }
+
+    func validate() throws {
+        _ = try self.registration()
+        if let host, host.isEmpty || host.contains(".") || host.utf8.count > 63 {
+            throw ValidationError("--host takes a single label of 1 to 63 bytes, without dots")
+        }
+    }
+
+    func run() async throws {
+        let registration = try self.registration()
+        let stack: MDNSStack
+        do {
+            stack = try await MDNSStack.start(configuration: self.network.configuration(hostLabel: self.host))
+        } catch let error as MDNSError {
+            Output.error(error.message)
+            throw ExitCode(69)
+        }
+        let handle = await stack.register(registration)
+        let hostName = ServiceFormatter.hostText(await stack.hostName)
+        let json = self.json
+        let type = registration.type.description
+        let port = Int(registration.port)
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for await event in handle.events {
+                    Self.print(event, type: type, port: port, host: hostName, json: json)
+                }
+            }
+            group.addTask { await Signals.waitForTermination() }
+            if self.control {
+                group.addTask { await Self.readCommands(stack: stack, id: handle.id, json: json) }
+            }
+            await group.next()
+            group.cancelAll()
+        }
+        await stack.shutdown()
+    }
+
+    static func print(_ event: MDNSResponderEvent, type: String, port: Int, host: String, json: Bool) {
+        switch event {
+        case .registered(_, let name):
+            if json {
+                Output.json(["event": "registered", "name": name, "type": type, "port": port, "host": host])
+            } else {
+                Output.line("Registered \"\(name)\" \(type) on \(host):\(port)")
+            }
+        case .renamed(_, let from, let to):
+            json
+                ? Output.json(["event": "renamed", "from": from, "to": to])
+                : Output.line("Name conflict: \"\(from)\" is taken, trying \"\(to)\"")
+        case .hostRenamed(let from, let to):
+            json
+                ? Output.json(["event": "hostRenamed", "from": from, "to": to])
+                : Output.line("Host name conflict: \(from).local is taken, now \(to).local")
+        }
+    }
+
+    /// Reads control commands from standard input until `quit` or end of input.
+    static func readCommands(stack: MDNSStack, id: MDNSServiceID, json: Bool) async {
+        for await line in StandardInput.lines() {
+            let words = line.split(separator: " ").map(String.init)
+            guard let command = words.first else { continue }
+            switch command {
+            case "txt":
+                do {
+                    await stack.update(id, txt: try MDNSTXTRecord(arguments: Array(words.dropFirst())))
+                } catch {
+                    Output.error("\(error)")
+                }
+            case "port":
+                if words.count == 2, let port = UInt16(words[1]), port > 0 {
+                    await stack.update(id, port: port)
+                } else {
+                    Output.error("usage: port N (1-65535)")
+                }
+            case "quit":
+                return
+            default:
+                Output.error("unknown command '\(command)' (txt k=v …, port N, quit)")
+            }
+        }
+        // End of input: keep advertising until a signal arrives.
+        await Signals.waitForTermination()
+    }
+}
+
+/// Lines of standard input, read on a thread of their own (reading blocks).
+enum StandardInput {
+    static func lines() -> AsyncStream<String> {
+        AsyncStream { continuation in
+            let thread = Thread {
+                while let line = readLine() { continuation.yield(line) }
+                continuation.finish()
+            }
+            thread.start()
+        }
+    }
+}

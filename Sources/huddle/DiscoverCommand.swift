@@ -1,0 +1,118 @@
+import ArgumentParser
+import HuddleDNS
+import HuddleDiscovery
+import HuddleMDNSCore
+
+struct DiscoverCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "discover",
+        abstract: "Browse for services and resolve them, live (like avahi-browse -r or dns-sd -B).",
+        discussion: """
+            With a TYPE such as _http._tcp (or a subtype, _printer._sub._http._tcp), prints each instance as it \
+            appears (+), changes (~) or leaves (-), with host, port, addresses and TXT. Without a TYPE, lists the \
+            service types on the network. Runs until interrupted, or for --timeout seconds.
+
+            --json prints one JSON object per line: {"event":"added"|"updated"|"removed", "name", "type", \
+            "domain", "host", "port", "addresses", "txt", "interface"}, or {"event":"type","type":…} when \
+            listing types.
+            """
+    )
+
+    @Argument(help: ArgumentHelp("The service type to browse, e.g. _http._tcp.", valueName: "type"))
+    var type: String?
+
+    @Flag(help: "Print one JSON object per line instead of a table.")
+    var json = false
+
+    @Option(help: ArgumentHelp("Stop after this many seconds.", valueName: "seconds"))
+    var timeout: Double?
+
+    @Option(help: ArgumentHelp("Stop after this many instances (or types) were found.", valueName: "n"))
+    var count: Int?
+
+    @OptionGroup var network: NetworkOptions
+
+    func validate() throws {
+        if let type {
+            do {
+                _ = try MDNSServiceType(parsing: type, strict: false)
+            } catch let error as MDNSError {
+                throw ValidationError(error.message)
+            }
+        }
+        if let timeout, !(timeout > 0) { throw ValidationError("--timeout must be a positive number of seconds") }
+        if let count, count < 1 { throw ValidationError("--count must be at least 1") }
+    }
+
+    func run() async throws {
+        let stack: MDNSStack
+        do {
+            stack = try await MDNSStack.start(configuration: self.network.configuration())
+        } catch let error as MDNSError {
+            Output.error(error.message)
+            throw ExitCode(69)
+        }
+        let names = Dictionary(await stack.interfaces.map { ($0.index, $0.name) }, uniquingKeysWith: { a, _ in a })
+        let formatter = ServiceFormatter(interfaceNames: names)
+        let events: AsyncStream<MDNSBrowseEvent>
+        if let type {
+            events = stack.browse(try MDNSServiceType(parsing: type, strict: false))
+        } else {
+            events = stack.browseServiceTypes()
+        }
+        if !self.json {
+            let interfaceList = names.values.sorted().joined(separator: ", ")
+            Output.line("Browsing \(self.type ?? "service types") on \(interfaceList) (Ctrl-C to stop)")
+        }
+        let limit = self.count
+        let json = self.json
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                var found = 0
+                for await event in events {
+                    if Self.print(event, formatter: formatter, json: json) { found += 1 }
+                    if let limit, found >= limit { return }
+                }
+            }
+            group.addTask { await Signals.waitForTermination() }
+            if let timeout = self.timeout {
+                group.addTask { try? await Task.sleep(for: .milliseconds(Int(timeout * 1000))) }
+            }
+            await group.next()
+            group.cancelAll()
+        }
+        await stack.shutdown()
+    }
+
+    /// Prints one event; returns whether it counts towards --count (a new instance or type).
+    static func print(_ event: MDNSBrowseEvent, formatter: ServiceFormatter, json: Bool) -> Bool {
+        switch event {
+        case .added(let service):
+            json ? Output.json(formatter.json("added", service)) : Output.line(formatter.row("+", service))
+            return true
+        case .updated(let service):
+            json ? Output.json(formatter.json("updated", service)) : Output.line(formatter.row("~", service))
+        case .removed(let name):
+            let type = name.labels.dropFirst().dropLast().map { String(decoding: $0, as: UTF8.self) }
+            if json {
+                Output.json(["event": "removed", "name": name.firstLabel, "type": type.joined(separator: ".")])
+            } else {
+                Output.line("- \(name.firstLabel)  \(type.joined(separator: "."))")
+            }
+        case .typeFound(let name):
+            let text = ServiceFormatter.hostText(name).replacingSuffix(".local", with: "")
+            json ? Output.json(["event": "type", "type": text]) : Output.line("+ \(text)")
+            return true
+        case .typeLost(let name):
+            let text = ServiceFormatter.hostText(name).replacingSuffix(".local", with: "")
+            json ? Output.json(["event": "typeRemoved", "type": text]) : Output.line("- \(text)")
+        }
+        return false
+    }
+}
+
+extension String {
+    func replacingSuffix(_ suffix: String, with replacement: String) -> String {
+        self.hasSuffix(suffix) ? String(self.dropLast(suffix.count)) + replacement : self
+    }
+}
