@@ -9,6 +9,9 @@ extension MDNSQuerier {
         for (key, state) in self.questions where state.nextAt <= now {
             due.append(key)
             self.questions[key]?.markSent(now: now, cap: self.configuration.maxQueryInterval)
+            if let remaining = state.remaining {
+                if remaining <= 1 { self.questions[key] = nil } else { self.questions[key]?.remaining = remaining - 1 }
+            }
         }
         // RFC 6762 §5.2: refresh records of interest at 80/85/90/95 % of their TTL.
         let interest = self.interestingKeys()

@@ -5,6 +5,7 @@ extension MDNSQuerier {
     /// Rebuilds the resolved view of every browsed instance from the cache, emits what changed, and asks the
     /// questions still needed to resolve (RFC 6763 §4, §12).
     mutating func refreshViews(emit: Bool = true) {
+        self.neededResolveQuestions = []
         var current: [DNSName: MDNSResolvedService] = [:]
         var types = Set<DNSName>()
         for browse in self.browses {
@@ -37,6 +38,11 @@ extension MDNSQuerier {
         }
         self.reported = current
         self.reportedTypes = types
+        // Resolve questions for instances that went away stop.
+        for (key, state) in self.questions
+        where !state.isContinuous && state.remaining == nil && !self.neededResolveQuestions.contains(key) {
+            self.questions[key] = nil
+        }
     }
 
     /// Resolves one instance from the cache, asking for what is missing; nil until SRV and an address are known.
@@ -84,6 +90,7 @@ extension MDNSQuerier {
 
     /// Starts a resolve question unless one runs; it is sent on the next tick (the I/O layer ticks right after).
     mutating func askOnce(_ key: QuestionKey) {
+        self.neededResolveQuestions.insert(key)
         guard self.questions[key] == nil else { return }
         self.questions[key] = QuestionState(isContinuous: false, nextAt: .uptimeNanoseconds(0))
     }

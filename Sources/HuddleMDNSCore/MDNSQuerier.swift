@@ -36,6 +36,8 @@ public struct MDNSQuerier: Sendable {
     var outgoing: [MDNSOutgoing] = []
     var events: [MDNSBrowseEvent] = []
     var lastUnicastQuestion: NIODeadline?
+    /// The resolve questions the last view refresh still needed.
+    var neededResolveQuestions: Set<QuestionKey> = []
 
     public init(configuration: MDNSQuerierConfiguration = MDNSQuerierConfiguration(), randomSeed: UInt64) {
         self.configuration = configuration
@@ -128,7 +130,10 @@ public struct MDNSQuerier: Sendable {
     public mutating func reconfirm(_ service: DNSName, now: NIODeadline) {
         for type in [DNSRecordType.srv, .txt] {
             self.cache.reconfirm(name: service, type: type, now: now)
-            self.ask(QuestionKey(name: service, type: type), continuous: false, now: now, immediately: true)
+            // RFC 6762 §10.4: at least two queries; this series ends after them.
+            var state = QuestionState(isContinuous: false, nextAt: now)
+            state.remaining = 2
+            self.questions[QuestionKey(name: service, type: type)] = state
         }
         self.tick(now: now)
     }
@@ -165,6 +170,8 @@ struct QuestionState: Sendable {
     var nextAt: NIODeadline
     var interval: TimeAmount = .seconds(1)
     var sent = 0
+    /// Queries left in a bounded series (reconfirmation); nil for an open-ended one.
+    var remaining: Int?
 
     mutating func restart(at time: NIODeadline) {
         self.nextAt = time
