@@ -61,6 +61,12 @@ let package = Package(
             ],
             swiftSettings: upcoming
         ),
+        .executableTarget(
+            name: "huddle-bench",
+            dependencies: ["HuddleDNS", "HuddleMDNSCore", .product(name: "NIOCore", package: "swift-nio")],
+            path: "Benchmarks/HuddleBenchmarks",
+            swiftSettings: upcoming
+        ),
         .testTarget(
             name: "HuddleDNSTests",
             dependencies: ["HuddleDNS", .product(name: "NIOCore", package: "swift-nio")],
