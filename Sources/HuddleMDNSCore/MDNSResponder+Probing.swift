@@ -20,10 +20,6 @@ extension MDNSResponder {
         self.pruneRateLimitTable(now: now)
     }
 
-    mutating func startProbing(_ group: GroupKey, now: NIODeadline) {
-        self.setPhase(.waiting(until: now + self.randomDelay(upTo: self.configuration.maxInitialProbeDelay)), of: group)
-    }
-
     /// Probes every name again (after a network change or a host rename), RFC 6762 §8, §13.
     mutating func restartAll(now: NIODeadline) {
         guard !self.services.isEmpty else { return }

@@ -16,7 +16,31 @@ extension MDNSResponder {
     /// AAAA over IPv4 and A over IPv6 too, as mDNSResponder does, so single-family browsers learn both).
     func hostRecords(on link: MDNSLink) -> [OwnedRecord] {
         guard let interface = self.interfaces[link.interfaceIndex] else { return [] }
-        return self.addressRecords(of: interface).map { OwnedRecord(record: $0, isUnique: true) }
+        let addresses = self.addressRecords(of: interface)
+        // RFC 6762 §4: reverse-mapping PTRs for each address, unique, with the host name's TTL.
+        let reverse = addresses.compactMap { record -> DNSRecord? in
+            let name: DNSName
+            switch record.data {
+            case .a(let v4): name = Self.reverseName(v4)
+            case .aaaa(let v6): name = Self.reverseName(v6)
+            default: return nil
+            }
+            return DNSRecord(name: name, data: .ptr(self.hostName), ttl: record.ttl, cacheFlush: true)
+        }
+        return (addresses + reverse).map { OwnedRecord(record: $0, isUnique: true) }
+    }
+
+    /// `d.c.b.a.in-addr.arpa.` (RFC 1035 §3.5).
+    static func reverseName(_ address: IPv4Address) -> DNSName {
+        let labels = address.bytes.reversed().map { Array(String($0).utf8) }
+        return DNSName(uncheckedLabels: labels + [Array("in-addr".utf8), Array("arpa".utf8)])
+    }
+
+    /// The nibble form under `ip6.arpa.` (RFC 3596 §2.5).
+    static func reverseName(_ address: IPv6Address) -> DNSName {
+        let nibbles = address.bytes.reversed().flatMap { [$0 & 0x0F, $0 >> 4] }
+        let labels = nibbles.map { Array(String($0, radix: 16).utf8) }
+        return DNSName(uncheckedLabels: labels + [Array("ip6".utf8), Array("arpa".utf8)])
     }
 
     /// A service's records: SRV and TXT (unique), the type PTR, the type-enumeration PTR and subtype PTRs

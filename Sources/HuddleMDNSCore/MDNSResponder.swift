@@ -82,10 +82,12 @@ public struct MDNSResponder: Sendable {
     public mutating func register(_ registration: MDNSServiceRegistration, now: NIODeadline) -> MDNSServiceID {
         let id = MDNSServiceID(rawValue: self.nextServiceID)
         self.nextServiceID += 1
-        var state = ServiceState(registration: registration, group: GroupState(phase: .idle))
-        state.group.phase = .waiting(until: now + self.randomDelay(upTo: self.configuration.maxInitialProbeDelay))
-        self.services[id] = state
-        if case .idle = self.host.phase { self.startProbing(.host, now: now) }
+        // Names registered together probe in the same packets and are announced together: a service joins a
+        // probe series that has not started yet (the host's, after the first registration).
+        var start = now + self.randomDelay(upTo: self.configuration.maxInitialProbeDelay)
+        if case .waiting(let until) = self.host.phase, until >= now { start = until }
+        self.services[id] = ServiceState(registration: registration, group: GroupState(phase: .waiting(until: start)))
+        if case .idle = self.host.phase { self.host.phase = .waiting(until: start) }
         self.tick(now: now)
         return id
     }
