@@ -173,7 +173,9 @@ extension MDNSResponder {
         let link = incoming.link
         let records = incoming.message.answers + incoming.message.additionals
         var conflicted = Set<GroupKey>()
-        for record in records where !self.isOwnRecordData(record) {
+        // A goodbye (TTL 0) claims nothing, so it is never a conflict: it may be our own, looped back after an
+        // address went away.
+        for record in records where record.ttl > 0 && !self.isOwnRecordData(record) {
             for group in self.groupKeys where !conflicted.contains(group) {
                 let phase = self.phase(of: group)
                 guard let name = self.probeName(of: group), record.name == name else { continue }

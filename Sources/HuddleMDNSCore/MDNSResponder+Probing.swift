@@ -44,6 +44,7 @@ extension MDNSResponder {
                 } else {
                     // RFC 6762 §8.1: no conflict 250 ms after the last probe: the name is ours.
                     self.setPhase(.announcing(sent: 0, next: now), of: group)
+                    self.conflictBackOff = false
                     if case .service(let id) = group, let name = self.services[id]?.registration.instanceName {
                         self.events.append(.registered(id, name: name))
                     }
@@ -83,16 +84,24 @@ extension MDNSResponder {
     /// (RFC 6762 §8.1, §8.2). The first probe asks for a unicast reply; later ones are QM, so that a
     /// defence also reaches every other stack sharing port 5353 on this host.
     mutating func sendProbes(_ groups: [(GroupKey, Bool)], on link: MDNSLink) {
-        guard !groups.isEmpty else { return }
-        var questions: [DNSQuestion] = []
-        var authorities: [DNSRecord] = []
+        let maxSize = link.family == .v4 ? self.configuration.maxIPv4Payload : self.configuration.maxIPv6Payload
+        var packet = DNSMessage(isResponse: false)
         for (group, isFirst) in groups {
             guard let name = self.probeName(of: group) else { continue }
-            questions.append(DNSQuestion(name: name, type: .any, unicastResponse: isFirst))
-            authorities += self.records(of: group, on: link).filter(\.isUnique).map(\.record)
+            let question = DNSQuestion(name: name, type: .any, unicastResponse: isFirst)
+            let proposed = self.records(of: group, on: link).filter(\.isUnique).map(\.record)
+            var candidate = packet
+            candidate.questions.append(question)
+            candidate.authorities += proposed
+            // RFC 6762 §17: a probe fits the link's MTU; a name's question travels with its own records.
+            if !packet.questions.isEmpty, candidate.encoded().readableBytes > maxSize {
+                self.outgoing.append(MDNSOutgoing(message: packet, destination: .multicast(link)))
+                candidate = DNSMessage(isResponse: false, questions: [question], authorities: proposed)
+            }
+            packet = candidate
         }
-        let message = DNSMessage(isResponse: false, questions: questions, authorities: authorities)
-        self.outgoing.append(MDNSOutgoing(message: message, destination: .multicast(link)))
+        guard !packet.questions.isEmpty else { return }
+        self.outgoing.append(MDNSOutgoing(message: packet, destination: .multicast(link)))
     }
 
     /// An unsolicited response with all of the groups' records, unique ones with cache-flush (RFC 6762 §8.3).
@@ -109,8 +118,10 @@ extension MDNSResponder {
     /// Handles a conflict for a group (RFC 6762 §9): rename and probe again, slowing down after too many.
     mutating func conflict(_ group: GroupKey, now: NIODeadline) {
         self.conflictTimes = self.conflictTimes.filter { $0 > now - self.configuration.conflictWindow } + [now]
-        let backOff = self.conflictTimes.count >= self.configuration.conflictLimit
-        let start = backOff ? now + self.configuration.conflictBackoff : now
+        // RFC 6762 §8.1: after 15 conflicts within 10 s, wait 5 s before each further attempt, until a name is
+        // won.
+        if self.conflictTimes.count >= self.configuration.conflictLimit { self.conflictBackOff = true }
+        let start = self.conflictBackOff ? now + self.configuration.conflictBackoff : now
         switch group {
         case .host:
             let old = self.hostLabel
@@ -124,6 +135,11 @@ extension MDNSResponder {
             state.group.phase = .waiting(until: start)
             self.services[id] = state
             self.events.append(.renamed(id, from: old, to: state.registration.instanceName))
+            let instance = DNSName(
+                uncheckedLabels: [Array(old.utf8)] + state.registration.type.name.labels
+            )
+            self.dropPending { $0.name == instance || $0.data == .ptr(instance) }
+            return
         }
         self.pending = [:]
     }

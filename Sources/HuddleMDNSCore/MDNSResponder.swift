@@ -34,6 +34,8 @@ public struct MDNSResponder: Sendable {
     var lastMulticast: [RecordOnLink: NIODeadline] = [:]
     var goodbyes: [ScheduledGoodbye] = []
     var conflictTimes: [NIODeadline] = []
+    /// Set after too many conflicts in a row; every further probe attempt then waits (RFC 6762 §8.1).
+    var conflictBackOff = false
 
     /// Makes a responder for a host label (e.g. `myhost-huddle`), with a seed for its random delays.
     ///
@@ -95,14 +97,19 @@ public struct MDNSResponder: Sendable {
     /// Withdraws a service, sending goodbyes for its records if they were announced (RFC 6762 §10.1).
     public mutating func unregister(_ id: MDNSServiceID, now: NIODeadline) {
         guard let state = self.services.removeValue(forKey: id) else { return }
-        self.pending = self.pending.compactMapValues { pending in
-            var pending = pending
-            pending.records = pending.records.filter { $0.name != state.registration.instanceDNSName }
-            return pending.records.isEmpty ? nil : pending
-        }
+        let instance = state.registration.instanceDNSName
+        // Answers on their way must not bring the service back after its goodbye (RFC 6762 §10.1).
+        self.dropPending { $0.name == instance || $0.data == .ptr(instance) }
         if state.group.phase.ownsName {
-            let records = self.links.flatMap { link in self.serviceRecords(state, on: link).map { ($0, link) } }
-            self.scheduleGoodbye(records.map { ($0.0.record, $0.1) }, now: now)
+            var records: [(DNSRecord, MDNSLink)] = []
+            for link in self.links {
+                // A shared record another service still has (the type-enumeration PTR) gets no goodbye.
+                let stillOwned = Set(self.answerableRecords(on: link).map(\.record))
+                for owned in self.serviceRecords(state, on: link) where !stillOwned.contains(owned.record) {
+                    records.append((owned.record, link))
+                }
+            }
+            self.scheduleGoodbye(records, now: now)
         }
         self.tick(now: now)
     }
@@ -112,6 +119,9 @@ public struct MDNSResponder: Sendable {
         guard var state = self.services[id] else { return }
         if let txt { state.registration.txt = txt }
         if let port { state.registration.port = port }
+        // Delayed answers still hold the old data; the announcement carries the new (RFC 6762 §8.4).
+        let instance = state.registration.instanceDNSName
+        self.dropPending { $0.name == instance && ($0.type == .srv || $0.type == .txt) }
         if state.group.phase.ownsName { state.group.phase = .announcing(sent: 0, next: now) }
         self.services[id] = state
         self.tick(now: now)
@@ -157,6 +167,15 @@ public struct MDNSResponder: Sendable {
         self.truncatedQueries = [:]
         self.scheduleGoodbye(records, now: now)
         self.tick(now: now)
+    }
+
+    /// Removes records from the answers waiting to be sent.
+    mutating func dropPending(where predicate: (DNSRecord) -> Bool) {
+        self.pending = self.pending.compactMapValues { pending in
+            var pending = pending
+            pending.records.removeAll(where: predicate)
+            return pending.records.isEmpty ? nil : pending
+        }
     }
 
     /// The links (interface × family) on which the responder runs.
