@@ -34,6 +34,12 @@ extension SocketAddress {
         }
     }
 
+    /// The IPv6 scope (interface index), or nil for an IPv4 address.
+    var ipv6ScopeID: UInt32? {
+        if case .v6(let address) = self { return address.address.sin6_scope_id }
+        return nil
+    }
+
     /// Whether this is one of the mDNS multicast groups.
     var isMDNSGroup: Bool {
         switch self {
