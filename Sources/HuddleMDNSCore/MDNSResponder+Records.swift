@@ -17,6 +17,9 @@ extension MDNSResponder {
     func hostRecords(on link: MDNSLink) -> [OwnedRecord] {
         guard let interface = self.interfaces[link.interfaceIndex] else { return [] }
         let addresses = self.addressRecords(of: interface)
+        guard self.configuration.publishReverseMapping else {
+            return addresses.map { OwnedRecord(record: $0, isUnique: true) }
+        }
         // RFC 6762 §4: reverse-mapping PTRs for each address, unique, with the host name's TTL.
         let reverse = addresses.compactMap { record -> DNSRecord? in
             let name: DNSName

@@ -501,10 +501,26 @@ struct RFC6762AnsweringTests {
         #expect(leaked.isEmpty)
     }
 
-    /// B9, §4: the host answers reverse-mapping PTR queries for its addresses (`d.c.b.a.in-addr.arpa.` and the
-    /// nibble `ip6.arpa.` form) with its host name: unique, cache-flush, TTL 120.
-    @Test func reverseAddressQueriesAreAnsweredWithTheHostName() throws {
+    /// B9, §4: off by default, since the system's responder owns the reverse mapping of the machine's
+    /// addresses (Avahi probes it with its host name, and two claims would conflict without end).
+    @Test func reverseMappingIsNotPublishedByDefault() throws {
         var h = try settled()
+        let asked = h.now
+        h.receive(F.query("2.0.0.10.in-addr.arpa", .ptr))
+        h.advance(by: .seconds(1))
+        #expect(h.sent(since: asked).isEmpty)
+        #expect(!h.sent.contains { $0.records.contains { $0.name.hasSuffix("in-addr.arpa") } })
+    }
+
+    /// B9, §4: when enabled, the host answers reverse-mapping PTR queries for its addresses
+    /// (`d.c.b.a.in-addr.arpa.` and the nibble `ip6.arpa.` form) with its host name: unique, cache-flush, TTL 120.
+    @Test func reverseAddressQueriesAreAnsweredWithTheHostName() throws {
+        var configuration = MDNSResponderConfiguration()
+        configuration.publishReverseMapping = true
+        var h = try ResponderHarness(interfaces: [F.eth0], configuration: configuration, seed: 7)
+        h.register(F.kitchen())
+        h.runUntilIdle()
+        h.advance(by: .seconds(10))
         let asked = h.now
         let reverseV4: DNSName = "2.0.0.10.in-addr.arpa"
         h.receive(F.query(reverseV4, .ptr))
