@@ -1,0 +1,90 @@
+"""Fixtures for the real-network interop tests (see testbed.py for the topology).
+
+Without root / `ip netns` / avahi / the huddle binary the tests are skipped with
+the reason; with CI=true the same conditions make them fail (error) instead.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+
+import pytest
+
+from avahi_peer import Avahi
+from huddle_cli import huddle as _huddle
+from huddle_cli import huddle_unavailable
+from testbed import Testbed, missing_tools, netns_available
+
+TYPE = "_lab._tcp"
+
+
+def in_ci() -> bool:
+    """True when env CI says we run in continuous integration."""
+    return os.environ.get("CI", "").strip().lower() in ("true", "1", "yes")
+
+
+def skip_or_fail(reason: str) -> None:
+    """Skip the test locally; fail it in CI (CI=true) so a broken bed is noticed."""
+    if in_ci():
+        pytest.fail(f"CI=true and interop prerequisites missing: {reason}", pytrace=False)
+    pytest.skip(reason)
+
+
+def pytest_configure(config) -> None:
+    """Turn SIGTERM into KeyboardInterrupt so finalizers and atexit still tear down."""
+    def on_term(signum, frame):
+        raise KeyboardInterrupt("SIGTERM")
+    signal.signal(signal.SIGTERM, on_term)
+    config.addinivalue_line("markers", "hosts(k): number of test hosts (default 3)")
+
+
+@pytest.fixture(scope="session")
+def netns_ok() -> None:
+    """Session gate: root, iproute2 and namespaces/veths/bridges must work."""
+    reason = netns_available()
+    if reason:
+        skip_or_fail(reason)
+
+
+@pytest.fixture
+def testbed(netns_ok, request) -> Testbed:
+    """K fresh hosts (marker `hosts(k)`, default 3) on one bridge, torn down afterwards."""
+    marker = request.node.get_closest_marker("hosts")
+    tb = Testbed(k=marker.args[0] if marker else 3)
+    request.addfinalizer(tb.close)
+    return tb.start()
+
+
+@pytest.fixture
+def avahi(testbed):
+    """Factory: avahi(host, hostname=None) -> started Avahi (daemon + private D-Bus)."""
+    missing = missing_tools(["avahi-daemon", "avahi-browse", "avahi-publish", "dbus-daemon",
+                             "nsenter", "unshare"])
+    if missing:
+        skip_or_fail(f"missing tools: {', '.join(missing)}")
+
+    def start(host, hostname: str | None = None) -> Avahi:
+        return Avahi(host, hostname).start()
+    return start
+
+
+@pytest.fixture(scope="session")
+def huddle_ok() -> None:
+    """Session gate: the huddle binary exists and speaks discover/advertise --json."""
+    reason = huddle_unavailable()
+    if reason:
+        skip_or_fail(reason)
+
+
+@pytest.fixture
+def huddle(huddle_ok, testbed):
+    """Factory: huddle(host, *args, stdin=False) -> LineProc running the CLI in host."""
+    return _huddle
+
+
+@pytest.fixture
+def dig_ok() -> None:
+    """Gate for tests that need dig."""
+    if missing_tools(["dig"]):
+        skip_or_fail("dig (bind9-dnsutils) not installed")

@@ -1,0 +1,405 @@
+"""Real-network test bed: K test hosts (network namespaces) on one bridge.
+
+Topology (docs/mdns.md §4.1), all names unique per run (they contain our pid):
+
+    ns hd<pid>_<seq>br : bridge hd<pid>br (mcast_snooping 0), ports p-a, p-b, ...
+    ns hd<pid>_<seq>a  : lo + veth-a, 10.<X>.<seq>.1/24 + IPv6 link-local
+    ns hd<pid>_<seq>b  : lo + veth-b, 10.<X>.<seq>.2/24 + IPv6 link-local ...
+
+Every process is started inside one of these namespaces, so teardown can stop
+exactly the processes of this run (`ip netns pids NS`) and delete exactly its
+namespaces. Teardown runs from fixture finalizers and, as a safety net, atexit.
+Every wait is bounded.
+"""
+
+from __future__ import annotations
+
+import atexit
+import itertools
+import json
+import os
+import shutil
+import signal
+import subprocess
+import tempfile
+import threading
+import time
+from typing import Any, Callable, Iterable
+
+PID = os.getpid()
+_SEQ = itertools.count(1)
+_LIVE: list["Testbed"] = []  # testbeds not closed yet (closed by atexit)
+
+
+class TestbedError(RuntimeError):
+    """Raised when the test bed cannot be built or a bounded wait expires."""
+
+
+def run(argv: list[str], timeout: float = 10, check: bool = True,
+        input: str | None = None) -> subprocess.CompletedProcess:
+    """Run argv to completion (bounded by timeout) and return its text output."""
+    try:
+        cp = subprocess.run(argv, capture_output=True, text=True, timeout=timeout,
+                            input=input, errors="replace")
+    except subprocess.TimeoutExpired as e:
+        raise TestbedError(f"timed out after {timeout}s: {' '.join(argv)}") from e
+    if check and cp.returncode != 0:
+        raise TestbedError(f"{' '.join(argv)} -> rc={cp.returncode}\n{cp.stdout}{cp.stderr}")
+    return cp
+
+
+def wait_until(fn: Callable[[], Any], timeout: float, interval: float = 0.1,
+               what: str = "condition") -> Any:
+    """Poll fn() until it returns something truthy (returned) or timeout expires."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = fn()
+        if value:
+            return value
+        if time.monotonic() >= deadline:
+            raise TestbedError(f"timed out after {timeout}s waiting for {what}")
+        time.sleep(interval)
+
+
+class LineProc:
+    """A child process whose stdout lines are collected by a reader thread.
+
+    `lines` holds (arrival time, text) pairs; waits are bounded and return the
+    first matching line/event after an optional start index.
+    """
+
+    def __init__(self, argv: list[str], label: str, merge_stderr: bool = False,
+                 stdin: bool = False, env: dict | None = None):
+        self.argv, self.label = argv, label
+        self.lines: list[tuple[float, str]] = []
+        self.err_lines: list[str] = []
+        self._cond = threading.Condition()
+        self.started = time.monotonic()
+        self.proc = subprocess.Popen(
+            argv, stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT if merge_stderr else subprocess.PIPE,
+            stdin=subprocess.PIPE if stdin else subprocess.DEVNULL,
+            text=True, bufsize=1, errors="replace", env=env)
+        self.pid = self.proc.pid
+        self._eof = False
+        threading.Thread(target=self._read, args=(self.proc.stdout, True), daemon=True).start()
+        if not merge_stderr:
+            threading.Thread(target=self._read, args=(self.proc.stderr, False), daemon=True).start()
+
+    def _read(self, stream, is_stdout: bool) -> None:
+        """Reader thread: append every line of stream, wake waiters; note EOF."""
+        for raw in stream:
+            with self._cond:
+                if is_stdout:
+                    self.lines.append((time.monotonic(), raw.rstrip("\n")))
+                else:
+                    self.err_lines.append(raw.rstrip("\n"))
+                self._cond.notify_all()
+        with self._cond:
+            if is_stdout:
+                self._eof = True
+            self._cond.notify_all()
+
+    def wait_line_at(self, pred: Callable[[str], bool], timeout: float,
+                     start: int = 0) -> tuple[float, str]:
+        """First (arrival time, line) at index >= start matching pred; bounded; fails at EOF."""
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            while True:
+                for t, line in self.lines[start:]:
+                    if pred(line):
+                        return t, line
+                left = deadline - time.monotonic()
+                if left <= 0 or self._eof:
+                    why = "exited" if self._eof else f"no match within {timeout}s"
+                    raise TestbedError(f"[{self.label}] {why} (rc={self.proc.poll()})\n"
+                                       + self.output())
+                self._cond.wait(min(left, 0.2))
+
+    def wait_line(self, pred: Callable[[str], bool], timeout: float, start: int = 0) -> str:
+        """Return the first stdout line (index >= start) matching pred, within timeout."""
+        return self.wait_line_at(pred, timeout, start)[1]
+
+    def events(self, start: int = 0) -> list[dict]:
+        """All stdout lines from index start that parse as JSON objects (+ "_t" arrival)."""
+        with self._cond:
+            lines = list(self.lines[start:])
+        out = []
+        for t, line in lines:
+            obj = _json_obj(line)
+            if obj is not None:
+                obj["_t"] = t
+                out.append(obj)
+        return out
+
+    def wait_event(self, pred: Callable[[dict], bool], timeout: float, start: int = 0) -> dict:
+        """Return the first JSON event (line index >= start) matching pred, within timeout."""
+        def match(line: str) -> bool:
+            obj = _json_obj(line)
+            return obj is not None and bool(pred(obj))
+        t, line = self.wait_line_at(match, timeout, start)
+        obj = _json_obj(line)
+        obj["_t"] = t
+        return obj
+
+    def mark(self) -> int:
+        """Current number of stdout lines (use as `start` for later waits)."""
+        with self._cond:
+            return len(self.lines)
+
+    def send(self, line: str) -> None:
+        """Write one line to the child's stdin."""
+        self.proc.stdin.write(line + "\n")
+        self.proc.stdin.flush()
+
+    def send_signal(self, sig: int = signal.SIGTERM) -> None:
+        """Send sig to the child (our own pid) if it still runs."""
+        if self.proc.poll() is None:
+            self.proc.send_signal(sig)
+
+    def wait_exit(self, timeout: float) -> int | None:
+        """Wait up to timeout for the child to exit; return its rc or None."""
+        try:
+            return self.proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            return None
+
+    def stop(self, sig: int = signal.SIGTERM, timeout: float = 5) -> int:
+        """Signal the child, wait up to timeout, then SIGKILL it; return rc."""
+        self.send_signal(sig)
+        rc = self.wait_exit(timeout)
+        if rc is None:
+            self.proc.kill()
+            rc = self.proc.wait(timeout=5)
+        for s in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
+            try:
+                if s:
+                    s.close()
+            except OSError:
+                pass
+        return rc
+
+    def output(self, tail: int = 40) -> str:
+        """The last stdout and stderr lines, for failure messages."""
+        with self._cond:
+            out = [l for _, l in self.lines[-tail:]]
+            err = self.err_lines[-tail:]
+        return (f"--- {self.label} argv: {' '.join(self.argv)}\n--- stdout:\n" + "\n".join(out)
+                + ("\n--- stderr:\n" + "\n".join(err) if err else ""))
+
+
+class Host:
+    """One test host: a network namespace with lo + one veth on the bridge."""
+
+    def __init__(self, testbed: "Testbed", letter: str, index: int):
+        self.testbed, self.letter = testbed, letter
+        self.ns = f"{testbed.prefix}{letter}"
+        self.ifname = f"veth-{letter}"
+        self.ipv4 = f"{testbed.net4}.{index + 1}"
+        self.ula = f"fd00:{testbed.seq:x}::{index + 1}" if testbed.ula else None
+        self.ipv6_ll: str | None = None  # filled once the address is usable
+
+    def __repr__(self) -> str:
+        return f"Host({self.ns}, {self.ipv4}, {self.ipv6_ll})"
+
+    def argv(self, *cmd: str) -> list[str]:
+        """argv that runs cmd inside this host's namespace."""
+        return ["ip", "netns", "exec", self.ns, *cmd]
+
+    def run(self, *cmd: str, timeout: float = 10, check: bool = True) -> subprocess.CompletedProcess:
+        """Run cmd inside the host to completion (bounded)."""
+        return run(self.argv(*cmd), timeout=timeout, check=check)
+
+    def spawn(self, *cmd: str, label: str | None = None, **kw) -> LineProc:
+        """Start cmd inside the host as a LineProc; it is stopped at teardown."""
+        return self.testbed.track(LineProc(self.argv(*cmd), label or f"{self.letter}:{cmd[0]}", **kw))
+
+    @property
+    def scoped_ipv6(self) -> str:
+        """Link-local address with zone, e.g. fe80::1%veth-a."""
+        return f"{self.ipv6_ll}%{self.ifname}"
+
+
+class Testbed:
+    """K hosts on one bridge; create with start(), always close() (idempotent)."""
+
+    def __init__(self, k: int = 3, dad: bool = False, ula: bool = False):
+        assert 1 <= k <= 26
+        self.seq = next(_SEQ)
+        self.prefix = f"hd{PID}_{self.seq}"
+        self.bridge_ns = f"{self.prefix}br"
+        self.bridge_if = f"hd{PID}br"[:15]
+        self.net4 = f"10.{20 + PID % 200}.{self.seq % 250}"
+        self.dad, self.ula = dad, ula
+        self.hosts = [Host(self, chr(ord("a") + i), i) for i in range(k)]
+        self.namespaces: list[str] = []  # created so far (exactly those are deleted)
+        self.procs: list[LineProc] = []
+        self.cleanups: list[Callable[[], None]] = []
+        self.tmpdir = tempfile.mkdtemp(prefix=f"{self.prefix}-")
+        self.closed = False
+
+    def __getitem__(self, i: int) -> Host:
+        return self.hosts[i]
+
+    def track(self, proc: LineProc) -> LineProc:
+        """Remember proc so close() stops it."""
+        self.procs.append(proc)
+        return proc
+
+    def _add_ns(self, name: str) -> None:
+        """Create namespace name and record it for teardown."""
+        run(["ip", "netns", "add", name])
+        self.namespaces.append(name)
+
+    def start(self) -> "Testbed":
+        """Build namespaces, bridge, veths and addresses; wait for IPv6 link-local."""
+        _LIVE.append(self)
+        try:
+            self._add_ns(self.bridge_ns)
+            br = ["ip", "-n", self.bridge_ns]
+            run(br + ["link", "add", self.bridge_if, "type", "bridge", "mcast_snooping", "0"])
+            run(br + ["link", "set", self.bridge_if, "up"])
+            for h in self.hosts:
+                self._add_host(h)
+            for h in self.hosts:
+                h.ipv6_ll = wait_until(lambda: self._link_local(h), timeout=5,
+                                       what=f"IPv6 link-local on {h.ns}")
+        except BaseException:
+            self.close()
+            raise
+        return self
+
+    def _add_host(self, h: Host) -> None:
+        """Create h's namespace and veth pair, plug it into the bridge, add addresses."""
+        self._add_ns(h.ns)
+        dad = "1" if self.dad else "0"
+        for key in ("all", "default"):
+            run(h.argv("sysctl", "-qw", f"net.ipv6.conf.{key}.accept_dad={dad}"))
+        peer = f"p-{h.letter}"
+        run(["ip", "link", "add", h.ifname, "netns", h.ns, "type", "veth",
+             "peer", "name", peer, "netns", self.bridge_ns])
+        run(["ip", "-n", self.bridge_ns, "link", "set", peer, "master", self.bridge_if, "up"])
+        run(h.argv("sysctl", "-qw", f"net.ipv6.conf.{h.ifname}.accept_dad={dad}"))
+        run(["ip", "-n", h.ns, "link", "set", "lo", "up"])
+        run(["ip", "-n", h.ns, "addr", "add", f"{h.ipv4}/24", "dev", h.ifname])
+        if h.ula:
+            run(["ip", "-n", h.ns, "addr", "add", f"{h.ula}/64", "dev", h.ifname, "nodad"])
+        run(["ip", "-n", h.ns, "link", "set", h.ifname, "up"])
+
+    def _link_local(self, h: Host) -> str | None:
+        """h's usable (non-tentative) fe80:: address, or None yet."""
+        cp = run(["ip", "-n", h.ns, "-j", "-6", "addr", "show", "dev", h.ifname, "scope", "link"])
+        for link in json.loads(cp.stdout or "[]"):
+            for a in link.get("addr_info", []):
+                if a.get("local", "").startswith("fe80") and not a.get("tentative"):
+                    return a["local"]
+        return None
+
+    def bridge_spawn(self, *cmd: str, label: str = "bridge", **kw) -> LineProc:
+        """Start cmd inside the bridge namespace (e.g. tcpdump -i <bridge_if>)."""
+        return self.track(LineProc(["ip", "netns", "exec", self.bridge_ns, *cmd], label, **kw))
+
+    def close(self) -> None:
+        """Stop our processes, kill what is left in our namespaces, delete them."""
+        if self.closed:
+            return
+        self.closed = True
+        for fn in reversed(self.cleanups):
+            _quietly(fn)
+        for p in reversed(self.procs):
+            _quietly(lambda: p.stop(timeout=3))
+        for ns in reversed(self.namespaces):
+            _quietly(lambda: _kill_ns_pids(ns))
+            _quietly(lambda: run(["ip", "netns", "del", ns], check=False))
+        shutil.rmtree(self.tmpdir, ignore_errors=True)
+        if self in _LIVE:
+            _LIVE.remove(self)
+
+
+def _json_obj(line: str) -> dict | None:
+    """line parsed as a JSON object, or None."""
+    try:
+        obj = json.loads(line)
+    except ValueError:
+        return None
+    return obj if isinstance(obj, dict) else None
+
+
+def _quietly(fn: Callable[[], Any]) -> None:
+    """Run a teardown step, never letting it raise."""
+    try:
+        fn()
+    except Exception:  # noqa: BLE001 - teardown must go on
+        pass
+
+
+def ns_pids(ns: str) -> list[int]:
+    """Pids of processes living in namespace ns (all started by this run)."""
+    cp = run(["ip", "netns", "pids", ns], check=False, timeout=5)
+    return [int(x) for x in cp.stdout.split() if x.isdigit()]
+
+
+def _kill_ns_pids(ns: str, grace: float = 2.0) -> None:
+    """SIGTERM every process in our namespace ns, SIGKILL survivors after grace."""
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        pids = ns_pids(ns)
+        if not pids:
+            return
+        for pid in pids:
+            try:
+                os.kill(pid, sig)
+            except ProcessLookupError:
+                pass
+        deadline = time.monotonic() + grace
+        while time.monotonic() < deadline and ns_pids(ns):
+            time.sleep(0.1)
+
+
+@atexit.register
+def _close_all() -> None:
+    """Safety net: close every testbed still open when the interpreter exits."""
+    for tb in list(_LIVE):
+        tb.close()
+
+
+def netns_available() -> str | None:
+    """None if we can create namespaces and veths here, else a reason string."""
+    if os.geteuid() != 0:
+        return "interop tests need root (network namespaces)"
+    if not shutil.which("ip"):
+        return "iproute2 `ip` not found"
+    tb = Testbed(k=1)
+    try:
+        tb.start()
+    except Exception as e:  # noqa: BLE001
+        return f"cannot create network namespaces: {e}"
+    finally:
+        tb.close()
+    return None
+
+
+def missing_tools(tools: Iterable[str]) -> list[str]:
+    """Names from tools that are not on PATH."""
+    return [t for t in tools if not shutil.which(t)]
+
+
+def expect(proc: LineProc, pred: Callable[[dict], bool], timeout: float, start: int = 0,
+           also: Iterable[LineProc] = (), what: str = "event") -> dict:
+    """proc.wait_event as a test assertion: on timeout, fail showing what every
+    involved process (proc + also) printed."""
+    try:
+        return proc.wait_event(pred, timeout, start)
+    except TestbedError as e:
+        context = "\n".join(p.output() for p in also)
+        raise AssertionError(f"expected {what} within {timeout}s\n{e}\n{context}") from None
+
+
+def match(event: str | tuple = None, **fields) -> Callable[[dict], bool]:
+    """Predicate for JSON events: event in `event` (str or tuple) and fields equal."""
+    kinds = (event,) if isinstance(event, str) else event
+
+    def pred(e: dict) -> bool:
+        if kinds and e.get("event") not in kinds:
+            return False
+        return all(e.get(k) == v for k, v in fields.items())
+    return pred
