@@ -122,7 +122,16 @@ public struct MDNSResponder: Sendable {
         // Delayed answers still hold the old data; the announcement carries the new (RFC 6762 §8.4).
         let instance = state.registration.instanceDNSName
         self.dropPending { $0.name == instance && ($0.type == .srv || $0.type == .txt) }
-        if state.group.phase.ownsName { state.group.phase = .announcing(sent: 0, next: now) }
+        if state.group.phase.ownsName {
+            // RFC 6762 §8.4: at most ten updates a minute go out; later ones wait (answers carry the new data).
+            state.updateTimes = state.updateTimes.filter { $0 > now - .seconds(60) }
+            let limit = self.configuration.maxUpdatesPerMinute
+            let next =
+                state.updateTimes.count >= limit
+                ? state.updateTimes[state.updateTimes.count - limit] + .seconds(60) : now
+            state.updateTimes.append(next)
+            state.group.phase = .announcing(sent: 0, next: next)
+        }
         self.services[id] = state
         self.tick(now: now)
     }
@@ -245,6 +254,8 @@ struct GroupState: Sendable {
 struct ServiceState: Sendable {
     var registration: MDNSServiceRegistration
     var group: GroupState
+    /// When recent updates were announced, for the limit of RFC 6762 §8.4.
+    var updateTimes: [NIODeadline] = []
 }
 
 /// Which unique RRset owner a piece of state belongs to.

@@ -32,6 +32,8 @@ public struct MDNSResponderConfiguration: Sendable {
     /// Bound on continuation packets merged per sender.
     public var maxTruncatedPacketsPerSender = 16
 
+    /// Most re-announcements of one service's changed records per minute (RFC 6762 §8.4: 10).
+    public var maxUpdatesPerMinute = 10
     /// Whether to publish reverse-mapping PTRs (`d.c.b.a.in-addr.arpa.` → host) for our addresses
     /// (RFC 6762 §4). Off by default: the system's own responder (Avahi, mDNSResponder) owns the reverse mapping
     /// of the machine's addresses, and two responders claiming it conflict without end.

@@ -135,3 +135,31 @@ struct SimulatedLANTests {
         #expect(events.count == 50)
     }
 }
+
+@Suite("Update rate (RFC 6762 §8.4)")
+struct UpdateRateTests {
+    @Test("at most ten updates a minute are announced; the eleventh waits, and nothing is lost")
+    func tenUpdatesPerMinute() {
+        var lan = SimulatedLAN()
+        let a = lan.addHost("A", label: "host-a", addresses: [TestNet.hostA], seed: 21)
+        let id = lan.register("Busy", on: a)
+        lan.run(untilMilliseconds: 10_000)
+        let start = lan.clock.elapsedMilliseconds
+        for version in 1...11 {
+            lan.hosts[a].responder.update(id, txt: try! MDNSTXTRecord(arguments: ["v=\(version)"]), now: lan.clock.now)
+            lan.flush()
+            lan.run(untilMilliseconds: lan.clock.elapsedMilliseconds + 100)
+        }
+        lan.run(untilMilliseconds: start + 59_000)
+        func firstAnnouncement(of version: Int) -> Int64? {
+            let txt = DNSRData.txt([Array("v=\(version)".utf8)])
+            return lan.wire.first { $0.message.isResponse && $0.message.answers.contains { $0.data == txt } }?.ms
+        }
+        for version in 1...10 {
+            #expect(firstAnnouncement(of: version).map { $0 - start } ?? .max < 1100, "v=\(version)")
+        }
+        #expect(firstAnnouncement(of: 11) == nil, "the eleventh update inside one minute must wait")
+        lan.run(untilMilliseconds: start + 61_000)
+        #expect(firstAnnouncement(of: 11).map { $0 - start } ?? 0 >= 60_000)
+    }
+}
