@@ -9,35 +9,45 @@ import Testing
 
 @Suite("The mDNS socket on loopback (real UDP)")
 struct MDNSFamilySocketTests {
-    @Test("it shares its port with another socket (SO_REUSEADDR + SO_REUSEPORT) and reports the ingress interface")
+    @Test("two sockets share the port (SO_REUSEADDR + SO_REUSEPORT); each datagram arrives once, with packet info")
     func sharedPortAndPacketInfo() async throws {
         let loop = MultiThreadedEventLoopGroup.singleton.next()
-        let received = NIOLockedValueBox<[AddressedEnvelope<ByteBuffer>]>([])
+        let received = NIOLockedValueBox<[(socket: Int, envelope: AddressedEnvelope<ByteBuffer>)]>([])
         // An unprivileged port, so the test needs no root and touches no real mDNS traffic.
         let port = 45_353
-        let first = try await MDNSFamilySocket.open(family: .v4, on: loop, port: port) { envelope in
-            received.withLockedValue { $0.append(envelope) }
-        }.get()
-        let second = try await MDNSFamilySocket.open(family: .v4, on: loop, port: port) { _ in }.get()
-        let sender = try await DatagramBootstrap(group: loop).bind(host: "127.0.0.1", port: 0).get()
+        let sockets = try await [1, 2].asyncMap { index in
+            try await MDNSFamilySocket.open(family: .v4, on: loop, port: port) { envelope in
+                received.withLockedValue { $0.append((index, envelope)) }
+            }.get()
+        }
         let query = DNSMessage.query([DNSQuestion(name: "_lab._tcp.local", type: .ptr)]).encoded()
         let target = try SocketAddress(ipAddress: "127.0.0.1", port: port)
-        for _ in 0..<20 {
+        // The kernel spreads unicast over the sharing sockets by source port; use several senders.
+        let senders = 8
+        for _ in 0..<senders {
+            let sender = try await DatagramBootstrap(group: loop).bind(host: "127.0.0.1", port: 0).get()
             try await sender.writeAndFlush(AddressedEnvelope(remoteAddress: target, data: query))
+            try await sender.close()
         }
-        // Unicast to a shared port goes to one of the sockets; poll (bounded) until some arrive at the first.
-        for _ in 0..<100 where received.withLockedValue({ $0.isEmpty }) {
+        for _ in 0..<200 where received.withLockedValue({ $0.count < senders }) {
             try await Task.sleep(for: .milliseconds(10))
         }
+        for socket in sockets { try await socket.close().get() }
         let envelopes = received.withLockedValue { $0 }
-        try await sender.close()
-        try await first.close().get()
-        try await second.close().get()
-        let envelope = try #require(envelopes.first, "no datagram reached the first of two sockets sharing the port")
+        #expect(envelopes.count == senders, "each datagram reaches exactly one of the sharing sockets")
+        let envelope = try #require(envelopes.first?.envelope)
         let info = try #require(envelope.metadata?.packetInfo)
         #expect(info.interfaceIndex > 0)
         #expect(info.destinationAddress.ipAddress == "127.0.0.1")
         #expect(!info.destinationAddress.isMDNSGroup)
         #expect(try DNSMessageDecoder().decode(envelope.data) == DNSMessageDecoder().decode(query))
+    }
+}
+
+extension Array {
+    fileprivate func asyncMap<T>(_ transform: (Element) async throws -> T) async rethrows -> [T] {
+        var result: [T] = []
+        for element in self { result.append(try await transform(element)) }
+        return result
     }
 }
