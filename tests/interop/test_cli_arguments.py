@@ -1,0 +1,41 @@
+"""The command line refuses bad input with a clear message and exit code 64 (EX_USAGE), before any
+socket is opened, so these run without a test bed."""
+
+import subprocess
+
+import pytest
+
+from huddle_cli import huddle_bin
+
+BAD = [
+    (["advertise", "", "_lab._tcp", "1"], "instance name '' must be 1 to 63 bytes"),
+    (["advertise", "x" * 64, "_lab._tcp", "1"], "must be 1 to 63 bytes"),
+    (["advertise", "X", "_lab_x._tcp", "1"], "only letters, digits and hyphens"),
+    (["advertise", "X", "_sixteencharsxxxx._tcp", "1"], "1 to 15 characters"),
+    (["advertise", "X", "_lab._sctp", "1"], "must be _tcp or _udp"),
+    (["advertise", "X", "_lab._tcp", "70000"], "'70000' is invalid"),
+    (["advertise", "X", "_lab._tcp", "1", "=v"], "TXT key ''"),
+    (["advertise", "X", "_lab._tcp", "1", "--host", "a.b"], "single label"),
+    (["discover", "nounderscore"], "not of the form _name._tcp"),
+    (["discover", "_lab._tcp", "--timeout", "0"], "--timeout must be a positive"),
+    (["discover", "_lab._tcp", "--count", "0"], "--count must be at least 1"),
+    (["discover", "--ipv4", "--ipv6"], "exclude each other"),
+]
+
+
+@pytest.mark.parametrize("args,message", BAD, ids=[" ".join(a)[:40] for a, _ in BAD])
+def test_bad_arguments(huddle_ok, args, message):
+    """Each bad invocation exits 64 and says what is wrong on stderr, printing nothing on stdout."""
+    proc = subprocess.run([huddle_bin(), *args], capture_output=True, text=True, timeout=20)
+    assert proc.returncode == 64, (proc.returncode, proc.stderr)
+    assert message in proc.stderr, proc.stderr
+    assert proc.stdout == ""
+
+
+def test_help_teaches(huddle_ok):
+    """--help names both commands with an example; each command's help explains its output."""
+    top = subprocess.run([huddle_bin(), "--help"], capture_output=True, text=True, timeout=20)
+    assert top.returncode == 0
+    assert "huddle discover _http._tcp" in top.stdout and "advertise" in top.stdout
+    sub = subprocess.run([huddle_bin(), "discover", "--help"], capture_output=True, text=True, timeout=20)
+    assert '"event":"added"' in sub.stdout.replace(" ", "").replace("\n", "")
