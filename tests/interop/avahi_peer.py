@@ -97,6 +97,7 @@ class Avahi:
         last: list[dict] = []
 
         def attempt():
+            """One browse; remember its entries for the error message."""
             nonlocal last
             last = self.browse(type_, timeout=timeout)
             return pred(last)

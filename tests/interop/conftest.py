@@ -34,9 +34,10 @@ def skip_or_fail(reason: str) -> None:
 def pytest_configure(config) -> None:
     """Turn SIGTERM into KeyboardInterrupt so finalizers and atexit still tear down."""
     def on_term(signum, frame):
+        """SIGTERM handler."""
         raise KeyboardInterrupt("SIGTERM")
     signal.signal(signal.SIGTERM, on_term)
-    config.addinivalue_line("markers", "hosts(k): number of test hosts (default 3)")
+    config.addinivalue_line("markers", "hosts(k, dad=False, ula=False): test-bed shape")
 
 
 @pytest.fixture(scope="session")
@@ -49,9 +50,14 @@ def netns_ok() -> None:
 
 @pytest.fixture
 def testbed(netns_ok, request) -> Testbed:
-    """K fresh hosts (marker `hosts(k)`, default 3) on one bridge, torn down afterwards."""
+    """K fresh hosts on one bridge, torn down afterwards (even on failure).
+
+    Marker `@pytest.mark.hosts(k, dad=False, ula=False)`: default 3 hosts, IPv6 DAD
+    disabled (accept_dad=0) and no fd00:: ULA addresses.
+    """
     marker = request.node.get_closest_marker("hosts")
-    tb = Testbed(k=marker.args[0] if marker else 3)
+    tb = Testbed(k=marker.args[0] if marker and marker.args else 3,
+                 **(marker.kwargs if marker else {}))
     request.addfinalizer(tb.close)
     return tb.start()
 
@@ -65,6 +71,7 @@ def avahi(testbed):
         skip_or_fail(f"missing tools: {', '.join(missing)}")
 
     def start(host, hostname: str | None = None) -> Avahi:
+        """Start avahi-daemon (+ private D-Bus) in host; stopped at testbed teardown."""
         return Avahi(host, hostname).start()
     return start
 

@@ -6,6 +6,8 @@ peer scripts, dig parsing) so that a failing Huddle test points at Huddle.
 
 import time
 
+import pytest
+
 from avahi_peer import published_name, resolved
 from conftest import TYPE
 from dns_tools import dig
@@ -18,6 +20,15 @@ def test_ipv6_link_local_ready(testbed):
         assert h.ipv6_ll and h.ipv6_ll.startswith("fe80:")
         out = h.run("ip", "-6", "addr", "show", "dev", h.ifname).stdout
         assert "tentative" not in out, out
+
+
+@pytest.mark.hosts(2, dad=True, ula=True)
+def test_dad_and_ula_variant(testbed):
+    """With DAD on, the bed waits until fe80:: is no longer tentative; ULAs are present."""
+    for h in testbed.hosts:
+        out = h.run("ip", "-6", "addr", "show", "dev", h.ifname).stdout
+        assert h.ipv6_ll in out and h.ula in out and "tentative" not in out, out
+    assert len(testbed.hosts) == 2
 
 
 def test_zeroconf_resolves_avahi(testbed, avahi):

@@ -135,6 +135,7 @@ class LineProc:
     def wait_event(self, pred: Callable[[dict], bool], timeout: float, start: int = 0) -> dict:
         """Return the first JSON event (line index >= start) matching pred, within timeout."""
         def match(line: str) -> bool:
+            """line is a JSON object satisfying pred."""
             obj = _json_obj(line)
             return obj is not None and bool(pred(obj))
         t, line = self.wait_line_at(match, timeout, start)
@@ -399,6 +400,7 @@ def match(event: str | tuple = None, **fields) -> Callable[[dict], bool]:
     kinds = (event,) if isinstance(event, str) else event
 
     def pred(e: dict) -> bool:
+        """True if e matches."""
         if kinds and e.get("event") not in kinds:
             return False
         return all(e.get(k) == v for k, v in fields.items())

@@ -7,8 +7,10 @@ Implements the JSON contract of `huddle discover` / `huddle advertise` closely e
 to exercise every Huddle test; known differences (so those tests fail here, by design):
 legacy-unicast replies carry full TTLs (python-zeroconf behaviour), instance names
 containing '.' are split into several labels on the wire (python-zeroconf's write_name
-splits on dots, so avahi-browse drops `My.Printer ...`), and conflicts are only
-noticed when the name is already in python-zeroconf's cache.
+splits on dots, so avahi-browse drops `My.Printer ...`), interface/address changes
+are not followed (test_huddle_network_change), --interface is accepted but not
+applied, and conflicts are only noticed when the name is already in python-zeroconf's
+cache.
 """
 
 import argparse
@@ -53,6 +55,7 @@ async def discover(a) -> int:
     done, added, iface = asyncio.Event(), [0], first_interface()
 
     async def handle(type_full, name, state):
+        """Print one browse event (resolving added/updated instances)."""
         if type_full == TYPES:
             if state is ServiceStateChange.Added:
                 emit(event="type", type=short_type(name))
@@ -72,6 +75,7 @@ async def discover(a) -> int:
                 done.set()
 
     def on_change(zeroconf, service_type, name, state_change):
+        """ServiceBrowser handler."""
         asyncio.ensure_future(handle(service_type, name, state_change))
     sb = AsyncServiceBrowser(aiozc.zeroconf, full_type(a.type) if a.type else TYPES,
                              handlers=[on_change])
@@ -109,6 +113,7 @@ async def advertise(a) -> int:
         loop.add_signal_handler(sig, queue.put_nowait, "quit")
     if a.control:
         def pump():
+            """Forward stdin lines to the queue."""
             for line in sys.stdin:
                 loop.call_soon_threadsafe(queue.put_nowait, line.strip())
         threading.Thread(target=pump, daemon=True).start()
@@ -136,16 +141,18 @@ def main() -> int:
         d.add_argument(flag, action="store_true")
     d.add_argument("--timeout", type=float, default=5)
     d.add_argument("--count", type=int)
-    d.add_argument("--interface")
     ad = sub.add_parser("advertise")
     ad.add_argument("name")
     ad.add_argument("type")
     ad.add_argument("port", type=int)
     ad.add_argument("txt", nargs="*")
-    for flag in ("--json", "--control"):
+    for flag in ("--json", "--control", "--ipv4", "--ipv6"):
         ad.add_argument(flag, action="store_true")
     ad.add_argument("--host")
     ad.add_argument("--subtype")
+    for sp in (d, ad):
+        sp.add_argument("--interface", action="append")  # accepted, not applied
+        sp.add_argument("--deny-interface", action="append")
     a = p.parse_args()
     return asyncio.run(discover(a) if a.cmd == "discover" else advertise(a))
 

@@ -58,6 +58,7 @@ def args_parser() -> argparse.ArgumentParser:
 def start_stdin_reader(loop: asyncio.AbstractEventLoop, queue: asyncio.Queue) -> None:
     """Forward stdin lines into queue (EOF is sent as None)."""
     def pump():
+        """Thread body: stdin lines -> queue."""
         for line in sys.stdin:
             loop.call_soon_threadsafe(queue.put_nowait, line.strip())
         loop.call_soon_threadsafe(queue.put_nowait, None)
