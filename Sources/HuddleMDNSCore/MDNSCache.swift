@@ -34,6 +34,8 @@ public struct MDNSCache: Sendable {
     /// cache grow without bound). python-zeroconf uses the same bound.
     public let capacity: Int
     private(set) var entries: [Key: Entry] = [:]
+    /// The keys of each name and type, so look-ups cost nothing like a scan of the whole cache.
+    private var index: [NameType: Set<Key>] = [:]
 
     public init(capacity: Int = 10_000) { self.capacity = capacity }
 
@@ -41,8 +43,21 @@ public struct MDNSCache: Sendable {
 
     /// All entries with a name and type (any interface).
     public func entries(named name: DNSName, type: DNSRecordType) -> [Entry] {
-        self.entries.values.filter { $0.record.name == name && $0.record.type == type }
-            .sorted { $0.receivedAt < $1.receivedAt }
+        guard let keys = self.index[NameType(name: name, type: type)] else { return [] }
+        return keys.compactMap { self.entries[$0] }.sorted { $0.receivedAt < $1.receivedAt }
+    }
+
+    private mutating func store(_ key: Key, _ entry: Entry) {
+        if self.entries.updateValue(entry, forKey: key) == nil {
+            self.index[NameType(name: key.name, type: key.type), default: []].insert(key)
+        }
+    }
+
+    private mutating func remove(_ key: Key) {
+        guard self.entries.removeValue(forKey: key) != nil else { return }
+        let nameType = NameType(name: key.name, type: key.type)
+        self.index[nameType]?.remove(key)
+        if self.index[nameType]?.isEmpty == true { self.index[nameType] = nil }
     }
 
     /// All entries.
@@ -82,39 +97,52 @@ public struct MDNSCache: Sendable {
                 now + .nanoseconds(Int64(Double(ttl.nanoseconds) * (0.80 + 0.05 * Double(index) + jitter)))
             }
             self.makeRoom(for: key, now: now)
-            self.entries[key] = Entry(
-                record: record,
-                interfaceIndex: interfaceIndex,
-                receivedAt: now,
-                expiresAt: now + ttl,
-                refreshAt: refresh
+            self.store(
+                key,
+                Entry(
+                    record: record,
+                    interfaceIndex: interfaceIndex,
+                    receivedAt: now,
+                    expiresAt: now + ttl,
+                    refreshAt: refresh
+                )
             )
         }
-        guard !flushKeys.isEmpty else { return }
-        for (key, entry) in self.entries where !insertedKeys.contains(key) {
-            let flushKey = FlushKey(name: key.name, type: key.type, interfaceIndex: key.interfaceIndex)
-            guard flushKeys.contains(flushKey), entry.receivedAt < now - .seconds(1) else { continue }
-            self.entries[key]?.expiresAt = min(entry.expiresAt, now + .seconds(1))
-            self.entries[key]?.refreshAt = []
+        for flushKey in flushKeys {
+            for key in self.index[NameType(name: flushKey.name, type: flushKey.type)] ?? []
+            where key.interfaceIndex == flushKey.interfaceIndex && !insertedKeys.contains(key) {
+                guard let entry = self.entries[key], entry.receivedAt < now - .seconds(1) else { continue }
+                self.entries[key]?.expiresAt = min(entry.expiresAt, now + .seconds(1))
+                self.entries[key]?.refreshAt = []
+            }
         }
     }
 
     private mutating func makeRoom(for key: Key, now: NIODeadline) {
         guard self.entries[key] == nil, self.entries.count >= self.capacity else { return }
         if let victim = self.entries.min(by: { $0.value.expiresAt < $1.value.expiresAt })?.key {
-            self.entries[victim] = nil
+            self.remove(victim)
         }
     }
 
     /// Removes expired entries and returns them.
     mutating func expire(now: NIODeadline) -> [Entry] {
-        let expired = self.entries.filter { $0.value.expiresAt <= now }
-        for key in expired.keys { self.entries[key] = nil }
-        return Array(expired.values)
+        var expired: [Entry] = []
+        for (key, entry) in self.entries where entry.expiresAt <= now {
+            expired.append(entry)
+            self.remove(key)
+        }
+        return expired
+    }
+
+    /// Whether any refresh query is due (most calls find none, and then do no other work).
+    func hasDueRefresh(now: NIODeadline) -> Bool {
+        self.entries.values.contains { entry in entry.refreshAt.first.map { $0 <= now } ?? false }
     }
 
     /// The refresh queries due now for records of interest, as (name, type, interface); each is sent once.
     mutating func dueRefreshes(now: NIODeadline, interest: (DNSRecord) -> Bool) -> [(DNSName, DNSRecordType, Int)] {
+        guard self.hasDueRefresh(now: now) else { return [] }
         var due: [(DNSName, DNSRecordType, Int)] = []
         for (key, entry) in self.entries {
             guard let next = entry.refreshAt.first, next <= now else { continue }
@@ -126,7 +154,12 @@ public struct MDNSCache: Sendable {
 
     /// The earliest refresh or expiry.
     var nextDeadline: NIODeadline? {
-        self.entries.values.map { min($0.refreshAt.first ?? $0.expiresAt, $0.expiresAt) }.min()
+        var earliest: NIODeadline?
+        for entry in self.entries.values {
+            let due = min(entry.refreshAt.first ?? entry.expiresAt, entry.expiresAt)
+            if earliest.map({ due < $0 }) ?? true { earliest = due }
+        }
+        return earliest
     }
 
     /// Notes a query from another host that a cached record answers (RFC 6762 §10.5, passive observation of
@@ -150,14 +183,20 @@ public struct MDNSCache: Sendable {
 
     /// Marks records as in doubt (RFC 6762 §10.4): unless seen again within ten seconds, they are flushed.
     mutating func reconfirm(name: DNSName, type: DNSRecordType, now: NIODeadline) {
-        for (key, entry) in self.entries where key.name == name && key.type == type {
+        for key in self.index[NameType(name: name, type: type)] ?? [] {
+            guard let entry = self.entries[key] else { continue }
             self.entries[key]?.expiresAt = min(entry.expiresAt, now + .seconds(10))
         }
     }
 
     /// Drops everything learned on an interface that went away (RFC 6762 §10.3).
     mutating func removeAll(interfaceIndex: Int) {
-        self.entries = self.entries.filter { $0.key.interfaceIndex != interfaceIndex }
+        for key in self.entries.keys where key.interfaceIndex == interfaceIndex { self.remove(key) }
+    }
+
+    struct NameType: Hashable, Sendable {
+        var name: DNSName
+        var type: DNSRecordType
     }
 
     private struct FlushKey: Hashable {

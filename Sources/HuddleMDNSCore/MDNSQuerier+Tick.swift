@@ -14,7 +14,7 @@ extension MDNSQuerier {
             }
         }
         // RFC 6762 §5.2: refresh records of interest at 80/85/90/95 % of their TTL.
-        let interest = self.interestingKeys()
+        let interest = self.cache.hasDueRefresh(now: now) ? self.interestingKeys() : []
         let refreshes = self.cache.dueRefreshes(now: now) {
             interest.contains(QuestionKey(name: $0.name, type: $0.type))
         }
@@ -26,7 +26,10 @@ extension MDNSQuerier {
             }
             self.sendQuery(keys, on: link, now: now)
         }
-        if !expired.isEmpty || !due.isEmpty { self.refreshViews() }
+        if !expired.isEmpty {
+            self.markDirty(expired.map(\.record))
+            self.refreshViews()
+        }
     }
 
     /// A query with known answers (RFC 6762 §7.1): cached answers from this interface with more than half their
@@ -77,10 +80,13 @@ extension MDNSQuerier {
         if message.isResponse {
             // RFC 6762 §6, §11: only responses from port 5353; unicast ones only shortly after a QU question.
             guard incoming.source.port == mdnsPort else { return }
+            // Nothing is browsed: nothing to learn (a responder-only process keeps no cache).
+            guard !self.browses.isEmpty || !self.questions.isEmpty else { return }
             if !incoming.wasMulticast {
                 guard let asked = self.lastUnicastQuestion, asked + .seconds(2) > now else { return }
             }
             let records = message.answers + message.additionals
+            self.markDirty(records)
             self.cache.insert(records, interfaceIndex: incoming.link.interfaceIndex, now: now) { count in
                 (0..<count).map { _ in Double.random(in: 0...0.02, using: &self.random) }
             }

@@ -36,8 +36,13 @@ public struct MDNSQuerier: Sendable {
     var outgoing: [MDNSOutgoing] = []
     var events: [MDNSBrowseEvent] = []
     var lastUnicastQuestion: NIODeadline?
-    /// The resolve questions the last view refresh still needed.
-    var neededResolveQuestions: Set<QuestionKey> = []
+    /// Names whose cached records changed since the views were last brought up to date.
+    var dirtyNames: Set<DNSName> = []
+    /// Whether every view must be rebuilt (browses or interfaces changed).
+    var needsFullRefresh = true
+    /// The SRV target of each instance seen, both ways, to find the instances a host's address change affects.
+    var hostOfInstance: [DNSName: DNSName] = [:]
+    var instancesOfHost: [DNSName: Set<DNSName>] = [:]
 
     public init(configuration: MDNSQuerierConfiguration = MDNSQuerierConfiguration(), randomSeed: UInt64) {
         self.configuration = configuration
@@ -66,6 +71,7 @@ public struct MDNSQuerier: Sendable {
         self.ownAddresses = ownAddresses
         // RFC 6762 §10.3: forget what was learned on interfaces that went away.
         for index in removedInterfaces { self.cache.removeAll(interfaceIndex: index) }
+        if !removedInterfaces.isEmpty { self.needsFullRefresh = true }
         // RFC 6762 §8, §13: a new link starts every question's series again.
         if !added.isEmpty {
             for key in Array(self.questions.keys) {
@@ -108,6 +114,7 @@ public struct MDNSQuerier: Sendable {
     mutating func startBrowse(_ name: DNSName, now: NIODeadline) {
         guard !self.browses.contains(name) else { return }
         self.browses.insert(name)
+        self.needsFullRefresh = true
         self.ask(QuestionKey(name: name, type: .ptr), continuous: true, now: now)
         self.refreshViews()
         self.tick(now: now)
@@ -121,6 +128,7 @@ public struct MDNSQuerier: Sendable {
     /// Stops browsing a PTR name.
     public mutating func stopBrowsing(name: DNSName) {
         self.browses.remove(name)
+        self.needsFullRefresh = true
         self.questions[QuestionKey(name: name, type: .ptr)] = nil
         self.refreshViews(emit: false)
     }

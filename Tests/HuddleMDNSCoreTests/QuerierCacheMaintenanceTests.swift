@@ -125,3 +125,17 @@ struct QuerierCacheMaintenanceTests {
         #expect(driver.events.last?.event == .removed(TestRecords.instance("Svc")))
     }
 }
+
+@Suite("Querier: nothing browsed")
+struct QuerierIdleTests {
+    @Test("a querier that browses nothing caches nothing (a responder-only process stays light)")
+    func idleQuerierKeepsNoCache() {
+        var driver = QuerierDriver()
+        driver.receive(TestRecords.announcement("Svc"))
+        #expect(driver.querier.cache.count == 0)
+        #expect(driver.querier.nextDeadline == nil)
+        driver.querier.browse(TestNet.labType, now: driver.clock.now)
+        driver.receive(TestRecords.announcement("Svc"))
+        #expect(driver.querier.cache.count == 4)
+    }
+}
