@@ -8,7 +8,11 @@ extension MDNSEngine {
     func register(
         _ registration: MDNSServiceRegistration,
         continuation: AsyncStream<MDNSResponderEvent>.Continuation
-    ) -> MDNSServiceID {
+    ) -> MDNSServiceID? {
+        guard !self.isShutDown else {
+            continuation.finish()
+            return nil
+        }
         let id = self.responder.register(registration, now: .now())
         self.registrations[id] = continuation
         self.pump()

@@ -13,7 +13,7 @@ import NIOPosix
 /// ```swift
 /// let stack = try await MDNSStack.start()
 /// let service = try MDNSServiceRegistration(instanceName: "Kitchen", type: .init(parsing: "_lab._tcp", strict: true), port: 8080)
-/// let registration = await stack.register(service)
+/// let registration = try await stack.register(service)
 /// for await event in stack.browse(service.type) { print(event) }
 /// await stack.shutdown()
 /// ```
@@ -36,11 +36,16 @@ public final class MDNSStack: Sendable {
     }
 
     /// Registers a service; it is probed for and announced, renamed on conflict.
-    public func register(_ registration: MDNSServiceRegistration) async -> MDNSRegistration {
+    ///
+    /// - Throws: ``MDNSError`` with code `.shutDown` after ``shutdown()``.
+    public func register(_ registration: MDNSServiceRegistration) async throws -> MDNSRegistration {
         let (stream, continuation) = AsyncStream<MDNSResponderEvent>.makeStream(bufferingPolicy: .unbounded)
-        let id = try! await self.engine.eventLoop.submit {
+        let id = try? await self.engine.eventLoop.submit {
             self.engine.register(registration, continuation: continuation)
         }.get()
+        guard let id = id.flatMap({ $0 }) else {
+            throw MDNSError(.shutDown, "the mDNS stack was shut down; start a new one to register services")
+        }
         return MDNSRegistration(id: id, events: stream)
     }
 

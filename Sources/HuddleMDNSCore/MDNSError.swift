@@ -15,6 +15,8 @@ public struct MDNSError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let invalidTXT = Self("invalidTXT")
         /// No network interface could be used.
         public static let noUsableInterface = Self("noUsableInterface")
+        /// The stack was shut down and takes no more work.
+        public static let shutDown = Self("shutDown")
         /// A socket could not be opened or configured.
         public static let socketFailure = Self("socketFailure")
 

@@ -85,7 +85,7 @@ struct AdvertiseCommand: AsyncParsableCommand {
             Output.error(error.message)
             throw ExitCode(69)
         }
-        let handle = await stack.register(registration)
+        let handle = try await stack.register(registration)
         let hostName = ServiceFormatter.hostText(await stack.hostName)
         let json = self.json
         let type = registration.type.description
