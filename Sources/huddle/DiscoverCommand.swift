@@ -63,6 +63,7 @@ struct DiscoverCommand: AsyncParsableCommand {
         if !self.json {
             let interfaceList = names.values.sorted().joined(separator: ", ")
             Output.line("Browsing \(self.type ?? "service types") on \(interfaceList) (Ctrl-C to stop)")
+            if self.type != nil { Output.line(ServiceFormatter.header) }
         }
         let limit = self.count
         let json = self.json
@@ -97,7 +98,7 @@ struct DiscoverCommand: AsyncParsableCommand {
             if json {
                 Output.json(["event": "removed", "name": name.firstLabel, "type": type.joined(separator: ".")])
             } else {
-                Output.line("- \(name.firstLabel)  \(type.joined(separator: "."))")
+                Output.line("- " + ServiceFormatter.pad(name.firstLabel, 28) + " " + type.joined(separator: "."))
             }
         case .typeFound(let name):
             let text = ServiceFormatter.hostText(name).replacingSuffix(".local", with: "")

@@ -64,10 +64,42 @@ struct ServiceFormatter {
         ]
     }
 
+    /// The column header of ``row(_:_:)``.
+    static let header =
+        "  "
+        + [pad("NAME", 28), pad("TYPE", 16), pad("HOST:PORT", 30), pad("ADDRESSES", 40), "TXT"]
+        .joined(separator: " ")
+
+    /// One line of the table: `+` added, `~` updated, `-` removed.
     func row(_ symbol: String, _ service: MDNSResolvedService) -> String {
         let addresses = service.addresses.map(self.text).joined(separator: ", ")
-        let txt = service.txt.entries.isEmpty ? "" : "  [\(service.txt.description)]"
-        return "\(symbol) \(service.instanceName)  \(service.type)  \(Self.hostText(service.host)):\(service.port)"
-            + "  \(addresses)\(txt)"
+        let hostPort = "\(Self.hostText(service.host)):\(service.port)"
+        let columns = [
+            Self.pad(service.instanceName, 28), Self.pad(service.type, 16), Self.pad(hostPort, 30),
+            Self.pad(addresses, 40), service.txt.description,
+        ]
+        let line = symbol + " " + columns.joined(separator: " ")
+        return String(line.reversed().drop { $0 == " " }.reversed())
+    }
+
+    /// Pads to a column width in terminal cells (longer text is kept whole; the next column moves right).
+    static func pad(_ text: String, _ width: Int) -> String {
+        let cells = self.displayWidth(text)
+        return cells >= width ? text : text + String(repeating: " ", count: width - cells)
+    }
+
+    /// Terminal cells a string takes: two for East Asian wide characters (CJK, Hangul, full-width forms).
+    static func displayWidth(_ text: String) -> Int {
+        text.unicodeScalars.reduce(0) { total, scalar in
+            switch scalar.value {
+            case 0x1100...0x115F, 0x2E80...0xA4CF, 0xAC00...0xD7A3, 0xF900...0xFAFF, 0xFE30...0xFE4F,
+                0xFF00...0xFF60, 0xFFE0...0xFFE6, 0x1F300...0x1F64F, 0x20000...0x3FFFD:
+                return total + 2
+            case 0x0300...0x036F, 0x200B...0x200F:
+                return total
+            default:
+                return total + 1
+            }
+        }
     }
 }
