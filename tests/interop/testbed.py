@@ -6,6 +6,12 @@ Topology (docs/mdns.md §4.1), all names unique per run (they contain our pid):
     ns hd<pid>_<seq>a  : lo + veth-a, 10.<X>.<seq>.1/24 + IPv6 link-local
     ns hd<pid>_<seq>b  : lo + veth-b, 10.<X>.<seq>.2/24 + IPv6 link-local ...
 
+Optional second link (docs/mdns.md §4.1 variants), e.g. Testbed(k=3, second_link=["a"],
+second_only=["c"]): a second bridge hd<pid>bs<seq> in ns hd<pid>_<seq>br2 on subnet
+10.<Y>.<seq>.0/24. Hosts in second_link get another veth, veth2-<x> (10.<Y>.<seq>.<n>,
+Host.ifname2 / ipv4_2 / ipv6_ll2), so they are dual-homed; hosts in second_only have their one
+veth-<x> on the second bridge instead of the first (ipv4 then is 10.<Y>.<seq>.<n>).
+
 Every process is started inside one of these namespaces, so teardown can stop
 exactly the processes of this run (`ip netns pids NS`) and delete exactly its
 namespaces. Teardown runs from fixture finalizers and, as a safety net, atexit.
@@ -199,6 +205,14 @@ class Host:
         self.ipv4 = f"{testbed.net4}.{index + 1}"
         self.ula = f"fd00:{testbed.seq:x}::{index + 1}" if testbed.ula else None
         self.ipv6_ll: str | None = None  # filled once the address is usable
+        # Second link (Testbed second_link / second_only); None when not used.
+        self.link = 2 if letter in testbed.second_only else 1  # bridge of veth-<x>
+        if self.link == 2:
+            self.ipv4 = f"{testbed.net4_2}.{index + 1}"
+        dual = letter in testbed.second_link
+        self.ifname2 = f"veth2-{letter}" if dual else None
+        self.ipv4_2 = f"{testbed.net4_2}.{index + 1}" if dual else None
+        self.ipv6_ll2: str | None = None
 
     def __repr__(self) -> str:
         return f"Host({self.ns}, {self.ipv4}, {self.ipv6_ll})"
@@ -222,17 +236,26 @@ class Host:
 
 
 class Testbed:
-    """K hosts on one bridge; create with start(), always close() (idempotent)."""
+    """K hosts on one bridge (optionally a second one, see the module doc); create with start(),
+    always close() (idempotent)."""
 
-    def __init__(self, k: int = 3, dad: bool = False, ula: bool = False):
+    def __init__(self, k: int = 3, dad: bool = False, ula: bool = False,
+                 second_link: Iterable[str] = (), second_only: Iterable[str] = ()):
         assert 1 <= k <= 26
+        # Optional second bridge (see module doc): dual-homed hosts and hosts only on it.
+        self.second_link, self.second_only = set(second_link), set(second_only)
+        assert not self.second_link & self.second_only, "a host is dual-homed or second-only"
         self.seq = next(_SEQ)
         self.prefix = f"hd{PID}_{self.seq}"
         self.bridge_ns = f"{self.prefix}br"
         self.bridge_if = f"hd{PID}br"[:15]
         self.net4 = f"10.{20 + PID % 200}.{self.seq % 250}"
+        self.net4_2 = f"10.{220 + PID % 30}.{self.seq % 250}"  # 2nd octet never one of net4's
         self.dad, self.ula = dad, ula
+        self.bridge2_ns = f"{self.prefix}br2"
+        self.bridge2_if = f"hd{PID}bs{self.seq}"[:15]
         self.hosts = [Host(self, chr(ord("a") + i), i) for i in range(k)]
+        assert {h.letter for h in self.hosts} >= self.second_link | self.second_only
         self.namespaces: list[str] = []  # created so far (exactly those are deleted)
         self.procs: list[LineProc] = []
         self.cleanups: list[Callable[[], None]] = []
@@ -260,11 +283,21 @@ class Testbed:
             br = ["ip", "-n", self.bridge_ns]
             run(br + ["link", "add", self.bridge_if, "type", "bridge", "mcast_snooping", "0"])
             run(br + ["link", "set", self.bridge_if, "up"])
+            if self.second_link or self.second_only:
+                self._add_ns(self.bridge2_ns)
+                br2 = ["ip", "-n", self.bridge2_ns]
+                run(br2 + ["link", "add", self.bridge2_if, "type", "bridge", "mcast_snooping", "0"])
+                run(br2 + ["link", "set", self.bridge2_if, "up"])
             for h in self.hosts:
                 self._add_host(h)
+                if h.ifname2:
+                    self._add_second_veth(h)
             for h in self.hosts:
                 h.ipv6_ll = wait_until(lambda: self._link_local(h), timeout=5,
                                        what=f"IPv6 link-local on {h.ns}")
+                if h.ifname2:
+                    h.ipv6_ll2 = wait_until(lambda: self._link_local(h, h.ifname2), timeout=5,
+                                            what=f"IPv6 link-local on {h.ns} {h.ifname2}")
         except BaseException:
             self.close()
             raise
@@ -277,9 +310,11 @@ class Testbed:
         for key in ("all", "default"):
             run(h.argv("sysctl", "-qw", f"net.ipv6.conf.{key}.accept_dad={dad}"))
         peer = f"p-{h.letter}"
+        bridge_ns, bridge_if = ((self.bridge2_ns, self.bridge2_if) if h.link == 2
+                                else (self.bridge_ns, self.bridge_if))
         run(["ip", "link", "add", h.ifname, "netns", h.ns, "type", "veth",
-             "peer", "name", peer, "netns", self.bridge_ns])
-        run(["ip", "-n", self.bridge_ns, "link", "set", peer, "master", self.bridge_if, "up"])
+             "peer", "name", peer, "netns", bridge_ns])
+        run(["ip", "-n", bridge_ns, "link", "set", peer, "master", bridge_if, "up"])
         run(h.argv("sysctl", "-qw", f"net.ipv6.conf.{h.ifname}.accept_dad={dad}"))
         run(["ip", "-n", h.ns, "link", "set", "lo", "up"])
         run(["ip", "-n", h.ns, "addr", "add", f"{h.ipv4}/24", "dev", h.ifname])
@@ -287,9 +322,21 @@ class Testbed:
             run(["ip", "-n", h.ns, "addr", "add", f"{h.ula}/64", "dev", h.ifname, "nodad"])
         run(["ip", "-n", h.ns, "link", "set", h.ifname, "up"])
 
-    def _link_local(self, h: Host) -> str | None:
-        """h's usable (non-tentative) fe80:: address, or None yet."""
-        cp = run(["ip", "-n", h.ns, "-j", "-6", "addr", "show", "dev", h.ifname, "scope", "link"])
+    def _add_second_veth(self, h: Host) -> None:
+        """Give h a second veth (veth2-<x>) on the second bridge, port q-<x>, with ipv4_2."""
+        dad = "1" if self.dad else "0"
+        peer = f"q-{h.letter}"
+        run(["ip", "link", "add", h.ifname2, "netns", h.ns, "type", "veth",
+             "peer", "name", peer, "netns", self.bridge2_ns])
+        run(["ip", "-n", self.bridge2_ns, "link", "set", peer, "master", self.bridge2_if, "up"])
+        run(h.argv("sysctl", "-qw", f"net.ipv6.conf.{h.ifname2}.accept_dad={dad}"))
+        run(["ip", "-n", h.ns, "addr", "add", f"{h.ipv4_2}/24", "dev", h.ifname2])
+        run(["ip", "-n", h.ns, "link", "set", h.ifname2, "up"])
+
+    def _link_local(self, h: Host, ifname: str | None = None) -> str | None:
+        """h's usable (non-tentative) fe80:: address on ifname (default veth-<x>), or None yet."""
+        cp = run(["ip", "-n", h.ns, "-j", "-6", "addr", "show", "dev", ifname or h.ifname,
+                  "scope", "link"])
         for link in json.loads(cp.stdout or "[]"):
             for a in link.get("addr_info", []):
                 if a.get("local", "").startswith("fe80") and not a.get("tentative"):
