@@ -8,9 +8,7 @@ import Testing
 struct QuerierCacheMaintenanceTests {
     /// Announces a service with 10 s TTLs, then lets the responder die.
     func driverWithShortTTLs() -> (QuerierDriver, Int64) {
-        var driver = QuerierDriver()
-        driver.querier.browse(TestNet.labType, now: driver.clock.now)
-        driver.run(untilMilliseconds: 200)
+        var driver = QuerierDriver.browsing()
         driver.receive(
             .response(answers: [
                 TestRecords.ptr("Svc", ttl: 10), TestRecords.srv("Svc", ttl: 10), TestRecords.txt("Svc", ttl: 10),
@@ -53,9 +51,7 @@ struct QuerierCacheMaintenanceTests {
 
     @Test("POOF: two unanswered queries from other hosts flush the record within ten seconds")
     func passiveObservationOfFailures() {
-        var driver = QuerierDriver()
-        driver.querier.browse(TestNet.labType, now: driver.clock.now)
-        driver.run(untilMilliseconds: 200)
+        var driver = QuerierDriver.browsing()
         driver.receive(TestRecords.announcement("Svc"))
         driver.clock.advance(.seconds(5))
         let firstQuery = driver.clock.elapsedMilliseconds
@@ -70,9 +66,7 @@ struct QuerierCacheMaintenanceTests {
 
     @Test("our own queries do not count towards POOF")
     func ownQueriesDoNotPoof() {
-        var driver = QuerierDriver()
-        driver.querier.browse(TestNet.labType, now: driver.clock.now)
-        driver.run(untilMilliseconds: 200)
+        var driver = QuerierDriver.browsing()
         driver.receive(TestRecords.announcement("Svc"))
         let question = DNSQuestion(name: TestRecords.instance("Svc"), type: .srv)
         driver.receive(.query([question]), from: TestNet.hostB)
@@ -83,9 +77,7 @@ struct QuerierCacheMaintenanceTests {
 
     @Test("reconfirm sends two queries and flushes an unanswered record within ten seconds (RFC 6762 §10.4)")
     func reconfirm() {
-        var driver = QuerierDriver()
-        driver.querier.browse(TestNet.labType, now: driver.clock.now)
-        driver.run(untilMilliseconds: 200)
+        var driver = QuerierDriver.browsing()
         driver.receive(TestRecords.announcement("Svc"))
         driver.clock.advance(.seconds(3))
         let start = driver.clock.elapsedMilliseconds
@@ -114,9 +106,7 @@ struct QuerierCacheMaintenanceTests {
 
     @Test("leaving an interface forgets what was learned on it (RFC 6762 §10.3)")
     func interfaceRemoval() {
-        var driver = QuerierDriver()
-        driver.querier.browse(TestNet.labType, now: driver.clock.now)
-        driver.run(untilMilliseconds: 200)
+        var driver = QuerierDriver.browsing()
         driver.receive(TestRecords.announcement("Svc"))
         #expect(driver.querier.services.count == 1)
         driver.querier.setLinks([], ownAddresses: [], now: driver.clock.now)

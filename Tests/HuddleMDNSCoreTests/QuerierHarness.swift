@@ -64,6 +64,19 @@ struct QuerierDriver {
         self.collect()
     }
 
+    /// A driver whose querier browses `_lab._tcp` and has sent its first query (about 20–120 ms in).
+    static func browsing(
+        seed: UInt64 = 7,
+        configuration: MDNSQuerierConfiguration = MDNSQuerierConfiguration()
+    )
+        -> QuerierDriver
+    {
+        var driver = QuerierDriver(seed: seed, configuration: configuration)
+        driver.querier.browse(TestNet.labType, now: driver.clock.now)
+        driver.run(untilMilliseconds: 200)
+        return driver
+    }
+
     mutating func collect() {
         for out in self.querier.takeOutgoing() { self.sent.append((self.clock.elapsedMilliseconds, out.message)) }
         for event in self.querier.takeEvents() { self.events.append((self.clock.elapsedMilliseconds, event)) }

@@ -8,9 +8,7 @@ import Testing
 struct QuerierResolveTests {
     @Test("one announcement with PTR, SRV, TXT and A resolves at once")
     func resolvesFromOneAnnouncement() throws {
-        var driver = QuerierDriver()
-        driver.querier.browse(TestNet.labType, now: driver.clock.now)
-        driver.run(untilMilliseconds: 200)
+        var driver = QuerierDriver.browsing()
         driver.receive(TestRecords.announcement("Kitchen", port: 8080, txt: ["room=kitchen", "flag"]))
         let event = try #require(driver.events.last?.event)
         guard case .added(let service) = event else {
@@ -29,9 +27,7 @@ struct QuerierResolveTests {
 
     @Test("a PTR alone makes the querier ask for SRV and TXT, then for the host's addresses")
     func asksForWhatIsMissing() throws {
-        var driver = QuerierDriver()
-        driver.querier.browse(TestNet.labType, now: driver.clock.now)
-        driver.run(untilMilliseconds: 200)
+        var driver = QuerierDriver.browsing()
         driver.sent = []
         driver.receive(.response(answers: [TestRecords.ptr("Svc")]))
         driver.run(untilMilliseconds: 300)
@@ -54,9 +50,7 @@ struct QuerierResolveTests {
 
     @Test("a TXT change is reported as an update")
     func txtUpdate() throws {
-        var driver = QuerierDriver()
-        driver.querier.browse(TestNet.labType, now: driver.clock.now)
-        driver.run(untilMilliseconds: 200)
+        var driver = QuerierDriver.browsing()
         driver.receive(TestRecords.announcement("Svc", txt: ["v=1"]))
         driver.clock.advance(.seconds(3))
         driver.receive(.response(answers: [TestRecords.txt("Svc", ["v=2"])]))
@@ -68,9 +62,7 @@ struct QuerierResolveTests {
 
     @Test("a goodbye removes the instance after one second, not before (RFC 6762 §10.1)")
     func goodbyeGrace() throws {
-        var driver = QuerierDriver()
-        driver.querier.browse(TestNet.labType, now: driver.clock.now)
-        driver.run(untilMilliseconds: 200)
+        var driver = QuerierDriver.browsing()
         driver.receive(TestRecords.announcement("Svc"))
         driver.clock.advance(.seconds(5))
         let goodbyeAt = driver.clock.elapsedMilliseconds
@@ -85,9 +77,7 @@ struct QuerierResolveTests {
 
     @Test("a goodbye followed by a fresh announcement within the second is no removal")
     func goodbyeRescued() {
-        var driver = QuerierDriver()
-        driver.querier.browse(TestNet.labType, now: driver.clock.now)
-        driver.run(untilMilliseconds: 200)
+        var driver = QuerierDriver.browsing()
         driver.receive(TestRecords.announcement("Svc"))
         driver.clock.advance(.seconds(5))
         driver.receive(.response(answers: [TestRecords.ptr("Svc", ttl: 0)]))
@@ -112,9 +102,7 @@ struct QuerierResolveTests {
 
     @Test("responses from a port other than 5353, and unsolicited unicast responses, are ignored (RFC 6762 §6, §11)")
     func ignoredResponses() {
-        var driver = QuerierDriver()
-        driver.querier.browse(TestNet.labType, now: driver.clock.now)
-        driver.run(untilMilliseconds: 200)
+        var driver = QuerierDriver.browsing()
         driver.receive(TestRecords.announcement("FromHighPort"), port: 40_000)
         driver.receive(TestRecords.announcement("Unicast"), multicast: false)
         #expect(driver.addedNames.isEmpty)
@@ -123,9 +111,7 @@ struct QuerierResolveTests {
 
     @Test("a record with cache-flush makes older ones of its RRset expire one second later (RFC 6762 §10.2)")
     func cacheFlush() throws {
-        var driver = QuerierDriver()
-        driver.querier.browse(TestNet.labType, now: driver.clock.now)
-        driver.run(untilMilliseconds: 200)
+        var driver = QuerierDriver.browsing()
         driver.receive(TestRecords.announcement("Svc"))
         driver.clock.advance(.seconds(2))
         let flushAt = driver.clock.elapsedMilliseconds
@@ -140,9 +126,7 @@ struct QuerierResolveTests {
 
     @Test("records of one RRset received within a second of each other are all kept")
     func multiPacketRRset() throws {
-        var driver = QuerierDriver()
-        driver.querier.browse(TestNet.labType, now: driver.clock.now)
-        driver.run(untilMilliseconds: 200)
+        var driver = QuerierDriver.browsing()
         driver.receive(TestRecords.announcement("Svc"))
         driver.clock.advance(.milliseconds(500))
         driver.receive(.response(answers: [TestRecords.a(TestNet.hostC)]))

@@ -24,9 +24,7 @@ struct QuerierSchedulingTests {
 
     @Test("the browse question is a QM PTR question for the type, from an mDNS query with ID 0")
     func browseQuestionShape() throws {
-        var driver = QuerierDriver()
-        driver.querier.browse(TestNet.labType, now: driver.clock.now)
-        driver.run(untilMilliseconds: 200)
+        let driver = QuerierDriver.browsing()
         let query = try #require(driver.queries.first?.message)
         #expect(query.id == 0)
         #expect(!query.isResponse)
@@ -47,9 +45,7 @@ struct QuerierSchedulingTests {
 
     @Test("known answers carry the remaining TTL, only while more than half of it is left, without cache-flush")
     func knownAnswerList() throws {
-        var driver = QuerierDriver()
-        driver.querier.browse(TestNet.labType, now: driver.clock.now)
-        driver.run(untilMilliseconds: 200)
+        var driver = QuerierDriver.browsing()
         driver.receive(.response(answers: [TestRecords.ptr("Svc", ttl: 100)]))
         let receivedAt = driver.clock.elapsedMilliseconds
         driver.run(untilMilliseconds: 40_000)
@@ -71,9 +67,7 @@ struct QuerierSchedulingTests {
 
     @Test("a long known-answer list spills into continuation packets with TC set, each within 1472 bytes")
     func truncatedKnownAnswers() throws {
-        var driver = QuerierDriver()
-        driver.querier.browse(TestNet.labType, now: driver.clock.now)
-        driver.run(untilMilliseconds: 200)
+        var driver = QuerierDriver.browsing()
         let names = (0..<200).map { "Instance number \($0) with a long name" }
         driver.receive(.response(answers: names.map { TestRecords.ptr($0) }))
         driver.sent = []
@@ -91,9 +85,7 @@ struct QuerierSchedulingTests {
 
     @Test("another host asking our question with our known answers counts as our query (RFC 6762 §7.3)")
     func duplicateQuestionSuppression() {
-        var driver = QuerierDriver()
-        driver.querier.browse(TestNet.labType, now: driver.clock.now)
-        driver.run(untilMilliseconds: 200)
+        var driver = QuerierDriver.browsing()
         let sentBefore = driver.queries.count
         // Our next query is due about 1 s after the first; another host asks 300 ms before that.
         let next = driver.querier.nextDeadline!
@@ -105,9 +97,7 @@ struct QuerierSchedulingTests {
 
     @Test("a QU question from another host does not suppress ours")
     func unicastQuestionDoesNotSuppress() {
-        var driver = QuerierDriver()
-        driver.querier.browse(TestNet.labType, now: driver.clock.now)
-        driver.run(untilMilliseconds: 200)
+        var driver = QuerierDriver.browsing()
         let sentBefore = driver.queries.count
         let next = driver.querier.nextDeadline!
         driver.clock.now = next - .milliseconds(300)
