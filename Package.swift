@@ -18,12 +18,17 @@ let package = Package(
     products: [
         .library(name: "HuddleDNS", targets: ["HuddleDNS"]),
         .library(name: "HuddleDiscovery", targets: ["HuddleDiscovery"]),
+        .library(name: "HuddleWire", targets: ["HuddleWire"]),
+        .library(name: "HuddleTransport", targets: ["HuddleTransport"]),
+        .library(name: "Huddle", targets: ["Huddle"]),
         .executable(name: "huddle", targets: ["huddle"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
     ],
     targets: [
         .target(
@@ -50,12 +55,47 @@ let package = Package(
             ],
             swiftSettings: upcoming
         ),
+        .target(
+            name: "HuddleWire",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: upcoming
+        ),
+        .target(
+            name: "HuddleTransport",
+            dependencies: [
+                "HuddleWire",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: upcoming
+        ),
+        .target(
+            name: "Huddle",
+            dependencies: [
+                "HuddleWire",
+                "HuddleTransport",
+                "HuddleMDNSCore",
+                "HuddleDiscovery",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            swiftSettings: upcoming
+        ),
         .executableTarget(
             name: "huddle",
             dependencies: [
                 "HuddleDNS",
                 "HuddleMDNSCore",
                 "HuddleDiscovery",
+                "HuddleWire",
+                "HuddleTransport",
+                "Huddle",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
@@ -83,6 +123,28 @@ let package = Package(
                 "HuddleDNS", "HuddleMDNSCore", "HuddleDiscovery",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            swiftSettings: upcoming
+        ),
+        .testTarget(
+            name: "HuddleWireTests",
+            dependencies: [
+                "HuddleWire",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: upcoming
+        ),
+        .testTarget(
+            name: "HuddleTransportTests",
+            dependencies: [
+                "HuddleWire", "HuddleTransport", "Huddle",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: upcoming
         ),

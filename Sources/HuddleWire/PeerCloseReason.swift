@@ -1,0 +1,38 @@
+/// Why a connection or a request ended, as carried in `DECISION` and `CLOSE` messages.
+///
+/// An open set: unknown reasons received from newer peers round-trip unchanged.
+public struct PeerCloseReason: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    public var rawValue: UInt8
+    public init(rawValue: UInt8) { self.rawValue = rawValue }
+
+    /// A normal goodbye.
+    public static let goodbye = Self(rawValue: 0)
+    /// The user pressed Deny.
+    public static let denied = Self(rawValue: 1)
+    /// No decision within the decision timeout.
+    public static let timedOut = Self(rawValue: 2)
+    /// The requester gave up (`cancelConnect`).
+    public static let cancelled = Self(rawValue: 3)
+    /// The peer is blocked, or pairing is refused for now (rate limit, unreadable trust store).
+    public static let refused = Self(rawValue: 4)
+    /// The peer broke the protocol.
+    public static let protocolError = Self(rawValue: 5)
+    /// A duplicate connection between the same pair of peers lost the tie-break.
+    public static let duplicate = Self(rawValue: 6)
+    /// The session is full.
+    public static let busy = Self(rawValue: 7)
+
+    public var description: String {
+        switch self {
+        case .goodbye: "goodbye"
+        case .denied: "denied"
+        case .timedOut: "timed out"
+        case .cancelled: "cancelled"
+        case .refused: "refused"
+        case .protocolError: "protocol error"
+        case .duplicate: "duplicate connection"
+        case .busy: "busy"
+        default: "reason \(rawValue)"
+        }
+    }
+}

@@ -1,0 +1,2 @@
+import HuddleTransport
+import Testing
