@@ -32,7 +32,17 @@ public struct PeerCloseReason: RawRepresentable, Hashable, Sendable, CustomStrin
         case .protocolError: "protocol error"
         case .duplicate: "duplicate connection"
         case .busy: "busy"
+        case .pairingRequired: "pairing required"
+        case .unresponsive: "unresponsive"
         default: "reason \(rawValue)"
         }
     }
+}
+
+extension PeerCloseReason {
+    /// The responder does not trust the initiator's key (it was forgotten there): the initiator may retry with
+    /// pairing and the short code.
+    public static let pairingRequired = Self(rawValue: 8)
+    /// The peer stopped answering heartbeats.
+    public static let unresponsive = Self(rawValue: 9)
 }

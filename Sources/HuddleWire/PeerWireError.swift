@@ -15,6 +15,8 @@ public enum PeerWireError: Error, Hashable, Sendable {
     case protocolViolation(state: String, message: String)
     /// The peer speaks no protocol version we speak.
     case protocolMismatch(ours: ClosedRange<UInt8>, theirs: ClosedRange<UInt8>)
+    /// The peer belongs to another session (its HELLO names another service type).
+    case sessionMismatch(ours: String, theirs: String)
     /// A pinned peer announced a lower protocol version than it had before (`docs/security.md` E9).
     case protocolDowngrade(pinned: UInt8, offered: UInt8)
     /// The revealed pairing nonce does not match the initiator's commitment (`docs/security.md` §3.5 step 3).
@@ -25,6 +27,10 @@ public enum PeerWireError: Error, Hashable, Sendable {
     case pairingRejected(reason: PeerCloseReason)
     /// Nobody decided in time.
     case pairingTimedOut
+    /// The peer did not finish its part of the handshake in time.
+    case handshakeTimedOut(state: String)
+    /// The peer ended the connection, saying why.
+    case closedByPeer(reason: PeerCloseReason)
     /// A sealed datagram is larger than the configured maximum payload.
     case datagramTooLarge(limit: Int, size: Int)
 }
