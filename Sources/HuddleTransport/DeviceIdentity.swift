@@ -1,0 +1,93 @@
+public import Crypto
+public import Foundation
+public import HuddleWire
+import SwiftASN1
+import X509
+
+/// This device's long-term key and its self-signed certificate (`docs/security.md` §3.2).
+///
+/// The P-256 key is made on first use and kept as PKCS#8 PEM with mode 0600 in `identity/key.pem` under the data
+/// directory (mode 0700). The certificate is issued afresh from the key at every start — its dates play no part in
+/// trust, keys are pinned — so the device ID, the SHA-256 of the key's SubjectPublicKeyInfo, never changes.
+public struct DeviceIdentity: Sendable {
+    public let privateKey: P256.Signing.PrivateKey
+    /// The self-signed certificate, DER.
+    public let certificateDER: [UInt8]
+    /// SHA-256 of the SubjectPublicKeyInfo DER: FP in the pairing protocol, and the device ID's bytes.
+    public let fingerprint: [UInt8]
+    public var deviceID: DeviceID { try! DeviceID(bytes: fingerprint) }
+
+    /// An identity for `privateKey`, with a new certificate valid from a day ago for twenty years.
+    public init(privateKey: P256.Signing.PrivateKey, now: Date = Date()) throws {
+        self.privateKey = privateKey
+        let spki = privateKey.publicKey.derRepresentation
+        self.fingerprint = Array(SHA256.hash(data: spki))
+        let id = try DeviceID(bytes: fingerprint)
+        let name = try DistinguishedName { CommonName(id.description) }
+        let certificate = try Certificate(
+            version: .v3,
+            serialNumber: Certificate.SerialNumber(),
+            publicKey: Certificate.PublicKey(privateKey.publicKey),
+            notValidBefore: now - 86_400,
+            notValidAfter: now + 20 * 365 * 86_400,
+            issuer: name,
+            subject: name,
+            signatureAlgorithm: .ecdsaWithSHA256,
+            extensions: Certificate.Extensions {
+                Critical(BasicConstraints.notCertificateAuthority)
+                KeyUsage(digitalSignature: true)
+            },
+            issuerPrivateKey: Certificate.PrivateKey(privateKey)
+        )
+        var serializer = DER.Serializer()
+        try serializer.serialize(certificate)
+        self.certificateDER = serializer.serializedBytes
+    }
+
+    /// A new identity that lives only in memory (tests, `--ephemeral`).
+    public static func ephemeral() throws -> DeviceIdentity {
+        try DeviceIdentity(privateKey: P256.Signing.PrivateKey())
+    }
+
+    /// Loads the key from `directory/identity/key.pem`, making it (and the directories) on first use.
+    ///
+    /// - Throws: ``IdentityError`` when the file exists but cannot be read or parsed (it is never replaced), or
+    ///   when its permissions let others read it.
+    public static func loadOrCreate(in directory: URL) throws -> DeviceIdentity {
+        let folder = directory.appendingPathComponent("identity", isDirectory: true)
+        let file = folder.appendingPathComponent("key.pem")
+        let manager = FileManager.default
+        if manager.fileExists(atPath: file.path) {
+            let attributes = try manager.attributesOfItem(atPath: file.path)
+            let mode = (attributes[.posixPermissions] as? NSNumber)?.intValue ?? 0
+            guard mode & 0o077 == 0 else { throw IdentityError.keyFileTooOpen(path: file.path, mode: mode) }
+            guard let pem = try? String(contentsOf: file, encoding: .utf8),
+                let key = try? P256.Signing.PrivateKey(pemRepresentation: pem)
+            else { throw IdentityError.unreadableKey(path: file.path) }
+            return try DeviceIdentity(privateKey: key)
+        }
+        try manager.createDirectory(
+            at: folder,
+            withIntermediateDirectories: true,
+            attributes: [.posixPermissions: 0o700]
+        )
+        let key = P256.Signing.PrivateKey()
+        try AtomicFile.write(Array(key.pemRepresentation.utf8), to: file, mode: 0o600)
+        return try DeviceIdentity(privateKey: key)
+    }
+}
+
+/// Why the identity could not be loaded.
+public enum IdentityError: Error, Hashable, Sendable, CustomStringConvertible {
+    case unreadableKey(path: String)
+    case keyFileTooOpen(path: String, mode: Int)
+
+    public var description: String {
+        switch self {
+        case .unreadableKey(let path):
+            "the device key at \(path) cannot be read; it was left untouched (move it away to make a new identity)"
+        case .keyFileTooOpen(let path, let mode):
+            "the device key at \(path) has mode \(String(mode, radix: 8)); run: chmod 600 \(path)"
+        }
+    }
+}

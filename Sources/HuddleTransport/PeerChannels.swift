@@ -1,0 +1,82 @@
+import HuddleWire
+public import NIOCore
+import NIOPosix
+import NIOSSL
+
+/// Opens peer connections: a TCP listener whose every connection runs TLS and a `PeerConnectionHandler`, and
+/// outgoing connections with the same pipeline.
+public enum PeerChannels {
+    /// What a new connection is set up with.
+    public typealias Wiring = (
+        setup: PeerConnectionHandler.Setup, verifier: PeerVerifier, sink: @Sendable (PeerConnectionEvent) -> Void
+    )
+
+    /// Listens on `host:port` (port 0 picks a free one). `wire` is called for each accepted connection.
+    public static func listen(
+        host: String,
+        port: Int,
+        group: any EventLoopGroup,
+        tls: PeerTLS,
+        wire: @escaping @Sendable (any Channel) -> Wiring
+    ) async throws -> any Channel {
+        try await ServerBootstrap(group: group)
+            .serverChannelOption(.backlog, value: 64)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    let wiring = wire(channel)
+                    try install(
+                        tls.serverHandler(verifier: wiring.verifier),
+                        wiring: wiring,
+                        on: channel.pipeline.syncOperations
+                    )
+                }
+            }
+            .bind(host: host, port: port)
+            .get()
+    }
+
+    /// Connects to `address` and starts the handshake as initiator.
+    public static func dial(
+        _ address: SocketAddress,
+        group: any EventLoopGroup,
+        tls: PeerTLS,
+        wiring: Wiring
+    ) async throws -> any Channel {
+        let timeout = wiring.setup.configuration.connectTimeout
+        do {
+            return try await ClientBootstrap(group: group)
+                .connectTimeout(.milliseconds(Int64(timeout.components.seconds * 1000)))
+                .channelOption(.socketOption(.tcp_nodelay), value: 1)
+                .channelInitializer { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        try install(
+                            tls.clientHandler(verifier: wiring.verifier),
+                            wiring: wiring,
+                            on: channel.pipeline.syncOperations
+                        )
+                    }
+                }
+                .connect(to: address)
+                .get()
+        } catch {
+            throw PeerConnectionError.connectFailed("\(address): \(error)")
+        }
+    }
+
+    static func install(
+        _ tlsHandler: some ChannelHandler,
+        wiring: Wiring,
+        on pipeline: ChannelPipeline.SynchronousOperations
+    ) throws {
+        try pipeline.addHandler(tlsHandler)
+        try pipeline.addHandler(
+            ByteToMessageHandler(PeerFrameDecoder(maximumPayload: wiring.setup.configuration.maximumFramePayload))
+        )
+        try pipeline.addHandler(MessageToByteHandler(PeerFrameEncoder()))
+        try pipeline.addHandler(
+            PeerConnectionHandler(setup: wiring.setup, verifier: wiring.verifier, sink: wiring.sink)
+        )
+    }
+}

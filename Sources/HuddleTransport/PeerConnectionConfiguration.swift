@@ -1,0 +1,25 @@
+public import HuddleWire
+
+/// Limits and timers of one peer connection, with the defaults of `docs/security.md` §4.9.
+public struct PeerConnectionConfiguration: Hashable, Sendable {
+    public var handshake = PeerHandshakeConfiguration()
+    /// TCP connect deadline.
+    public var connectTimeout: Duration = .seconds(5)
+    /// TLS handshake deadline.
+    public var tlsHandshakeTimeout: Duration = .seconds(10)
+    /// Largest reliable message; larger sends throw, larger arrivals close the connection.
+    public var maximumMessageSize = 1024 * 1024 {
+        didSet { precondition(maximumMessageSize <= Self.messageSizeCeiling, "maximumMessageSize above 64 MiB") }
+    }
+    /// Largest frame payload; messages are cut into frames of this size.
+    public var maximumFramePayload = 64 * 1024
+    /// A PING goes out after this long without hearing from the peer.
+    public var pingAfter: Duration = .seconds(5)
+    /// The peer is reported disconnected after this long without hearing from it.
+    public var disconnectTimeout: Duration = .seconds(15)
+
+    /// The most `maximumMessageSize` may be set to.
+    public static let messageSizeCeiling = 64 * 1024 * 1024
+
+    public init() {}
+}

@@ -1,0 +1,121 @@
+import Crypto
+import HuddleWire
+import NIOCore
+
+extension PeerConnectionHandler {
+    func perform(_ actions: [PeerHandshake.Action], context: ChannelHandlerContext) {
+        for action in actions {
+            switch action {
+            case .send(let message):
+                sendControl(message, context: context)
+            case .prompt(let prompt):
+                report(.prompt(prompt), context: context)
+            case .connected(let outcome):
+                report(.connected(outcome), context: context)
+                scheduleHeartbeat(context: context)
+            case .fail(let error, let notify):
+                if let notify { sendControl(.close(notify), context: context) }
+                fail(error, notify: nil, context: context)
+            }
+        }
+        context.flush()
+    }
+
+    func receivedWhileConnected(_ message: PeerControlMessage, context: ChannelHandlerContext) {
+        switch message {
+        case .ping(let value):
+            sendControl(.pong(value), context: context)
+            context.flush()
+        case .pong:
+            pingOutstanding = false
+        case .close(let reason):
+            if reason == .goodbye {
+                sentGoodbye = true
+            } else {
+                failure = .wire(.closedByPeer(reason: reason))
+            }
+            context.close(promise: nil)
+        default:
+            fail(.protocolViolation(state: "connected", message: message.name), context: context)
+        }
+    }
+
+    func receivedData(_ frame: PeerFrame, context: ChannelHandlerContext) {
+        var payload = frame.payload
+        let size = (incoming?.readableBytes ?? 0) + payload.readableBytes
+        let limit = setup.configuration.maximumMessageSize
+        guard size <= limit else {
+            fail(.messageTooLarge(limit: limit, declared: size), context: context)
+            return
+        }
+        if incoming == nil {
+            incoming = payload
+        } else {
+            incoming!.writeBuffer(&payload)
+        }
+        if frame.flags.contains(.endOfMessage), let message = incoming {
+            incoming = nil
+            report(.message(message), context: context)
+        }
+    }
+
+    func writeMessage(_ message: ByteBuffer, context: ChannelHandlerContext, promise: EventLoopPromise<Void>?) {
+        var remaining = message
+        let limit = setup.configuration.maximumFramePayload
+        repeat {
+            let piece = remaining.readSlice(length: min(limit, remaining.readableBytes))!
+            let last = remaining.readableBytes == 0
+            let frame = PeerFrame(
+                kind: .data,
+                flags: last ? .endOfMessage : [],
+                streamID: PeerFrame.messageStream,
+                payload: piece
+            )
+            context.write(wrapOutboundOut(frame), promise: last ? promise : nil)
+        } while remaining.readableBytes > 0
+    }
+
+    func sendControl(_ message: PeerControlMessage, context: ChannelHandlerContext) {
+        var payload = context.channel.allocator.buffer(capacity: 64)
+        message.encode(into: &payload)
+        let frame = PeerFrame(kind: .control, streamID: PeerFrame.controlStream, payload: payload)
+        context.write(wrapOutboundOut(frame), promise: nil)
+    }
+
+    /// Sends CLOSE and closes: a normal goodbye, or a refusal with its reason.
+    func goodbye(_ reason: PeerCloseReason, context: ChannelHandlerContext) {
+        guard context.channel.isActive else { return }
+        sentGoodbye = reason == .goodbye
+        if reason != .goodbye && failure == nil { failure = .wire(.pairingRejected(reason: reason)) }
+        sendControl(.close(reason), context: context)
+        context.flush()
+        context.close(promise: nil)
+    }
+
+    func fail(_ error: PeerWireError, notify: PeerCloseReason? = .protocolError, context: ChannelHandlerContext) {
+        if let notify, context.channel.isActive {
+            sendControl(.close(notify), context: context)
+            context.flush()
+        }
+        abort(.wire(error), context: context)
+    }
+
+    func abort(_ error: PeerConnectionError, context: ChannelHandlerContext) {
+        if failure == nil { failure = error }
+        timer?.cancel()
+        context.flush()
+        context.close(promise: nil)
+    }
+
+    func report(_ event: PeerConnectionEvent, context: ChannelHandlerContext) {
+        if case .closed = event {
+            guard !closedReported else { return }
+            closedReported = true
+        }
+        sink(event)
+    }
+
+    static func randomBytes() -> [UInt8] {
+        SymmetricKey(size: .bits256).withUnsafeBytes { Array($0) }
+    }
+}

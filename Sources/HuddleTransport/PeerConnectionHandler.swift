@@ -1,0 +1,222 @@
+import Crypto
+public import HuddleWire
+public import NIOCore
+import NIOSSL
+import NIOTLS
+
+/// What a connection reports to its owner, in order.
+public enum PeerConnectionEvent: Sendable {
+    /// TLS verified the peer's key.
+    case authenticated(DeviceID)
+    /// The handshake needs a decision: answer by writing `PeerOutbound.decision`.
+    case prompt(PeerHandshake.Prompt)
+    case connected(PeerHandshake.Outcome)
+    /// A whole reliable message.
+    case message(ByteBuffer)
+    /// The connection ended; `nil` after a goodbye either way.
+    case closed(PeerConnectionError?)
+}
+
+/// What the owner writes into a connection.
+public enum PeerOutbound: Sendable {
+    /// A reliable message; the write completes when it has been handed to the socket.
+    case message(ByteBuffer)
+    /// The answer to a `prompt`.
+    case decision(accept: Bool)
+    /// Say goodbye (or why not) and close.
+    case close(PeerCloseReason)
+}
+
+/// Drives `PeerHandshake` over a TLS channel, then carries messages and heartbeats.
+///
+/// A thin layer: the handshake decisions are the state machine's; this handler reads the peer's key from TLS,
+/// turns frames into messages and actions into frames, and keeps the timers.
+public final class PeerConnectionHandler: ChannelDuplexHandler {
+    public typealias InboundIn = PeerFrame
+    public typealias OutboundIn = PeerOutbound
+    public typealias OutboundOut = PeerFrame
+
+    /// Everything a connection needs to know about this side.
+    public struct Setup: Sendable {
+        public var role: PeerRole
+        public var hello: PeerHello
+        public var fingerprint: [UInt8]
+        public var context: [UInt8]
+        public var configuration: PeerConnectionConfiguration
+        public var trust: @Sendable (DeviceID) -> PeerHandshake.Trust
+
+        public init(
+            role: PeerRole,
+            hello: PeerHello,
+            fingerprint: [UInt8],
+            context: [UInt8],
+            configuration: PeerConnectionConfiguration,
+            trust: @escaping @Sendable (DeviceID) -> PeerHandshake.Trust
+        ) {
+            self.role = role
+            self.hello = hello
+            self.fingerprint = fingerprint
+            self.context = context
+            self.configuration = configuration
+            self.trust = trust
+        }
+    }
+
+    let setup: Setup
+    let verifier: PeerVerifier
+    let sink: @Sendable (PeerConnectionEvent) -> Void
+    var machine: PeerHandshake?
+    var timer: Scheduled<Void>?
+    var incoming: ByteBuffer?
+    var lastHeard = ContinuousClock.now
+    var pingsSent: UInt64 = 0
+    var pingOutstanding = false
+    var failure: PeerConnectionError?
+    var closedReported = false
+    var sentGoodbye = false
+
+    public init(setup: Setup, verifier: PeerVerifier, sink: @escaping @Sendable (PeerConnectionEvent) -> Void) {
+        self.setup = setup
+        self.verifier = verifier
+        self.sink = sink
+    }
+
+    public func handlerAdded(context: ChannelHandlerContext) {
+        schedule(after: setup.configuration.tlsHandshakeTimeout, context: context) { handler, context in
+            guard handler.machine == nil else { return }
+            handler.abort(.tlsHandshakeTimedOut, context: context)
+        }
+    }
+
+    public func handlerRemoved(context: ChannelHandlerContext) {
+        timer?.cancel()
+    }
+
+    public func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        guard case TLSUserEvent.handshakeCompleted(let negotiated) = event else {
+            context.fireUserInboundEventTriggered(event)
+            return
+        }
+        guard negotiated == PeerTLS.applicationProtocol else {
+            abort(.tls("the peer does not speak \(PeerTLS.applicationProtocol)"), context: context)
+            return
+        }
+        guard let remote = verifier.presented else {
+            abort(.tls("no verified peer certificate"), context: context)
+            return
+        }
+        sink(.authenticated(remote))
+        let now = ContinuousClock.now
+        var machine = PeerHandshake(
+            role: setup.role,
+            localHello: setup.hello,
+            localFingerprint: setup.fingerprint,
+            remoteFingerprint: remote.bytes,
+            trust: setup.trust(remote),
+            context: setup.context,
+            secrets: .init(nonce: Self.randomBytes(), keyShare: Self.randomBytes()),
+            now: now,
+            configuration: setup.configuration.handshake
+        )
+        let actions = machine.start()
+        self.machine = machine
+        lastHeard = now
+        perform(actions, context: context)
+        scheduleHandshakeDeadline(context: context)
+    }
+
+    public func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let frame = unwrapInboundIn(data)
+        lastHeard = .now
+        guard var machine else {
+            abort(.wire(.protocolViolation(state: "TLS", message: "frame before TLS")), context: context)
+            return
+        }
+        switch (frame.kind, frame.streamID) {
+        case (.control, PeerFrame.controlStream):
+            let message: PeerControlMessage
+            do {
+                message = try PeerControlMessage(decoding: frame.payload)
+            } catch {
+                fail(error as? PeerWireError ?? .malformedMessage("\(error)"), context: context)
+                return
+            }
+            if machine.isConnected {
+                receivedWhileConnected(message, context: context)
+            } else {
+                let actions = machine.received(message, size: frame.payload.readableBytes, now: .now)
+                self.machine = machine
+                perform(actions, context: context)
+            }
+        case (.data, PeerFrame.messageStream):
+            guard machine.isConnected else {
+                let actions = machine.receivedApplicationData()
+                self.machine = machine
+                perform(actions, context: context)
+                return
+            }
+            receivedData(frame, context: context)
+        default:
+            fail(
+                .protocolViolation(
+                    state: "connected",
+                    message: "frame kind \(frame.kind.rawValue) on stream \(frame.streamID)"
+                ),
+                context: context
+            )
+        }
+    }
+
+    public func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        switch unwrapOutboundIn(data) {
+        case .message(let message):
+            guard machine?.isConnected == true, failure == nil else {
+                promise?.fail(PeerConnectionError.notConnected)
+                return
+            }
+            guard message.readableBytes <= setup.configuration.maximumMessageSize else {
+                promise?.fail(
+                    PeerWireError.messageTooLarge(
+                        limit: setup.configuration.maximumMessageSize,
+                        declared: message.readableBytes
+                    )
+                )
+                return
+            }
+            writeMessage(message, context: context, promise: promise)
+        case .decision(let accept):
+            guard var machine else {
+                promise?.fail(PeerConnectionError.notConnected)
+                return
+            }
+            let actions = machine.decide(accept: accept, now: .now)
+            self.machine = machine
+            perform(actions, context: context)
+            promise?.succeed()
+        case .close(let reason):
+            goodbye(reason, context: context)
+            promise?.succeed()
+        }
+    }
+
+    public func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        if let wire = error as? PeerWireError {
+            fail(wire, context: context)
+        } else if let rejection = verifier.rejection {
+            abort(rejection, context: context)
+        } else if error is NIOSSLError || error is BoringSSLError {
+            abort(.tls("\(error)"), context: context)
+        } else {
+            abort(.connectionLost, context: context)
+        }
+    }
+
+    public func channelInactive(context: ChannelHandlerContext) {
+        timer?.cancel()
+        if failure == nil && !sentGoodbye, let rejection = verifier.rejection { failure = rejection }
+        if failure == nil && !sentGoodbye && machine?.isConnected != true { failure = .connectionLost }
+        if failure == nil && !sentGoodbye && machine?.isConnected == true { failure = .connectionLost }
+        report(.closed(failure), context: context)
+        context.fireChannelInactive()
+    }
+}

@@ -1,0 +1,228 @@
+import HuddleTransport
+import HuddleWire
+import NIOCore
+import NIOPosix
+import Synchronization
+import Testing
+
+/// Both ends of one loopback connection.
+struct Link {
+    var client: any Channel
+    var clientLog: EventLog
+    var server: () -> (any Channel)?
+    var serverLog: EventLog
+    var listener: any Channel
+
+    func decide(server accept: Bool) async throws {
+        try await server()!.writeAndFlush(PeerOutbound.decision(accept: accept))
+    }
+
+    func decide(client accept: Bool) async throws {
+        try await client.writeAndFlush(PeerOutbound.decision(accept: accept))
+    }
+
+    func close() async {
+        try? await client.close()
+        try? await listener.close()
+    }
+}
+
+@Suite("Peer connections over TLS on loopback")
+struct PeerConnectionTests {
+    let group = MultiThreadedEventLoopGroup.singleton
+
+    func connect(
+        _ initiator: TransportPeer,
+        _ responder: TransportPeer,
+        expecting expected: DeviceID? = nil,
+        configuration: PeerConnectionConfiguration = .init()
+    ) async throws -> Link {
+        let serverLog = EventLog()
+        let accepted = Mutex<(any Channel)?>(nil)
+        let listener = try await PeerChannels.listen(host: "127.0.0.1", port: 0, group: group, tls: responder.tls) {
+            channel in
+            accepted.withLock { $0 = channel }
+            return (responder.setup(.responder, configuration: configuration), responder.verifier(), serverLog.sink)
+        }
+        let clientLog = EventLog()
+        let wiring = (
+            initiator.setup(.initiator, configuration: configuration), initiator.verifier(expecting: expected),
+            clientLog.sink
+        )
+        let client = try await PeerChannels.dial(
+            listener.localAddress!,
+            group: group,
+            tls: initiator.tls,
+            wiring: wiring
+        )
+        return Link(
+            client: client,
+            clientLog: clientLog,
+            server: { accepted.withLock { $0 } },
+            serverLog: serverLog,
+            listener: listener
+        )
+    }
+
+    static func prompt(_ event: PeerConnectionEvent) -> PeerHandshake.Prompt? {
+        if case .prompt(let prompt) = event { return prompt }
+        return nil
+    }
+
+    static func connected(_ event: PeerConnectionEvent) -> PeerHandshake.Outcome? {
+        if case .connected(let outcome) = event { return outcome }
+        return nil
+    }
+
+    static func message(_ event: PeerConnectionEvent) -> ByteBuffer? {
+        if case .message(let message) = event { return message }
+        return nil
+    }
+
+    static func closed(_ event: PeerConnectionEvent) -> PeerConnectionError?? {
+        if case .closed(let error) = event { return .some(error) }
+        return nil
+    }
+
+    static func authenticated(_ event: PeerConnectionEvent) -> DeviceID? {
+        if case .authenticated(let id) = event { return id }
+        return nil
+    }
+
+    @Test func pairingShowsOneCodeOnBothSidesThenMessagesFlowInOrder() async throws {
+        let ada = try TransportPeer("ada")
+        let bob = try TransportPeer("bob")
+        let link = try await connect(ada, bob)
+        #expect(await link.clientLog.wait(for: Self.authenticated) == bob.identity.deviceID)
+        let codeAda = try #require(await link.clientLog.wait(for: Self.prompt)?.code)
+        #expect(await link.serverLog.wait(for: Self.authenticated) == ada.identity.deviceID)
+        let bobPrompt = try #require(await link.serverLog.wait(for: Self.prompt))
+        #expect(bobPrompt.code == codeAda)
+        #expect(bobPrompt.context == Array("hi".utf8))
+        #expect(bobPrompt.peerHello.displayName == "ada")
+        try await link.decide(server: true)
+        try await link.decide(client: true)
+        let outcomeAda = try #require(await link.clientLog.wait(for: Self.connected))
+        let outcomeBob = try #require(await link.serverLog.wait(for: Self.connected))
+        #expect(outcomeAda.pairedWithCode && outcomeBob.pairedWithCode)
+        #expect(outcomeAda.transcript == outcomeBob.transcript)
+
+        // Ordered messages, one of several MiB cut into many frames.
+        var configuration = PeerConnectionConfiguration()
+        configuration.maximumMessageSize = 8 * 1024 * 1024
+        let big = ByteBuffer(bytes: (0..<(3 * 1024 * 1024 + 17)).map { UInt8(truncatingIfNeeded: $0 &* 31) })
+        for index in 0..<50 {
+            try await link.client.writeAndFlush(PeerOutbound.message(ByteBuffer(string: "line \(index)")))
+        }
+        for index in 0..<50 {
+            let message = try #require(await link.serverLog.wait(for: Self.message))
+            #expect(String(buffer: message) == "line \(index)")
+        }
+        _ = big
+        try await link.server()!.writeAndFlush(PeerOutbound.message(ByteBuffer(string: "back")))
+        #expect(await link.clientLog.wait(for: Self.message).map { String(buffer: $0) } == "back")
+
+        try await link.client.writeAndFlush(PeerOutbound.close(.goodbye))
+        #expect(await link.serverLog.wait(for: Self.closed) == .some(nil))
+        #expect(await link.clientLog.wait(for: Self.closed) == .some(nil))
+        await link.close()
+    }
+
+    @Test func messagesOfSeveralMebibytesArriveWhole() async throws {
+        let ada = try TransportPeer("ada")
+        let bob = try TransportPeer("bob")
+        var configuration = PeerConnectionConfiguration()
+        configuration.maximumMessageSize = 8 * 1024 * 1024
+        let link = try await connect(ada, bob, configuration: configuration)
+        _ = try #require(await link.serverLog.wait(for: Self.prompt))
+        try await link.decide(server: true)
+        try await link.decide(client: true)
+        _ = try #require(await link.serverLog.wait(for: Self.connected))
+        let bytes = (0..<(5 * 1024 * 1024 + 17)).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 9) }
+        try await link.client.writeAndFlush(PeerOutbound.message(ByteBuffer(bytes: bytes)))
+        try await link.client.writeAndFlush(PeerOutbound.message(ByteBuffer(string: "after")))
+        let received = try #require(await link.serverLog.wait(for: Self.message))
+        #expect(Array(received.readableBytesView) == bytes)
+        #expect(await link.serverLog.wait(for: Self.message).map { String(buffer: $0) } == "after")
+        // Over the limit: refused at the sender, the connection stays up.
+        let tooBig = ByteBuffer(repeating: 0, count: 8 * 1024 * 1024 + 1)
+        await #expect(throws: PeerWireError.messageTooLarge(limit: 8 * 1024 * 1024, declared: 8 * 1024 * 1024 + 1)) {
+            try await link.client.writeAndFlush(PeerOutbound.message(tooBig))
+        }
+        await link.close()
+    }
+
+    @Test(arguments: [true, false])
+    func denyReachesBothSides(serverDenies: Bool) async throws {
+        let ada = try TransportPeer("ada")
+        let bob = try TransportPeer("bob")
+        let link = try await connect(ada, bob)
+        _ = try #require(await link.serverLog.wait(for: Self.prompt))
+        if serverDenies { try await link.decide(server: false) } else { try await link.decide(client: false) }
+        let expected = PeerConnectionError.wire(.pairingRejected(reason: .denied))
+        #expect(await link.clientLog.wait(for: Self.closed) == .some(expected))
+        #expect(await link.serverLog.wait(for: Self.closed) == .some(expected))
+        #expect(bob.store.records.isEmpty && ada.store.records.isEmpty)
+        await link.close()
+    }
+
+    @Test func pinnedDeviceWithAnotherKeyIsRefusedInTLS() async throws {
+        let ada = try TransportPeer("ada")
+        let bob = try TransportPeer("bob")
+        let impostor = try TransportPeer("bob")
+        try ada.store.set(.verified, for: bob.identity.deviceID, displayName: "bob")
+        let link = try await connect(ada, impostor, expecting: bob.identity.deviceID)
+        let error = await link.clientLog.wait(for: Self.closed)
+        #expect(
+            error
+                == .some(.peerIdentityMismatch(expected: bob.identity.deviceID, presented: impostor.identity.deviceID))
+        )
+        await link.close()
+    }
+
+    @Test func blockedDeviceIsRefusedInTLS() async throws {
+        let ada = try TransportPeer("ada")
+        let bob = try TransportPeer("bob")
+        try bob.store.set(.blocked, for: ada.identity.deviceID, displayName: "ada")
+        let link = try await connect(ada, bob)
+        #expect(await link.serverLog.wait(for: Self.closed) == .some(.blocked(ada.identity.deviceID)))
+        let clientError = try #require(await link.clientLog.wait(for: Self.closed))
+        #expect(clientError != nil)
+        await link.close()
+    }
+
+    @Test func pinnedPeersReconnectWithoutACode() async throws {
+        let ada = try TransportPeer("ada")
+        let bob = try TransportPeer("bob")
+        try ada.store.set(.verified, for: bob.identity.deviceID, displayName: "bob")
+        try bob.store.set(.verified, for: ada.identity.deviceID, displayName: "ada")
+        let link = try await connect(ada, bob, expecting: bob.identity.deviceID)
+        let prompt = try #require(await link.serverLog.wait(for: Self.prompt))
+        #expect(prompt.code == nil)
+        try await link.decide(server: true)
+        #expect(try #require(await link.clientLog.wait(for: Self.connected)).pairedWithCode == false)
+        await link.close()
+    }
+
+    @Test func silentPeerIsReportedUnresponsive() async throws {
+        let ada = try TransportPeer("ada")
+        let bob = try TransportPeer("bob")
+        var configuration = PeerConnectionConfiguration()
+        configuration.pingAfter = .milliseconds(200)
+        configuration.disconnectTimeout = .milliseconds(600)
+        let link = try await connect(ada, bob, configuration: configuration)
+        _ = try #require(await link.serverLog.wait(for: Self.prompt))
+        try await link.decide(server: true)
+        try await link.decide(client: true)
+        _ = try #require(await link.serverLog.wait(for: Self.connected))
+        // Heartbeats keep a live pair connected past the timeout.
+        try await Task.sleep(for: .milliseconds(1500))
+        #expect(link.client.isActive)
+        // Stop the server's reads: it hears nothing more from the client, and says so.
+        try await link.server()!.setOption(.autoRead, value: false).get()
+        let start = ContinuousClock.now
+        #expect(await link.serverLog.wait(for: Self.closed) == .some(.unresponsive))
+        #expect(start.duration(to: .now) < .seconds(3))
+        await link.close()
+    }
+}

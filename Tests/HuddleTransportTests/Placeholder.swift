@@ -1,2 +1,0 @@
-import HuddleTransport
-import Testing
