@@ -27,3 +27,14 @@ public struct DatagramConnectionID: Hashable, Sendable, CustomStringConvertible 
         bytes.map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }.joined()
     }
 }
+
+extension DatagramConnectionID {
+    /// The `dst_cid` of a received packet, so a socket shared by several sessions can route it before any crypto
+    /// (`docs/security.md` §3.7, receive order step 2).
+    ///
+    /// - Returns: `nil` when the packet is shorter than the 34-byte minimum, which makes it malformed anyway.
+    public init?(destinationOf packet: [UInt8]) {
+        guard let header = DatagramPacket.Header(parsing: packet) else { return nil }
+        self = header.destination
+    }
+}

@@ -98,22 +98,37 @@ public struct DatagramOpener: Sendable {
     ///
     /// Never throws: every failure is a ``DatagramOpenResult/dropped(_:)`` and a counter in ``counters``.
     public mutating func open(_ packet: [UInt8], now: Duration) -> DatagramOpenResult {
-        guard let header = DatagramPacket.Header(parsing: packet) else {
+        let header = DatagramPacket.Header(parsing: packet)
+        if let reason = screen(header) { return .dropped(reason) }
+        guard let header else { return .dropped(.malformed) }  // screen(_:) already dropped a missing header
+        return open(packet, header: header, now: now)
+    }
+
+    /// Steps 1 and 2 of the receive order, plus the failure limit: the checks that need no key.
+    ///
+    /// - Returns: why the packet must be dropped, already counted, or `nil` when it may go on to ``open(_:header:now:)``.
+    mutating func screen(_ header: DatagramPacket.Header?) -> DatagramDropReason? {
+        guard let header else {
             counters.malformed += 1
-            return .dropped(.malformed)
+            return .malformed
         }
         guard header.version == DatagramPacket.version else {
             counters.malformed += 1
-            return .dropped(.unsupportedVersion)
+            return .unsupportedVersion
         }
         guard header.destination == connectionID else {
             counters.unknownConnectionID += 1
-            return .dropped(.unknownConnectionID)
+            return .unknownConnectionID
         }
         guard !isCloseRecommended else {
             counters.authFailures += 1
-            return .dropped(.failureLimitReached)
+            return .failureLimitReached
         }
+        return nil
+    }
+
+    /// Steps 3 to 6 of the receive order for a packet that passed ``screen(_:)``.
+    mutating func open(_ packet: [UInt8], header: DatagramPacket.Header, now: Duration) -> DatagramOpenResult {
         expirePrevious(now: now)
 
         var slot: Epoch
