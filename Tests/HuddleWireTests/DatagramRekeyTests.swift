@@ -92,6 +92,32 @@ struct DatagramRekeyTests {
         #expect(opener.counters.unknownEpoch == 2)
     }
 
+    @Test("Consecutive epochs follow each other, and the epoch byte wraps after 255")
+    func consecutiveEpochs() throws {
+        let schedule = try DatagramFixture.schedule()
+        var sealer = DatagramSealer(keys: schedule.keys(for: .initiator))
+        var opener = DatagramOpener(keys: schedule.keys(for: .responder))
+        let epoch0 = try sealer.seal([0])
+        sealer.rekey(now: .seconds(1))
+        let epoch1 = try sealer.seal([1])
+        sealer.rekey(now: .seconds(1))
+        let epoch2 = try sealer.seal([2])
+        #expect([epoch0[1], epoch1[1], epoch2[1]] == [0, 1, 2])
+
+        #expect(opener.open(epoch2, now: .seconds(1)) == .dropped(.unknownEpoch))
+        #expect(opener.open(epoch1, now: .seconds(1)) == .delivered([1]))
+        #expect(opener.open(epoch2, now: .seconds(1)) == .delivered([2]))
+        #expect(opener.epoch == 2)
+        #expect(opener.previousEpoch?.number == 1)
+        #expect(opener.open(epoch0, now: .seconds(1)) == .dropped(.unknownEpoch))
+
+        for _ in 0..<254 { sealer.rekey(now: .seconds(2)) }
+        #expect(sealer.epoch == 0)
+        let wrapped = try sealer.seal([0])
+        #expect(Array(wrapped[0..<18]) == Array(epoch0[0..<18]))
+        #expect(wrapped != epoch0)
+    }
+
     @Test("Rekey is due at 2^32 packets or 120 s, whichever comes first")
     func rekeyPolicy() throws {
         let policy = DatagramRekeyPolicy()

@@ -38,6 +38,8 @@ public struct DatagramOpener: Sendable {
 
     private let iv: [UInt8]
     private var current: Epoch
+    /// The key of epoch `current + 1`, derived once per epoch so forged next-epoch packets cost no HKDF.
+    private var nextKey: SymmetricKey
     private var previous: (epoch: Epoch, retiredAt: Duration)?
     private var expiredEpochNumber: UInt8?
 
@@ -58,6 +60,7 @@ public struct DatagramOpener: Sendable {
         self.authenticationFailureLimit = authenticationFailureLimit
         self.iv = keys.receiveIV
         self.current = Epoch(number: 0, key: keys.receiveKey)
+        self.nextKey = DatagramPacket.nextEpochKey(after: keys.receiveKey)
     }
 
     /// The epoch whose key is current.
@@ -90,7 +93,7 @@ public struct DatagramOpener: Sendable {
     @discardableResult
     public mutating func rekey(to epoch: UInt8, now: Duration) -> Bool {
         guard epoch == current.number &+ 1 else { return false }
-        advance(to: Epoch(number: epoch, key: DatagramPacket.nextEpochKey(after: current.key)), now: now)
+        advance(to: Epoch(number: epoch, key: nextKey), now: now)
         return true
     }
 
@@ -138,7 +141,7 @@ public struct DatagramOpener: Sendable {
         } else if let previous, header.epoch == previous.epoch.number {
             slot = previous.epoch
         } else if header.epoch == current.number &+ 1 {
-            slot = Epoch(number: header.epoch, key: DatagramPacket.nextEpochKey(after: current.key))
+            slot = Epoch(number: header.epoch, key: nextKey)
             isNext = true
         } else {
             counters.unknownEpoch += 1
@@ -192,6 +195,7 @@ public struct DatagramOpener: Sendable {
         previous = (current, now)
         expiredEpochNumber = nil
         current = next
+        nextKey = DatagramPacket.nextEpochKey(after: next.key)
     }
 
     private mutating func expirePrevious(now: Duration) {
