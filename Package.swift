@@ -137,6 +137,14 @@ let package = Package(
             swiftSettings: upcoming
         ),
         .testTarget(
+            name: "HuddleTests",
+            dependencies: [
+                "HuddleWire", "HuddleTransport", "Huddle",
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            swiftSettings: upcoming
+        ),
+        .testTarget(
             name: "HuddleTransportTests",
             dependencies: [
                 "HuddleWire", "HuddleTransport", "Huddle",

@@ -1,0 +1,56 @@
+public import HuddleWire
+public import NIOCore
+
+/// How sessions find each other: DNS-SD over multicast DNS on a network (``MDNSPeerDirectory``), or a table in
+/// memory for several sessions in one process (``InMemoryPeerDirectory``).
+public protocol PeerDirectory: Sendable {
+    /// Makes `advert` findable until the returned registration is withdrawn.
+    func advertise(_ advert: PeerAdvert) async throws -> any PeerDirectoryRegistration
+    /// Sightings of peers of `serviceType`, as they come and go.
+    func browse(serviceType: String) -> AsyncStream<PeerDirectoryEvent>
+}
+
+/// An advertisement that can be taken back.
+public protocol PeerDirectoryRegistration: Sendable {
+    func withdraw() async
+}
+
+/// What a session advertises: the TXT record carries the protocol version, the device ID hint, the instance token
+/// and the mode, so a browser knows who it will reach before it connects.
+public struct PeerAdvert: Hashable, Sendable {
+    public var serviceType: String
+    public var peer: PeerID
+    public var displayName: String
+    public var deviceID: DeviceID
+    public var mode: PeerSessionMode
+    public var port: Int
+    /// Addresses to reach it at; filled in by the directory when it knows them.
+    public var addresses: [SocketAddress]
+    /// The highest protocol version the peer speaks.
+    public var version: UInt8 = 1
+
+    public init(
+        serviceType: String,
+        peer: PeerID,
+        displayName: String,
+        deviceID: DeviceID,
+        mode: PeerSessionMode,
+        port: Int,
+        addresses: [SocketAddress] = []
+    ) {
+        self.serviceType = serviceType
+        self.peer = peer
+        self.displayName = displayName
+        self.deviceID = deviceID
+        self.mode = mode
+        self.port = port
+        self.addresses = addresses
+    }
+}
+
+/// A change seen while browsing.
+public enum PeerDirectoryEvent: Hashable, Sendable {
+    /// Found, or changed (a new address, a new name).
+    case found(PeerAdvert)
+    case lost(PeerID)
+}

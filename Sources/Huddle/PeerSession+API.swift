@@ -1,0 +1,137 @@
+import HuddleTransport
+import HuddleWire
+import NIOCore
+import Synchronization
+
+extension PeerSession {
+    /// Connects to `peer`: TLS, then a connection request the other side accepts or denies. At first contact both
+    /// sides are shown the same six-digit code, and this side must accept its ``PeerConnectionRequest`` too
+    /// (direction `.outgoing`).
+    ///
+    /// - Parameters:
+    ///   - timeout: how long to wait for the whole exchange, decisions included.
+    ///   - context: shown to the other user with the request (at most 1 KiB).
+    /// - Throws: ``PeerSessionError``: `.connection(.wire(.pairingRejected))` on a deny, `.connectTimedOut`,
+    ///   `.connection(.peerIdentityMismatch)` when a pinned peer answers with another key, …
+    public func connect(to peer: PeerID, timeout: Duration = .seconds(60), context: [UInt8] = []) async throws {
+        guard !stopped else { throw PeerSessionError.stopped }
+        guard mode.browses else { throw PeerSessionError.notAllowedInMode(mode) }
+        guard let record = peers[peer], let advert = record.advert, let address = advert.addresses.first else {
+            throw PeerSessionError.unknownPeer(peer)
+        }
+        if let existing = record.connection, connections[existing]?.connected == true { return }
+        let limit = configuration.connection.handshake.maximumContextSize
+        guard context.count <= limit else { throw PeerSessionError.messageTooLarge(limit: limit, size: context.count) }
+        let id = connectionIDs.add(1, ordering: .relaxed).newValue
+        let expected = trustStore.isPinned(advert.deviceID) ? advert.deviceID : nil
+        var slot = ConnectionSlot(id: id, role: .initiator)
+        slot.peer = nil
+        connections[id] = slot
+        peers[peer]?.info.state = .connecting
+        emit(.stateChanged(peer, .connecting))
+        let wiring = wiring(role: .initiator, connection: id, context: context, expected: expected)
+        let (inbox, group, tls) = (self.inbox, self.group, self.tls)
+        tasks.append(
+            Task {
+                do {
+                    let channel = try await PeerChannels.dial(address, group: group, tls: tls, wiring: wiring)
+                    inbox.yield(.dialed(id, .success(channel)))
+                } catch let error as PeerConnectionError {
+                    inbox.yield(.dialed(id, .failure(.connection(error))))
+                } catch {
+                    inbox.yield(.dialed(id, .failure(.connection(.connectFailed("\(error)")))))
+                }
+            }
+        )
+        let timer = Task { [weak self] in
+            try? await Task.sleep(for: timeout)
+            guard !Task.isCancelled else { return }
+            await self?.connectTimedOut(id, peer: peer)
+        }
+        defer { timer.cancel() }
+        try await withCheckedThrowingContinuation { continuation in
+            connections[id]?.waiter = continuation
+            if connections[id] == nil { continuation.resume(throwing: PeerSessionError.cancelled) }
+        }
+    }
+
+    func connectTimedOut(_ id: Int, peer: PeerID) {
+        guard let slot = connections[id], !slot.connected else { return }
+        slot.waiter?.resume(throwing: PeerSessionError.connectTimedOut(peer))
+        connections[id]?.waiter = nil
+        slot.channel?.writeAndFlush(PeerOutbound.close(.timedOut), promise: nil)
+    }
+
+    /// Gives up a `connect` in progress; it throws `.cancelled`.
+    public func cancelConnect(to peer: PeerID) {
+        for (id, slot) in connections where slot.role == .initiator && !slot.connected {
+            guard slot.peer == peer || (slot.peer == nil && peers[peer]?.info.state == .connecting) else { continue }
+            slot.waiter?.resume(throwing: PeerSessionError.cancelled)
+            connections[id]?.waiter = nil
+            slot.channel?.writeAndFlush(PeerOutbound.close(.cancelled), promise: nil)
+        }
+    }
+
+    /// Accepts a request (after the user compared the code, at first contact).
+    public func accept(_ request: PeerConnectionRequest) {
+        decide(request.id, accept: true)
+    }
+
+    /// Denies a request: the other side gets `pairingRejected(.denied)`; nothing is pinned.
+    public func deny(_ request: PeerConnectionRequest) {
+        decide(request.id, accept: false)
+    }
+
+    func decide(_ request: PeerConnectionRequest.ID, accept: Bool) {
+        guard let id = requests.removeValue(forKey: request), let channel = connections[id]?.channel else { return }
+        connections[id]?.request = nil
+        channel.writeAndFlush(PeerOutbound.decision(accept: accept), promise: nil)
+    }
+
+    /// Sends a reliable message to each of `peers`: ordered per peer, whole or not at all. Returns when the
+    /// message has been handed to every peer's socket; a slow peer delays only its own part.
+    ///
+    /// - Throws: ``PeerSessionError`` for the first peer that failed (not connected, too large, connection lost).
+    public func send(_ bytes: [UInt8], to peers: [PeerID]) async throws {
+        let limit = configuration.connection.maximumMessageSize
+        guard bytes.count <= limit else { throw PeerSessionError.messageTooLarge(limit: limit, size: bytes.count) }
+        var channels: [(PeerID, any Channel)] = []
+        for peer in peers {
+            guard let id = self.peers[peer]?.connection, let slot = connections[id], slot.connected,
+                let channel = slot.channel
+            else { throw PeerSessionError.notConnected(peer) }
+            channels.append((peer, channel))
+        }
+        let buffer = ByteBuffer(bytes: bytes)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for (peer, channel) in channels {
+                group.addTask {
+                    do {
+                        try await channel.writeAndFlush(PeerOutbound.message(buffer))
+                    } catch let error as PeerConnectionError {
+                        throw PeerSessionError.connection(error)
+                    } catch {
+                        throw PeerSessionError.notConnected(peer)
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+    }
+
+    /// Sends to every connected peer.
+    public func sendToAllPeers(_ bytes: [UInt8]) async throws {
+        try await send(bytes, to: peers(in: .connected))
+    }
+
+    /// Says goodbye to `peer` and closes the connection.
+    public func disconnect(_ peer: PeerID) {
+        guard let id = peers[peer]?.connection, let channel = connections[id]?.channel else { return }
+        channel.writeAndFlush(PeerOutbound.close(.goodbye), promise: nil)
+    }
+
+    /// Says goodbye to every peer.
+    public func disconnectFromAllPeers() {
+        for slot in connections.values { slot.channel?.writeAndFlush(PeerOutbound.close(.goodbye), promise: nil) }
+    }
+}

@@ -1,0 +1,244 @@
+import HuddleTransport
+import HuddleWire
+import NIOCore
+
+extension PeerSession {
+    func handle(_ item: Inbox) async {
+        switch item {
+        case .accepted(let id, let channel):
+            guard !stopped else {
+                channel.close(promise: nil)
+                return
+            }
+            connections[id] = ConnectionSlot(id: id, role: .responder, channel: channel)
+        case .dialed(let id, .success(let channel)):
+            guard connections[id] != nil, !stopped else {
+                channel.close(promise: nil)
+                return
+            }
+            connections[id]?.channel = channel
+        case .dialed(let id, .failure(let error)):
+            connectionEnded(id, error: error)
+        case .connection(let id, let event):
+            handle(event, on: id)
+        case .directory(.found(let advert)):
+            found(advert)
+        case .directory(.lost(let peer)):
+            guard var record = peers[peer] else { return }
+            record.advert = nil
+            if record.connection == nil { record.info.state = .unavailable }
+            peers[peer] = record
+            if record.connection == nil { emit(.stateChanged(peer, .unavailable)) }
+        }
+    }
+
+    func found(_ advert: PeerAdvert) {
+        guard advert.peer != peerID else { return }
+        let name = DisplayText.sanitized(advert.displayName)
+        var record =
+            peers[advert.peer]
+            ?? PeerRecord(
+                info: PeerInfo(id: advert.peer, displayName: name, deviceID: advert.deviceID, state: .available)
+            )
+        let wasAvailable = record.advert != nil
+        record.advert = advert
+        record.info.displayName = name
+        if !record.info.deviceIDVerified { record.info.deviceID = advert.deviceID }
+        if record.connection == nil { record.info.state = .available }
+        peers[advert.peer] = record
+        emit(.peerFound(record.info))
+        if !wasAvailable && record.connection == nil { emit(.stateChanged(advert.peer, .available)) }
+    }
+
+    func handle(_ event: PeerConnectionEvent, on id: Int) {
+        guard connections[id] != nil else { return }
+        switch event {
+        case .authenticated(let device):
+            connections[id]?.remote = device
+        case .prompt(let prompt):
+            prompted(prompt, on: id)
+        case .connected(let outcome):
+            connected(outcome, on: id)
+        case .message(let buffer):
+            guard let peer = connections[id]?.peer else { return }
+            emit(.received(Array(buffer.readableBytesView), from: peer))
+        case .closed(let error):
+            connectionEnded(id, error: error.map { .connection($0) })
+        }
+    }
+
+    /// The peer's HELLO is known: tie the connection to its peer, refusing ourselves, duplicates that lose the
+    /// tie-break, and peers over the limit. Returns the updated slot, or `nil` when the connection was refused.
+    func attach(_ hello: PeerHello, on id: Int) -> ConnectionSlot? {
+        guard var slot = connections[id], let device = slot.remote else { return nil }
+        let peer = PeerID(rawValue: hello.instance)
+        if peer == peerID {
+            slot.channel?.writeAndFlush(PeerOutbound.close(.refused), promise: nil)
+            return nil
+        }
+        slot.peer = peer
+        connections[id] = slot
+        if let existing = peers[peer]?.connection, existing != id, connections[existing] != nil {
+            guard keepsNew(slot, over: existing) else {
+                connections[id]?.peer = nil
+                moveWaiter(from: id, to: existing)
+                slot.channel?.writeAndFlush(PeerOutbound.close(.duplicate), promise: nil)
+                return nil
+            }
+            connections[existing]?.peer = nil
+            moveWaiter(from: existing, to: id)
+            slot.waiter = connections[id]?.waiter
+            connections[existing]?.channel?.writeAndFlush(PeerOutbound.close(.duplicate), promise: nil)
+        }
+        if slot.role == .responder, connectedCount >= configuration.maximumPeers {
+            slot.channel?.writeAndFlush(PeerOutbound.close(.busy), promise: nil)
+            return nil
+        }
+        var record =
+            peers[peer]
+            ?? PeerRecord(
+                info: PeerInfo(
+                    id: peer,
+                    displayName: DisplayText.sanitized(hello.displayName),
+                    deviceID: device,
+                    state: .connecting
+                )
+            )
+        record.info.deviceID = device
+        record.info.deviceIDVerified = true
+        record.connection = id
+        let wasConnecting = record.info.state == .connecting
+        record.info.state = .connecting
+        peers[peer] = record
+        connections[id] = slot
+        if !wasConnecting { emit(.stateChanged(peer, .connecting)) }
+        return slot
+    }
+
+    /// A decision is needed: ask the user, or answer by policy.
+    func prompted(_ prompt: PeerHandshake.Prompt, on id: Int) {
+        guard var slot = attach(prompt.peerHello, on: id), let peer = slot.peer, let device = slot.remote else {
+            return
+        }
+        let record = peers[peer]!
+        slot.pairing = prompt.code != nil
+        if slot.pairing {
+            guard pairingAllowed() else {
+                connections[id] = slot
+                slot.channel?.writeAndFlush(PeerOutbound.close(.refused), promise: nil)
+                emit(.peerError(peer, .pairingRateLimited))
+                return
+            }
+            slot.countsAsPairingRun = true
+        }
+        let automatic =
+            (slot.pairing && configuration.trustsOnFirstUse)
+            || (!slot.pairing && slot.role == .responder && configuration.acceptsPinnedPeersAutomatically)
+        if automatic {
+            slot.acceptedOnFirstUse = slot.pairing
+            connections[id] = slot
+            slot.channel?.writeAndFlush(PeerOutbound.decision(accept: true), promise: nil)
+            return
+        }
+        nextRequest += 1
+        let request = PeerConnectionRequest(
+            id: .init(rawValue: nextRequest),
+            peer: peer,
+            displayName: record.info.displayName,
+            deviceID: device,
+            code: prompt.code?.displayCode,
+            context: prompt.context,
+            direction: slot.role == .responder ? .incoming : .outgoing,
+            trust: device == identity.deviceID ? .verified : trustStore.record(for: device)?.trust
+        )
+        slot.request = request.id
+        requests[request.id] = id
+        connections[id] = slot
+        emit(.connectionRequest(request))
+    }
+
+    func connected(_ outcome: PeerHandshake.Outcome, on id: Int) {
+        if connections[id]?.peer == nil {
+            // A pinned peer we dialled: no prompt came before, so its HELLO is attached now.
+            guard attach(outcome.peerHello, on: id) != nil else { return }
+        }
+        guard var slot = connections[id], let peer = slot.peer, let device = slot.remote else { return }
+        slot.connected = true
+        slot.countsAsPairingRun = false
+        if let request = slot.request { requests[request] = nil }
+        slot.request = nil
+        let name = DisplayText.sanitized(outcome.peerHello.displayName)
+        if device != identity.deviceID {
+            if outcome.pairedWithCode || slot.acceptedOnFirstUse {
+                try? trustStore.set(
+                    slot.acceptedOnFirstUse ? .tofu : .verified,
+                    for: device,
+                    displayName: name,
+                    version: outcome.version
+                )
+            } else {
+                try? trustStore.touch(device, displayName: name, version: outcome.version)
+            }
+        }
+        connections[id] = slot
+        peers[peer]?.info.state = .connected
+        peers[peer]?.connection = id
+        emit(.stateChanged(peer, .connected))
+        slot.waiter?.resume()
+        connections[id]?.waiter = nil
+    }
+
+    func connectionEnded(_ id: Int, error: PeerSessionError?) {
+        guard let slot = connections.removeValue(forKey: id) else { return }
+        if slot.countsAsPairingRun { failedPairings.append(.now) }
+        if let request = slot.request {
+            requests[request] = nil
+            emit(.connectionRequestEnded(request, error ?? .cancelled))
+        }
+        slot.waiter?.resume(throwing: error ?? PeerSessionError.cancelled)
+        guard let peer = slot.peer, peers[peer]?.connection == id else { return }
+        peers[peer]?.connection = nil
+        let advertised = peers[peer]?.advert != nil
+        let state: PeerState = slot.connected ? .disconnected : (advertised ? .available : .unavailable)
+        peers[peer]?.info.state = advertised ? .available : state
+        emit(.stateChanged(peer, state))
+        if slot.connected, let error { emit(.peerError(peer, error)) }
+        if slot.connected, advertised { emit(.stateChanged(peer, .available)) }
+    }
+
+    /// A `connect` waiting on a connection that loses the duplicate tie-break waits on the survivor instead.
+    func moveWaiter(from old: Int, to new: Int) {
+        guard let waiter = connections[old]?.waiter else { return }
+        connections[old]?.waiter = nil
+        if connections[new]?.connected == true {
+            waiter.resume()
+        } else if connections[new]?.waiter == nil {
+            connections[new]?.waiter = waiter
+        } else {
+            waiter.resume(throwing: PeerSessionError.cancelled)
+        }
+    }
+
+    var connectedCount: Int { connections.values.count { $0.connected } }
+
+    /// Simultaneous dials between one pair: the connection dialled by the lower (device ID, instance) survives, so
+    /// both sides keep the same one (`docs/security.md` §3.4).
+    func keepsNew(_ new: ConnectionSlot, over existing: Int) -> Bool {
+        guard let old = connections[existing] else { return true }
+        if old.connected { return false }
+        guard old.role != new.role, let remote = new.remote else { return false }
+        let mine = (identity.deviceID, peerID.rawValue)
+        let theirs = (remote, new.peer?.rawValue ?? "")
+        _ = existing
+        let iAmLower = mine.0 < theirs.0 || (mine.0 == theirs.0 && mine.1 < theirs.1)
+        // Keep the connection whose initiator is the lower side.
+        return iAmLower ? new.role == .initiator : new.role == .responder
+    }
+
+    /// At most `maximumFailedPairings` unfinished or failed pairing runs within `pairingWindow`.
+    func pairingAllowed() -> Bool {
+        let now = ContinuousClock.now
+        failedPairings.removeAll { $0.duration(to: now) > configuration.pairingWindow }
+        return failedPairings.count < configuration.maximumFailedPairings
+    }
+}

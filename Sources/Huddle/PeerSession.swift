@@ -1,0 +1,228 @@
+import Foundation
+import HuddleDiscovery
+import HuddleMDNSCore
+public import HuddleTransport
+import HuddleWire
+import NIOCore
+import NIOPosix
+import Synchronization
+
+/// A GKSession for today: peers that share a session ID find each other, ask to connect, compare a code at first
+/// contact, and exchange messages over mutually authenticated TLS 1.3.
+///
+/// ```swift
+/// let session = try PeerSession(sessionID: "TypingTogether", displayName: "Ada", mode: .peer)
+/// try await session.start()
+/// for await event in session.events {
+///     switch event {
+///     case .peerFound(let peer): try await session.connect(to: peer.id)
+///     case .connectionRequest(let request): await session.accept(request)   // after the user compared the code
+///     case .received(let bytes, let peer): print(peer, String(decoding: bytes, as: UTF8.self))
+///     default: break
+///     }
+/// }
+/// ```
+public actor PeerSession {
+    public nonisolated let sessionID: String
+    public nonisolated let displayName: String
+    public nonisolated let mode: PeerSessionMode
+    /// This session's own peer ID.
+    public nonisolated let peerID: PeerID
+    public nonisolated let identity: DeviceIdentity
+    public nonisolated let trustStore: TrustStore
+    /// The DNS-SD service type the session ID maps to (`MDNSServiceType(sessionID:)`).
+    public nonisolated let serviceType: String
+    /// Everything that happens, in order. One consumer.
+    public nonisolated let events: AsyncStream<PeerSessionEvent>
+
+    nonisolated let configuration: PeerSessionConfiguration
+    nonisolated let eventSink: AsyncStream<PeerSessionEvent>.Continuation
+    nonisolated let inbox: AsyncStream<Inbox>.Continuation
+    nonisolated let inboxStream: AsyncStream<Inbox>
+    nonisolated let connectionIDs = Atomic<Int>(0)
+    let tls: PeerTLS
+    let directory: any PeerDirectory
+    let group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
+
+    var listener: (any Channel)?
+    var registration: (any PeerDirectoryRegistration)?
+    var tasks: [Task<Void, Never>] = []
+    var peers: [PeerID: PeerRecord] = [:]
+    var connections: [Int: ConnectionSlot] = [:]
+    var requests: [PeerConnectionRequest.ID: Int] = [:]
+    var nextRequest = 0
+    var failedPairings: [ContinuousClock.Instant] = []
+    var started = false
+    var stopped = false
+
+    /// - Parameters:
+    ///   - sessionID: apps with the same ID meet; others never do.
+    ///   - displayName: shown to others (advertised as the DNS-SD instance name).
+    ///   - directory: how to find peers; `nil` for multicast DNS on every usable interface.
+    /// - Throws: ``IdentityError`` when the device key cannot be read, TLS errors when it cannot be used.
+    public init(
+        sessionID: String,
+        displayName: String,
+        mode: PeerSessionMode = .peer,
+        configuration: PeerSessionConfiguration = .init(),
+        directory: (any PeerDirectory)? = nil,
+        identity: DeviceIdentity? = nil,
+        trustStore: TrustStore? = nil
+    ) async throws {
+        self.sessionID = sessionID
+        self.displayName = displayName
+        self.mode = mode
+        self.configuration = configuration
+        self.peerID = .random()
+        self.serviceType = MDNSServiceType(sessionID: sessionID).description
+        self.identity = try identity ?? DeviceIdentity.loadOrCreate(in: configuration.dataDirectory)
+        self.trustStore = trustStore ?? TrustStore(directory: configuration.dataDirectory)
+        self.tls = try PeerTLS(identity: self.identity)
+        if let directory {
+            self.directory = directory
+        } else {
+            self.directory = MDNSPeerDirectory(stack: try await MDNSStack.start())
+        }
+        (events, eventSink) = AsyncStream.makeStream()
+        (inboxStream, inbox) = AsyncStream.makeStream()
+    }
+
+    /// Starts accepting (server, peer) and advertising and browsing as the mode says.
+    public func start() async throws {
+        guard !started else { return }
+        guard !stopped else { throw PeerSessionError.stopped }
+        started = true
+        let stream = inboxStream
+        tasks.append(
+            Task { [weak self] in
+                for await item in stream {
+                    guard let self else { return }
+                    await self.handle(item)
+                }
+            }
+        )
+        if mode.advertises {
+            let listener = try await listen()
+            self.listener = listener
+            let advert = PeerAdvert(
+                serviceType: serviceType,
+                peer: peerID,
+                displayName: displayName,
+                deviceID: identity.deviceID,
+                mode: mode,
+                port: listener.localAddress?.port ?? 0
+            )
+            registration = try await directory.advertise(advert)
+        }
+        if mode.browses {
+            let sightings = directory.browse(serviceType: serviceType)
+            let inbox = self.inbox
+            tasks.append(
+                Task {
+                    for await event in sightings { inbox.yield(.directory(event)) }
+                }
+            )
+        }
+    }
+
+    /// Stops advertising and browsing, says goodbye to every peer and closes everything.
+    public func stop() async {
+        guard !stopped else { return }
+        stopped = true
+        await registration?.withdraw()
+        registration = nil
+        for slot in connections.values {
+            slot.channel?.writeAndFlush(PeerOutbound.close(.goodbye), promise: nil)
+            slot.waiter?.resume(throwing: PeerSessionError.stopped)
+        }
+        for slot in connections.values { try? await slot.channel?.closeFuture.get() }
+        connections.removeAll()
+        try? await listener?.close()
+        for task in tasks { task.cancel() }
+        if let mdns = directory as? MDNSPeerDirectory { await mdns.stack.shutdown() }
+        inbox.finish()
+        eventSink.finish()
+    }
+
+    /// The peers in `state`.
+    public func peers(in state: PeerState) -> [PeerID] {
+        peers.values.filter { $0.info.state == state }.map(\.info.id).sorted()
+    }
+
+    /// What is known about `peer`.
+    public func info(for peer: PeerID) -> PeerInfo? { peers[peer]?.info }
+
+    /// The peer's name, cleaned for display.
+    public func displayName(for peer: PeerID) -> String? { peers[peer]?.info.displayName }
+
+    func emit(_ event: PeerSessionEvent) { eventSink.yield(event) }
+
+    func listen() async throws -> any Channel {
+        let wire: @Sendable (any Channel) -> PeerChannels.Wiring = { [inbox] channel in
+            let id = self.connectionIDs.add(1, ordering: .relaxed).newValue
+            inbox.yield(.accepted(id, channel))
+            return self.wiring(role: .responder, connection: id, context: [], expected: nil)
+        }
+        if let host = configuration.listenHost {
+            return try await PeerChannels.listen(
+                host: host,
+                port: configuration.listenPort,
+                group: group,
+                tls: tls,
+                wire: wire
+            )
+        }
+        do {
+            return try await PeerChannels.listen(
+                host: "::",
+                port: configuration.listenPort,
+                group: group,
+                tls: tls,
+                wire: wire
+            )
+        } catch {
+            return try await PeerChannels.listen(
+                host: "0.0.0.0",
+                port: configuration.listenPort,
+                group: group,
+                tls: tls,
+                wire: wire
+            )
+        }
+    }
+
+    /// What a new connection is set up with; safe from any thread.
+    nonisolated func wiring(
+        role: PeerRole,
+        connection: Int,
+        context: [UInt8],
+        expected: DeviceID?
+    )
+        -> PeerChannels.Wiring
+    {
+        let store = trustStore
+        let ownID = identity.deviceID
+        let hello = PeerHello(
+            versions: configuration.connection.handshake.versions,
+            sessionType: serviceType,
+            instance: peerID.rawValue,
+            displayName: displayName,
+            mode: mode.wireValue
+        )
+        let setup = PeerConnectionHandler.Setup(
+            role: role,
+            hello: hello,
+            fingerprint: identity.fingerprint,
+            context: context,
+            configuration: configuration.connection,
+            trust: { id in
+                if id == ownID { return .pinned(maximumVersionSeen: 1) }
+                guard let record = store.record(for: id), record.trust != .blocked else { return .unknown }
+                return .pinned(maximumVersionSeen: record.maximumVersionSeen)
+            }
+        )
+        let verifier = PeerVerifier(expected: expected, isBlocked: { store.isBlocked($0) })
+        let inbox = self.inbox
+        return (setup, verifier, { event in inbox.yield(.connection(connection, event)) })
+    }
+}

@@ -1,0 +1,43 @@
+public import Foundation
+public import HuddleTransport
+
+/// How a ``PeerSession`` behaves; every limit has a documented default (`docs/security.md` §4.9).
+public struct PeerSessionConfiguration: Sendable {
+    /// Where the device key and the trust store live. Default: `$HUDDLE_HOME`, else `$XDG_DATA_HOME/huddle`, else
+    /// `~/.local/share/huddle`.
+    public var dataDirectory: URL = Self.defaultDataDirectory()
+    /// Connection limits and timers (message size, heartbeat, disconnect timeout, handshake deadlines).
+    public var connection = PeerConnectionConfiguration()
+    /// The address to accept connections on; `nil` for every address (IPv6 and IPv4).
+    public var listenHost: String?
+    /// The port to accept connections on; 0 picks a free one.
+    public var listenPort = 0
+    /// Connect pinned peers that ask, without a prompt.
+    public var acceptsPinnedPeersAutomatically = true
+    /// Accept first contacts without comparing the code, pinning the peer as trust-on-first-use. For headless,
+    /// scripted use only: it gives up the protection against a man in the middle at first contact.
+    public var trustsOnFirstUse = false
+    /// Most connected peers at once; further requests are refused as busy.
+    public var maximumPeers = 16
+    /// At most this many pairing runs may end unfinished or failed within `pairingWindow` (§3.5).
+    public var maximumFailedPairings = 5
+    public var pairingWindow: Duration = .seconds(600)
+
+    public init() {}
+
+    /// The peer is reported disconnected when silent this long (GKSession's `disconnectTimeout`).
+    public var disconnectTimeout: Duration {
+        get { connection.disconnectTimeout }
+        set { connection.disconnectTimeout = newValue }
+    }
+
+    /// `$HUDDLE_HOME`, else `$XDG_DATA_HOME/huddle`, else `~/.local/share/huddle`.
+    public static func defaultDataDirectory() -> URL {
+        let environment = ProcessInfo.processInfo.environment
+        if let home = environment["HUDDLE_HOME"], !home.isEmpty { return URL(fileURLWithPath: home) }
+        if let data = environment["XDG_DATA_HOME"], !data.isEmpty {
+            return URL(fileURLWithPath: data).appendingPathComponent("huddle")
+        }
+        return FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".local/share/huddle")
+    }
+}

@@ -1,0 +1,39 @@
+public import HuddleTransport
+import HuddleWire
+
+/// Why a session call failed.
+public enum PeerSessionError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// No such peer is known (never found, or gone).
+    case unknownPeer(PeerID)
+    /// The peer is not connected.
+    case notConnected(PeerID)
+    /// `connect` did not finish within its timeout.
+    case connectTimedOut(PeerID)
+    /// `cancelConnect` was called.
+    case cancelled
+    /// The session is stopped.
+    case stopped
+    /// The mode does not allow it (a server does not browse or dial; a client does not accept).
+    case notAllowedInMode(PeerSessionMode)
+    /// Pairing is refused for now (`docs/security.md` §3.5: at most 5 incomplete runs per 10 minutes).
+    case pairingRateLimited
+    /// The message is larger than the session's limit.
+    case messageTooLarge(limit: Int, size: Int)
+    /// The connection failed or ended; see why.
+    case connection(PeerConnectionError)
+
+    public var description: String {
+        switch self {
+        case .unknownPeer(let peer): "no peer \(peer) is known"
+        case .notConnected(let peer): "peer \(peer) is not connected"
+        case .connectTimedOut(let peer): "connecting to \(peer) timed out"
+        case .cancelled: "cancelled"
+        case .stopped: "the session is stopped"
+        case .notAllowedInMode(let mode): "not possible in \(mode.rawValue) mode"
+        case .pairingRateLimited: "too many unfinished pairing attempts; try again in a few minutes"
+        case .messageTooLarge(let limit, let size): "a message of \(size) bytes is over the limit of \(limit)"
+        case .connection(.wire(.pairingRejected(reason: let reason))): "the connection was refused (\(reason))"
+        case .connection(let error): "\(error)"
+        }
+    }
+}

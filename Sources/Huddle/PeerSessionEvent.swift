@@ -1,0 +1,51 @@
+public import HuddleTransport
+public import HuddleWire
+
+/// What a session reports, in order, through ``PeerSession/events``.
+public enum PeerSessionEvent: Sendable {
+    /// A peer was found, or its details changed.
+    case peerFound(PeerInfo)
+    /// A peer's state changed.
+    case stateChanged(PeerID, PeerState)
+    /// A decision is needed: answer with ``PeerSession/accept(_:)`` or ``PeerSession/deny(_:)``.
+    case connectionRequest(PeerConnectionRequest)
+    /// A request ended before it was answered (the other side gave up, denied, or timed out).
+    case connectionRequestEnded(PeerConnectionRequest.ID, PeerSessionError)
+    /// A reliable message arrived.
+    case received([UInt8], from: PeerID)
+    /// Something went wrong with a peer that no call is waiting for.
+    case peerError(PeerID?, PeerSessionError)
+}
+
+/// A connection waiting for this side's decision.
+public struct PeerConnectionRequest: Hashable, Sendable, Identifiable {
+    public struct ID: Hashable, Sendable, CustomStringConvertible {
+        let rawValue: Int
+        public var description: String { "#\(rawValue)" }
+    }
+
+    /// Which side asked.
+    public enum Direction: Hashable, Sendable {
+        /// The peer asked us.
+        case incoming
+        /// We asked; first contact still needs our confirmation of the code.
+        case outgoing
+    }
+
+    public let id: ID
+    public let peer: PeerID
+    /// The peer's name, cleaned for display.
+    public let displayName: String
+    /// The peer's device, proved by TLS.
+    public let deviceID: DeviceID
+    /// The six-digit code to compare at first contact ("123 456"), `nil` for a pinned peer.
+    public let code: String?
+    /// The requester's context payload (at most 1 KiB, untrusted).
+    public let context: [UInt8]
+    public let direction: Direction
+    /// How the peer is trusted now, `nil` at first contact.
+    public let trust: TrustLevel?
+
+    /// The context as text, cleaned for display.
+    public var contextText: String { DisplayText.sanitized(bytes: context) }
+}

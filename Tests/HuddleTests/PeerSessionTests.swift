@@ -1,0 +1,178 @@
+import Huddle
+import HuddleTransport
+import HuddleWire
+import Testing
+
+@Suite("Peer sessions on loopback")
+struct PeerSessionTests {
+    /// Connects `a` to `b` at first contact: both see one code and accept.
+    func pair(_ a: SessionProbe, _ b: SessionProbe, named name: String) async throws -> (PeerID, PeerID) {
+        let bInfo = try #require(await a.found(named: name))
+        async let connecting: Void = a.session.connect(to: bInfo.id, timeout: .seconds(10), context: Array("hi".utf8))
+        let incoming = try #require(await b.request(direction: .incoming))
+        let outgoing = try #require(await a.request(direction: .outgoing))
+        #expect(incoming.code != nil && incoming.code == outgoing.code)
+        #expect(incoming.contextText == "hi")
+        #expect(incoming.deviceID == a.session.identity.deviceID)
+        #expect(outgoing.deviceID == b.session.identity.deviceID)
+        await b.session.accept(incoming)
+        await a.session.accept(outgoing)
+        try await connecting
+        return (bInfo.id, incoming.peer)
+    }
+
+    @Test func twoPeersFindPairAndExchangeMessagesInOrder() async throws {
+        let probes = try await makeSessions(["Ada", "Bob"])
+        let (ada, bob) = (probes[0], probes[1])
+        let (bobID, adaID) = try await pair(ada, bob, named: "Bob")
+        #expect(await ada.state(bobID, .connected))
+        #expect(await bob.state(adaID, .connected))
+        #expect(await ada.session.peers(in: .connected) == [bobID])
+        #expect(await bob.session.displayName(for: adaID) == "Ada")
+        #expect(ada.session.trustStore.record(for: bob.session.identity.deviceID)?.trust == .verified)
+        #expect(bob.session.trustStore.record(for: ada.session.identity.deviceID)?.trust == .verified)
+        for index in 0..<100 { try await ada.session.send(Array("m\(index)".utf8), to: [bobID]) }
+        try await bob.session.send(Array("hello Ada".utf8), to: [adaID])
+        #expect(await ada.message(from: bobID) == "hello Ada")
+        _ = await bob.wait { event in
+            if case .received(let bytes, adaID) = event, bytes == Array("m99".utf8) { return true }
+            return nil
+        }
+        #expect(bob.messages(from: adaID).map { String(decoding: $0, as: UTF8.self) } == (0..<100).map { "m\($0)" })
+        await ada.session.disconnect(bobID)
+        #expect(await bob.state(adaID, .disconnected))
+        #expect(await ada.state(bobID, .disconnected))
+        for probe in probes { await probe.session.stop() }
+    }
+
+    @Test func pinnedPeerReconnectsWithoutAPrompt() async throws {
+        let probes = try await makeSessions(["Ada", "Bob"])
+        let (ada, bob) = (probes[0], probes[1])
+        let (bobID, adaID) = try await pair(ada, bob, named: "Bob")
+        await ada.session.disconnect(bobID)
+        #expect(await bob.state(adaID, .disconnected))
+        ada.clear()
+        bob.clear()
+        try await ada.session.connect(to: bobID, timeout: .seconds(10))
+        #expect(await bob.state(adaID, .connected))
+        let prompts = (ada.events + bob.events).filter {
+            if case .connectionRequest = $0 { return true }
+            return false
+        }
+        #expect(prompts.isEmpty)
+        for probe in probes { await probe.session.stop() }
+    }
+
+    @Test func denyReachesTheRequesterAsATypedErrorAndPinsNothing() async throws {
+        let probes = try await makeSessions(["Ada", "Bob"])
+        let (ada, bob) = (probes[0], probes[1])
+        let bobInfo = try #require(await ada.found(named: "Bob"))
+        let connecting = Task { try await ada.session.connect(to: bobInfo.id, timeout: .seconds(10)) }
+        let incoming = try #require(await bob.request(direction: .incoming))
+        await bob.session.deny(incoming)
+        await #expect(throws: PeerSessionError.connection(.wire(.pairingRejected(reason: .denied)))) {
+            try await connecting.value
+        }
+        #expect(ada.session.trustStore.records.isEmpty && bob.session.trustStore.records.isEmpty)
+        for probe in probes { await probe.session.stop() }
+    }
+
+    @Test func unansweredRequestTimesOut() async throws {
+        let probes = try await makeSessions(["Ada", "Bob"])
+        let (ada, bob) = (probes[0], probes[1])
+        let bobInfo = try #require(await ada.found(named: "Bob"))
+        let start = ContinuousClock.now
+        await #expect(throws: PeerSessionError.connectTimedOut(bobInfo.id)) {
+            try await ada.session.connect(to: bobInfo.id, timeout: .milliseconds(800))
+        }
+        #expect(start.duration(to: .now) < .seconds(3))
+        // Bob's prompt is withdrawn.
+        let ended = await bob.wait { event -> Bool? in
+            if case .connectionRequestEnded = event { return true }
+            return nil
+        }
+        #expect(ended == true)
+        for probe in probes { await probe.session.stop() }
+    }
+
+    @Test func serverAndClientModes() async throws {
+        let probes = try await makeSessions(["Server", "Client"], modes: [.server, .client])
+        let (server, client) = (probes[0], probes[1])
+        let (serverID, clientID) = try await pair(client, server, named: "Server")
+        try await client.session.send(Array("ping".utf8), to: [serverID])
+        #expect(await server.message(from: clientID) == "ping")
+        // A server does not browse, so it finds nobody and cannot dial.
+        #expect(await server.session.peers(in: .available).isEmpty)
+        await #expect(throws: PeerSessionError.notAllowedInMode(.server)) {
+            try await server.session.connect(to: clientID)
+        }
+        for probe in probes { await probe.session.stop() }
+    }
+
+    @Test func threePeersFormAMeshAndBroadcast() async throws {
+        let probes = try await makeSessions(["Ada", "Bob", "Cy"]) { $0.trustsOnFirstUse = true }
+        let ids = await withTaskGroup(of: (Int, PeerID?).self) { group in
+            for (index, name) in ["Ada", "Bob", "Cy"].enumerated() {
+                group.addTask { (index, await probes[(index + 1) % 3].found(named: name)?.id) }
+            }
+            var ids: [Int: PeerID] = [:]
+            for await (index, id) in group { ids[index] = id }
+            return ids
+        }
+        let (ada, bob, cy) = (try #require(ids[0]), try #require(ids[1]), try #require(ids[2]))
+        try await probes[0].session.connect(to: bob)
+        try await probes[0].session.connect(to: cy)
+        try await probes[1].session.connect(to: cy)
+        #expect(await probes[0].session.peers(in: .connected).count == 2)
+        #expect(probes[0].session.trustStore.record(for: probes[1].session.identity.deviceID)?.trust == .tofu)
+        try await probes[0].session.sendToAllPeers(Array("all".utf8))
+        #expect(await probes[1].message(from: ada) == "all")
+        #expect(await probes[2].message(from: ada) == "all")
+        for probe in probes { await probe.session.stop() }
+    }
+
+    @Test func simultaneousDialsLeaveOneConnection() async throws {
+        let probes = try await makeSessions(["Ada", "Bob"]) { $0.trustsOnFirstUse = true }
+        let bob = try #require(await probes[0].found(named: "Bob")).id
+        let ada = try #require(await probes[1].found(named: "Ada")).id
+        async let one: Void = probes[0].session.connect(to: bob, timeout: .seconds(10))
+        async let two: Void = probes[1].session.connect(to: ada, timeout: .seconds(10))
+        _ = try await (one, two)
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(await probes[0].session.peers(in: .connected) == [bob])
+        #expect(await probes[1].session.peers(in: .connected) == [ada])
+        try await probes[0].session.send(Array("after".utf8), to: [bob])
+        #expect(await probes[1].message(from: ada) == "after")
+        for probe in probes { await probe.session.stop() }
+    }
+
+    @Test func sessionsWithOtherIDsNeverMeet() async throws {
+        let directory = InMemoryPeerDirectory()
+        var configuration = PeerSessionConfiguration()
+        configuration.listenHost = "127.0.0.1"
+        let one = try await PeerSession(
+            sessionID: "Chess",
+            displayName: "A",
+            configuration: configuration,
+            directory: directory,
+            identity: .ephemeral(),
+            trustStore: TrustStore()
+        )
+        let two = try await PeerSession(
+            sessionID: "Checkers",
+            displayName: "B",
+            configuration: configuration,
+            directory: directory,
+            identity: .ephemeral(),
+            trustStore: TrustStore()
+        )
+        try await one.start()
+        try await two.start()
+        let probe = SessionProbe(one)
+        #expect(await probe.found(named: "B", seconds: 0.5) == nil)
+        #expect(await one.peers(in: .available).isEmpty)
+        #expect(one.serviceType != two.serviceType)
+        await one.stop()
+        await two.stop()
+    }
+}

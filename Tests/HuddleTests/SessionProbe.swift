@@ -1,0 +1,102 @@
+import Huddle
+import HuddleTransport
+import Synchronization
+
+/// Reads a session's events in the background and lets a test wait for the one it needs.
+final class SessionProbe: Sendable {
+    let session: PeerSession
+    private final class Log: Sendable {
+        let events = Mutex<[PeerSessionEvent]>([])
+    }
+
+    private let log = Log()
+    private let task: Task<Void, Never>
+
+    init(_ session: PeerSession) {
+        self.session = session
+        let log = self.log
+        task = Task {
+            for await event in session.events { log.events.withLock { $0.append(event) } }
+        }
+    }
+
+    deinit { task.cancel() }
+
+    var events: [PeerSessionEvent] { log.events.withLock { $0 } }
+
+    /// Waits until `match` finds something among the events seen so far (checked every 10 ms).
+    func wait<T>(seconds: Double = 10, _ match: @escaping (PeerSessionEvent) -> T?) async -> T? {
+        let deadline = ContinuousClock.now + .seconds(seconds)
+        while ContinuousClock.now < deadline {
+            if let found = events.lazy.compactMap(match).first { return found }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return nil
+    }
+
+    /// Drops what was seen so far.
+    func clear() { log.events.withLock { $0.removeAll() } }
+
+    func request(direction: PeerConnectionRequest.Direction) async -> PeerConnectionRequest? {
+        await wait {
+            if case .connectionRequest(let request) = $0, request.direction == direction { return request }
+            return nil
+        }
+    }
+
+    func found(named name: String, seconds: Double = 10) async -> PeerInfo? {
+        await wait(seconds: seconds) {
+            if case .peerFound(let info) = $0, info.displayName == name { return info }
+            return nil
+        }
+    }
+
+    func state(_ peer: PeerID, _ state: PeerState, seconds: Double = 10) async -> Bool {
+        await wait(seconds: seconds) {
+            if case .stateChanged(peer, state) = $0 { return true }
+            return nil
+        } ?? false
+    }
+
+    func message(from peer: PeerID) async -> String? {
+        await wait {
+            if case .received(let bytes, peer) = $0 { return String(decoding: bytes, as: UTF8.self) }
+            return nil
+        }
+    }
+
+    func messages(from peer: PeerID) -> [[UInt8]] {
+        events.compactMap {
+            if case .received(let bytes, peer) = $0 { return bytes }
+            return nil
+        }
+    }
+}
+
+/// Sessions on one in-memory directory, each with its own identity and trust store, on loopback.
+func makeSessions(
+    _ names: [String],
+    sessionID: String = "TypingTogether",
+    modes: [PeerSessionMode]? = nil,
+    configure: (inout PeerSessionConfiguration) -> Void = { _ in }
+) async throws -> [SessionProbe] {
+    let directory = InMemoryPeerDirectory()
+    var probes: [SessionProbe] = []
+    for (index, name) in names.enumerated() {
+        var configuration = PeerSessionConfiguration()
+        configuration.listenHost = "127.0.0.1"
+        configure(&configuration)
+        let session = try await PeerSession(
+            sessionID: sessionID,
+            displayName: name,
+            mode: modes?[index] ?? .peer,
+            configuration: configuration,
+            directory: directory,
+            identity: try DeviceIdentity.ephemeral(),
+            trustStore: TrustStore()
+        )
+        try await session.start()
+        probes.append(SessionProbe(session))
+    }
+    return probes
+}
