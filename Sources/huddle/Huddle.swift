@@ -10,10 +10,15 @@ struct Huddle: AsyncParsableCommand {
             mDNSResponder if they run, and interoperates with them.
 
             Examples:
+              huddle chat --name Ada                chat with everyone nearby (compare the code, answer y)
+              huddle id                             this device's ID
+              huddle trust list                     devices paired with this one
               huddle discover                       list the service types on the network
               huddle discover _http._tcp            browse and resolve web servers, live
               huddle advertise "Kitchen" _lab._tcp 8080 room=kitchen
             """,
-        subcommands: [DiscoverCommand.self, AdvertiseCommand.self]
+        subcommands: [
+            ChatCommand.self, IDCommand.self, TrustCommand.self, DiscoverCommand.self, AdvertiseCommand.self,
+        ]
     )
 }

@@ -1,0 +1,191 @@
+import ArgumentParser
+import Foundation
+import Huddle
+import HuddleTransport
+import HuddleWire
+
+struct ChatCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "chat",
+        abstract: "Chat with everyone nearby in the same session (the seeds' \"Typing Together\").",
+        discussion: """
+            Joins the session, shows peers as they come and go, and connects to each. At first contact both \
+            screens show the same six-digit code: compare them and answer y to connect (n to refuse). Devices \
+            paired once reconnect without a code. Lines you type go to every connected peer.
+
+            Commands: /peers lists peers and their states, /connect NAME dials a peer by name, /quit leaves \
+            (so does Ctrl-D or Ctrl-C).
+
+            Two terminals on one machine need two identities, e.g.:
+              HUDDLE_HOME=/tmp/ada huddle chat --name Ada
+              HUDDLE_HOME=/tmp/bob huddle chat --name Bob
+            """
+    )
+
+    @OptionGroup var options: SessionOptions
+
+    func run() async throws {
+        let session: PeerSession
+        do {
+            session = try await options.startSession(mode: .peer)
+        } catch {
+            Output.error("\(error)")
+            throw ExitCode(69)
+        }
+        Output.line(
+            "Chatting in \"\(options.session)\" as \(session.displayName) (device \(session.identity.deviceID.shortID)). "
+                + "Type to talk; /peers, /quit."
+        )
+        let room = ChatRoom(session: session, autoAccept: options.yes)
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await room.followEvents() }
+            group.addTask { await room.readInput() }
+            group.addTask { await Signals.waitForTermination() }
+            _ = await group.next()
+            group.cancelAll()
+        }
+        await session.stop()
+        Output.line("* left the chat")
+    }
+}
+
+/// The chat's state: pending questions and who is who.
+actor ChatRoom {
+    let session: PeerSession
+    let autoAccept: Bool
+    var pending: [PeerConnectionRequest] = []
+    var seen: Set<PeerID> = []
+
+    init(session: PeerSession, autoAccept: Bool) {
+        self.session = session
+        self.autoAccept = autoAccept
+    }
+
+    func followEvents() async {
+        for await event in session.events {
+            await handle(event)
+        }
+    }
+
+    func readInput() async {
+        for await line in InputLines.stream() {
+            if await !handle(line: line) { return }
+        }
+    }
+
+    func name(_ peer: PeerID) async -> String {
+        await session.displayName(for: peer) ?? peer.rawValue
+    }
+
+    func handle(_ event: PeerSessionEvent) async {
+        switch event {
+        case .peerFound(let info):
+            guard seen.insert(info.id).inserted else { return }
+            Output.line("* \(info.displayName) (\(info.deviceID?.shortID ?? "?")) is here")
+            // One side dials: the lower (device, instance), so a pair never dials twice.
+            let me = (session.identity.deviceID, session.peerID.rawValue)
+            guard let theirs = info.deviceID, (me.0, me.1) < (theirs, info.id.rawValue) else { return }
+            let session = self.session
+            Task {
+                do {
+                    try await session.connect(to: info.id, timeout: .seconds(120))
+                } catch {
+                    Output.line("! could not connect to \(info.displayName): \(error)")
+                }
+            }
+        case .connectionRequest(let request):
+            ask(request)
+        case .connectionRequestEnded(let id, let error):
+            pending.removeAll { $0.id == id }
+            Output.line("* request \(id) ended: \(error)")
+        case .stateChanged(let peer, .connected):
+            Output.line("* connected to \(await name(peer))")
+        case .stateChanged(let peer, .disconnected):
+            Output.line("* \(await name(peer)) left the chat")
+        case .stateChanged(let peer, .unavailable):
+            seen.remove(peer)
+            Output.line("* \(await name(peer)) is gone")
+        case .stateChanged:
+            break
+        case .received(let bytes, let peer):
+            Output.line("\(await name(peer)): \(DisplayText.sanitized(bytes: bytes, limit: 4096))")
+        case .peerError(let peer, let error):
+            Output.line("! \(peer.map { $0.rawValue } ?? "session"): \(error)")
+        }
+    }
+
+    func ask(_ request: PeerConnectionRequest) {
+        let who = "\(request.displayName) (\(request.deviceID.shortID))"
+        if let code = request.code {
+            Output.line("* first contact with \(who). Code: \(code) — check that \(request.displayName) sees the same.")
+        } else {
+            Output.line("* \(who) asks to connect (\(request.trust?.rawValue ?? "known") device)")
+        }
+        if !request.contextText.isEmpty { Output.line("  they say: \(request.contextText)") }
+        if autoAccept {
+            Output.line("* accepting (--yes)")
+            Task { await session.accept(request) }
+            return
+        }
+        pending.append(request)
+        Output.line("? connect to \(who)? [y/n]")
+    }
+
+    /// Returns false to leave.
+    func handle(line: String) async -> Bool {
+        let text = line.trimmingCharacters(in: .whitespaces)
+        if let request = pending.first, ["y", "yes", "n", "no"].contains(text.lowercased()) {
+            pending.removeFirst()
+            if text.lowercased().hasPrefix("y") {
+                await session.accept(request)
+                Output.line("* accepted \(request.displayName)")
+            } else {
+                await session.deny(request)
+                Output.line("* refused \(request.displayName)")
+            }
+            return true
+        }
+        switch text {
+        case "":
+            return true
+        case "/quit":
+            return false
+        case _ where text.hasPrefix("/connect "):
+            let wanted = String(text.dropFirst("/connect ".count)).trimmingCharacters(in: .whitespaces)
+            var target: PeerID?
+            for peer in await session.peers(in: .available) where await name(peer) == wanted { target = peer }
+            guard let target else {
+                Output.line("! no available peer is called \(wanted)")
+                return true
+            }
+            let session = self.session
+            Task {
+                do {
+                    try await session.connect(to: target, timeout: .seconds(120))
+                } catch {
+                    Output.line("! could not connect to \(wanted): \(error)")
+                }
+            }
+            return true
+        case "/peers":
+            for state in PeerState.allCases {
+                for peer in await session.peers(in: state) {
+                    Output.line("  \(await name(peer)) — \(state.rawValue)")
+                }
+            }
+            return true
+        default:
+            let peers = await session.peers(in: .connected)
+            guard !peers.isEmpty else {
+                Output.line("(nobody is connected yet)")
+                return true
+            }
+            do {
+                try await session.send(Array(line.utf8), to: peers)
+            } catch {
+                Output.line("! not sent: \(error)")
+            }
+            return true
+        }
+    }
+}

@@ -1,0 +1,108 @@
+import ArgumentParser
+import Foundation
+import Huddle
+import HuddleDiscovery
+import HuddleTransport
+
+/// Options shared by the session commands (`chat`, `peers`): which session, under which name, with which identity.
+struct SessionOptions: ParsableArguments {
+    @Option(help: "The session ID: programs with the same ID meet, others never do.")
+    var session = "TypingTogether"
+
+    @Option(help: "The name others see (default: this host's name).")
+    var name: String?
+
+    @Option(
+        name: .customLong("data-dir"),
+        help: ArgumentHelp(
+            "Where the device key and trust store live (default: $HUDDLE_HOME, else $XDG_DATA_HOME/huddle, else "
+                + "~/.local/share/huddle).",
+            valueName: "dir"
+        )
+    )
+    var dataDirectory: String?
+
+    @Flag(
+        help: ArgumentHelp(
+            "Accept every connection request without asking (the code is still printed). For scripts; the user "
+                + "no longer compares codes, so a man in the middle at first contact goes unnoticed."
+        )
+    )
+    var yes = false
+
+    @Flag(
+        name: .customLong("trust-on-first-use"),
+        help: "Accept first contacts without comparing codes and pin them as unverified (TOFU). For headless use."
+    )
+    var trustOnFirstUse = false
+
+    @Option(help: ArgumentHelp("Host label to announce as <label>.local.", valueName: "label"))
+    var host: String?
+
+    @Option(help: ArgumentHelp("TCP port to accept connections on (default: any free port).", valueName: "port"))
+    var port: Int = 0
+
+    @Option(
+        name: .customLong("disconnect-timeout"),
+        help: ArgumentHelp("Report a silent peer disconnected after this many seconds.", valueName: "seconds")
+    )
+    var disconnectTimeout: Double = 15
+
+    @OptionGroup var network: NetworkOptions
+
+    var displayName: String {
+        if let name, !name.isEmpty { return name }
+        return ProcessInfo.processInfo.hostName.split(separator: ".").first.map(String.init) ?? "Huddle"
+    }
+
+    func validate() throws {
+        if session.isEmpty { throw ValidationError("--session must not be empty") }
+        if let name, name.isEmpty || name.utf8.count > 63 {
+            throw ValidationError("--name takes 1 to 63 bytes of text")
+        }
+        if !(0...65535).contains(port) { throw ValidationError("--port takes 0 to 65535") }
+        if !(disconnectTimeout >= 1 && disconnectTimeout <= 3600) {
+            throw ValidationError("--disconnect-timeout takes 1 to 3600 seconds")
+        }
+    }
+
+    func configuration() -> PeerSessionConfiguration {
+        var configuration = PeerSessionConfiguration()
+        if let dataDirectory { configuration.dataDirectory = URL(fileURLWithPath: dataDirectory) }
+        configuration.trustsOnFirstUse = trustOnFirstUse
+        configuration.listenPort = port
+        configuration.disconnectTimeout = .milliseconds(Int64(disconnectTimeout * 1000))
+        configuration.connection.pingAfter = min(.seconds(5), configuration.disconnectTimeout / 3)
+        return configuration
+    }
+
+    /// Starts a session on multicast DNS with these options.
+    func startSession(mode: PeerSessionMode) async throws -> PeerSession {
+        if yes || trustOnFirstUse {
+            Output.error("warning: accepting without comparing codes; use only on a network you trust")
+        }
+        let stack = try await MDNSStack.start(configuration: network.configuration(hostLabel: host))
+        let session = try await PeerSession(
+            sessionID: session,
+            displayName: displayName,
+            mode: mode,
+            configuration: configuration(),
+            directory: MDNSPeerDirectory(stack: stack)
+        )
+        try await session.start()
+        return session
+    }
+}
+
+/// Standard input as an async sequence of lines, read on a thread of its own.
+enum InputLines {
+    static func stream() -> AsyncStream<String> {
+        let (stream, continuation) = AsyncStream<String>.makeStream()
+        let thread = Thread {
+            while let line = readLine(strippingNewline: true) { continuation.yield(line) }
+            continuation.finish()
+        }
+        thread.start()
+        return stream
+    }
+}
