@@ -34,8 +34,9 @@ extension PeerSession {
         tasks.append(
             Task {
                 do {
-                    let channel = try await PeerChannels.dial(address, group: group, tls: tls, wiring: wiring)
-                    inbox.yield(.dialed(id, .success(channel)))
+                    _ = try await PeerChannels.dial(address, group: group, tls: tls, wiring: wiring) { channel in
+                        inbox.yield(.dialed(id, .success(channel)))
+                    }
                 } catch let error as PeerConnectionError {
                     inbox.yield(.dialed(id, .failure(.connection(error))))
                 } catch {
@@ -92,7 +93,8 @@ extension PeerSession {
     /// message has been handed to every peer's socket; a slow peer delays only its own part.
     ///
     /// - Throws: ``PeerSessionError`` for the first peer that failed (not connected, too large, connection lost).
-    public func send(_ bytes: [UInt8], to peers: [PeerID]) async throws {
+    public func send(_ bytes: [UInt8], to peers: [PeerID], mode: PeerSendMode = .reliable) async throws {
+        if mode == .unreliable { return try sendDatagram(bytes, to: peers) }
         let limit = configuration.connection.maximumMessageSize
         guard bytes.count <= limit else { throw PeerSessionError.messageTooLarge(limit: limit, size: bytes.count) }
         var channels: [(PeerID, any Channel)] = []
@@ -120,8 +122,8 @@ extension PeerSession {
     }
 
     /// Sends to every connected peer.
-    public func sendToAllPeers(_ bytes: [UInt8]) async throws {
-        try await send(bytes, to: peers(in: .connected))
+    public func sendToAllPeers(_ bytes: [UInt8], mode: PeerSendMode = .reliable) async throws {
+        try await send(bytes, to: peers(in: .connected), mode: mode)
     }
 
     /// Says goodbye to `peer` and closes the connection.

@@ -23,6 +23,8 @@ extension PeerSession {
             handle(event, on: id)
         case .directory(.found(let advert)):
             found(advert)
+        case .datagram(let bytes, let source):
+            receivedDatagram(bytes, from: source)
         case .directory(.lost(let peer)):
             guard var record = peers[peer] else { return }
             record.advert = nil
@@ -181,6 +183,7 @@ extension PeerSession {
             }
         }
         connections[id] = slot
+        startDatagrams(on: id, outcome: outcome)
         peers[peer]?.info.state = .connected
         peers[peer]?.connection = id
         emit(.stateChanged(peer, .connected))
@@ -190,6 +193,7 @@ extension PeerSession {
 
     func connectionEnded(_ id: Int, error: PeerSessionError?) {
         guard let slot = connections.removeValue(forKey: id) else { return }
+        if let link = slot.datagram { datagramRoutes[link.opener.connectionID] = nil }
         if slot.countsAsPairingRun { failedPairings.append(.now) }
         if let request = slot.request {
             requests[request] = nil

@@ -9,6 +9,7 @@ extension PeerSession {
         case dialed(Int, Result<any Channel, PeerSessionError>)
         case connection(Int, PeerConnectionEvent)
         case directory(PeerDirectoryEvent)
+        case datagram([UInt8], SocketAddress)
     }
 
     struct PeerRecord {
@@ -30,5 +31,6 @@ extension PeerSession {
         /// Set once the pairing prompt was shown; an unfinished run counts against the pairing budget.
         var countsAsPairingRun = false
         var acceptedOnFirstUse = false
+        var datagram: DatagramLink?
     }
 }

@@ -40,11 +40,15 @@ public actor PeerSession {
     nonisolated let inbox: AsyncStream<Inbox>.Continuation
     nonisolated let inboxStream: AsyncStream<Inbox>
     nonisolated let connectionIDs = Atomic<Int>(0)
+    nonisolated let datagramPort = Atomic<Int>(0)
     let tls: PeerTLS
     let directory: any PeerDirectory
     let group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
 
     var listener: (any Channel)?
+    var datagramChannel: (any Channel)?
+    var datagramRoutes: [DatagramConnectionID: Int] = [:]
+    let startInstant = ContinuousClock.now
     var registration: (any PeerDirectoryRegistration)?
     var tasks: [Task<Void, Never>] = []
     var peers: [PeerID: PeerRecord] = [:]
@@ -101,6 +105,8 @@ public actor PeerSession {
                 }
             }
         )
+        datagramChannel = try await openDatagramSocket(host: configuration.listenHost)
+        datagramPort.store(datagramChannel?.localAddress?.port ?? 0, ordering: .relaxed)
         if mode.advertises {
             let listener = try await listen()
             self.listener = listener
@@ -138,6 +144,7 @@ public actor PeerSession {
         for slot in connections.values { try? await slot.channel?.closeFuture.get() }
         connections.removeAll()
         try? await listener?.close()
+        try? await datagramChannel?.close()
         for task in tasks { task.cancel() }
         if let mdns = directory as? MDNSPeerDirectory { await mdns.stack.shutdown() }
         inbox.finish()
@@ -207,7 +214,8 @@ public actor PeerSession {
             sessionType: serviceType,
             instance: peerID.rawValue,
             displayName: displayName,
-            mode: mode.wireValue
+            mode: mode.wireValue,
+            datagramPort: UInt16(datagramPort.load(ordering: .relaxed))
         )
         let setup = PeerConnectionHandler.Setup(
             role: role,

@@ -37,12 +37,14 @@ public enum PeerChannels {
             .get()
     }
 
-    /// Connects to `address` and starts the handshake as initiator.
+    /// Connects to `address` and starts the handshake as initiator. `onChannel` sees the channel before any of
+    /// its events can be reported.
     public static func dial(
         _ address: SocketAddress,
         group: any EventLoopGroup,
         tls: PeerTLS,
-        wiring: Wiring
+        wiring: Wiring,
+        onChannel: @escaping @Sendable (any Channel) -> Void = { _ in }
     ) async throws -> any Channel {
         let timeout = wiring.setup.configuration.connectTimeout
         do {
@@ -51,6 +53,7 @@ public enum PeerChannels {
                 .channelOption(.socketOption(.tcp_nodelay), value: 1)
                 .channelInitializer { channel in
                     channel.eventLoop.makeCompletedFuture {
+                        onChannel(channel)
                         try install(
                             tls.clientHandler(verifier: wiring.verifier),
                             wiring: wiring,

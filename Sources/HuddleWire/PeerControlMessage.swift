@@ -48,8 +48,18 @@ public struct PeerHello: Hashable, Sendable {
     public var displayName: String
     /// The session mode: `s`erver, `c`lient or `p`eer.
     public var mode: UInt8
+    /// The UDP port this side receives sealed datagrams on; 0 for none.
+    public var datagramPort: UInt16
 
-    public init(versions: ClosedRange<UInt8>, sessionType: String, instance: String, displayName: String, mode: UInt8) {
+    public init(
+        versions: ClosedRange<UInt8>,
+        sessionType: String,
+        instance: String,
+        displayName: String,
+        mode: UInt8,
+        datagramPort: UInt16 = 0
+    ) {
+        self.datagramPort = datagramPort
         self.versions = versions
         self.sessionType = sessionType
         self.instance = instance
@@ -109,6 +119,7 @@ extension PeerControlMessage {
             buffer.writeInteger(hello.versions.lowerBound)
             buffer.writeInteger(hello.versions.upperBound)
             buffer.writeInteger(hello.mode)
+            buffer.writeInteger(hello.datagramPort)
             buffer.writeShortString(hello.sessionType)
             buffer.writeShortString(hello.instance)
             buffer.writeShortString(hello.displayName)
@@ -154,13 +165,15 @@ extension PeerControlMessage {
             let high = try buffer.readWireInteger(as: UInt8.self)
             guard low <= high else { throw Self.malformed("HELLO version range \(low)…\(high) is empty") }
             let mode = try buffer.readWireInteger(as: UInt8.self)
+            let datagramPort = try buffer.readWireInteger(as: UInt16.self)
             self = .hello(
                 PeerHello(
                     versions: low...high,
                     sessionType: try buffer.readShortString(),
                     instance: try buffer.readShortString(),
                     displayName: try buffer.readShortString(),
-                    mode: mode
+                    mode: mode,
+                    datagramPort: datagramPort
                 )
             )
         case .connectRequest:

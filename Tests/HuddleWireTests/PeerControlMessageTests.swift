@@ -38,10 +38,19 @@ struct PeerControlMessageTests {
 
     @Test func helloHasTheDocumentedLayout() {
         let hello = PeerControlMessage.hello(
-            PeerHello(versions: 1...2, sessionType: "_a._tcp", instance: "i", displayName: "N", mode: 0x70)
+            PeerHello(
+                versions: 1...2,
+                sessionType: "_a._tcp",
+                instance: "i",
+                displayName: "N",
+                mode: 0x70,
+                datagramPort: 0x1234
+            )
         )
         let expected: [UInt8] =
-            [1, 1, 2, 0x70, 0, 7] + Array("_a._tcp".utf8) + [0, 1, UInt8(ascii: "i"), 0, 1, UInt8(ascii: "N")]
+            [1, 1, 2, 0x70, 0x12, 0x34, 0, 7] + Array("_a._tcp".utf8) + [
+                0, 1, UInt8(ascii: "i"), 0, 1, UInt8(ascii: "N"),
+            ]
         #expect(hello.encoded() == expected)
     }
 
@@ -60,8 +69,8 @@ struct PeerControlMessageTests {
         let cases: [([UInt8], String)] = [
             ([0], "unknown control message type 0"),
             ([99], "unknown control message type 99"),
-            ([1, 3, 1, 0x70, 0, 0, 0, 0, 0, 0], "HELLO version range 3…1 is empty"),
-            ([1, 1, 1, 0x70, 0, 1, 0xFF, 0, 0, 0, 0], "text field is not valid UTF-8"),
+            ([1, 3, 1, 0x70, 0, 0, 0, 0, 0, 0, 0, 0], "HELLO version range 3…1 is empty"),
+            ([1, 1, 1, 0x70, 0, 0, 0, 1, 0xFF, 0, 0, 0, 0], "text field is not valid UTF-8"),
             ([2, 1, 0, 0, 0, 0], "CONNECT_REQUEST commitment of 0 bytes"),
             ([2, 2, 0, 0, 0, 0], "flag byte 2 is neither 0 nor 1"),
             ([3, 0, 4, 1, 2, 3, 4], "SAS_NONCE of 4 bytes, not 32"),

@@ -1,0 +1,148 @@
+import HuddleTransport
+public import HuddleWire
+import NIOCore
+import NIOPosix
+
+/// How a message travels (GKSession's data modes).
+public enum PeerSendMode: Hashable, Sendable {
+    /// Over TLS: ordered per peer, never lost while connected.
+    case reliable
+    /// As one sealed UDP datagram: may be lost or reordered, never duplicated or corrupted; at most
+    /// ``PeerSession/maximumDatagramPayload`` bytes.
+    case unreliable
+}
+
+/// One connection's datagram keys and where to send (`docs/security.md` §3.7).
+struct DatagramLink {
+    var sealer: DatagramSealer
+    var opener: DatagramOpener
+    /// The peer's UDP address; moved only by a packet that authenticates.
+    var remote: SocketAddress
+}
+
+extension PeerSession {
+    /// The largest payload of an unreliable message.
+    public nonisolated var maximumDatagramPayload: Int { DatagramSealer.defaultMaximumPayloadByteCount }
+
+    /// What the datagram layer of the connection to `peer` counted (delivered, replays, forgeries, …).
+    public func datagramCounters(for peer: PeerID) -> DatagramCounters? {
+        guard let id = peers[peer]?.connection else { return nil }
+        return connections[id]?.datagram?.opener.counters
+    }
+
+    /// Time on a monotonic clock since the session started, as the datagram layer measures it.
+    var datagramNow: Duration { startInstant.duration(to: .now) }
+
+    func openDatagramSocket(host: String?) async throws -> any Channel {
+        let inbox = self.inbox
+        func bind(_ host: String) async throws -> any Channel {
+            try await DatagramBootstrap(group: group)
+                .channelOption(.socketOption(.so_reuseaddr), value: 1)
+                .channelInitializer { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        try channel.pipeline.syncOperations.addHandler(DatagramInboxHandler(inbox: inbox))
+                    }
+                }
+                .bind(host: host, port: 0)
+                .get()
+        }
+        if let host { return try await bind(host) }
+        do { return try await bind("::") } catch { return try await bind("0.0.0.0") }
+    }
+
+    /// Sets up the datagram keys of a connection that just completed its handshake.
+    func startDatagrams(on id: Int, outcome: PeerHandshake.Outcome) {
+        guard let slot = connections[id], let device = slot.remote, outcome.peerHello.datagramPort != 0,
+            let tcpRemote = slot.channel?.remoteAddress,
+            var remote = try? SocketAddress(
+                ipAddress: tcpRemote.ipAddress ?? "",
+                port: Int(outcome.peerHello.datagramPort)
+            )
+        else { return }
+        remote = datagramAddress(remote)
+        let initiatorFP = slot.role == .initiator ? identity.fingerprint : device.bytes
+        let responderFP = slot.role == .initiator ? device.bytes : identity.fingerprint
+        guard
+            let schedule = try? DatagramKeySchedule(
+                transcriptHash: outcome.transcript,
+                initiatorSecret: outcome.initiatorKeyShare,
+                responderSecret: outcome.responderKeyShare,
+                initiatorFingerprint: initiatorFP,
+                responderFingerprint: responderFP
+            )
+        else { return }
+        let keys = schedule.keys(for: slot.role == .initiator ? .initiator : .responder)
+        connections[id]?.datagram = DatagramLink(
+            sealer: DatagramSealer(keys: keys, now: datagramNow),
+            opener: DatagramOpener(keys: keys),
+            remote: remote
+        )
+        datagramRoutes[keys.localConnectionID] = id
+    }
+
+    /// An IPv4 address as the datagram socket needs it: mapped into IPv6 when the socket is IPv6.
+    func datagramAddress(_ address: SocketAddress) -> SocketAddress {
+        guard case .v6 = datagramChannel?.localAddress, case .v4 = address, let ip = address.ipAddress,
+            let port = address.port, let mapped = try? SocketAddress(ipAddress: "::ffff:" + ip, port: port)
+        else { return address }
+        return mapped
+    }
+
+    func receivedDatagram(_ bytes: [UInt8], from source: SocketAddress) {
+        guard let cid = DatagramConnectionID(destinationOf: bytes), let id = datagramRoutes[cid],
+            var link = connections[id]?.datagram, let peer = connections[id]?.peer
+        else { return }
+        let result = link.opener.open(bytes, now: datagramNow)
+        if case .delivered(let payload) = result {
+            link.remote = datagramAddress(source)
+            emit(.received(payload, from: peer))
+        }
+        connections[id]?.datagram = link
+        if link.opener.isCloseRecommended {
+            connections[id]?.channel?.writeAndFlush(PeerOutbound.close(.protocolError), promise: nil)
+        }
+    }
+
+    func sendDatagram(_ bytes: [UInt8], to peers: [PeerID]) throws {
+        guard bytes.count <= maximumDatagramPayload else {
+            throw PeerSessionError.connection(
+                .wire(.datagramTooLarge(limit: maximumDatagramPayload, size: bytes.count))
+            )
+        }
+        var packets: [(SocketAddress, [UInt8])] = []
+        for peer in peers {
+            guard let id = self.peers[peer]?.connection, var link = connections[id]?.datagram else {
+                throw PeerSessionError.notConnected(peer)
+            }
+            do {
+                packets.append((link.remote, try link.sealer.seal(bytes)))
+            } catch let error as PeerWireError {
+                throw PeerSessionError.connection(.wire(error))
+            } catch {
+                throw PeerSessionError.notConnected(peer)
+            }
+            connections[id]?.datagram = link
+        }
+        guard let channel = datagramChannel else { throw PeerSessionError.stopped }
+        for (remote, packet) in packets {
+            let envelope = AddressedEnvelope(remoteAddress: remote, data: channel.allocator.buffer(bytes: packet))
+            channel.write(envelope, promise: nil)
+        }
+        channel.flush()
+    }
+}
+
+/// Hands every received datagram to the session's inbox (no parsing here: the session routes by connection ID).
+final class DatagramInboxHandler: ChannelInboundHandler, Sendable {
+    typealias InboundIn = AddressedEnvelope<ByteBuffer>
+    let inbox: AsyncStream<PeerSession.Inbox>.Continuation
+
+    init(inbox: AsyncStream<PeerSession.Inbox>.Continuation) {
+        self.inbox = inbox
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let envelope = unwrapInboundIn(data)
+        inbox.yield(.datagram(Array(envelope.data.readableBytesView), envelope.remoteAddress))
+    }
+}

@@ -1,0 +1,60 @@
+import Huddle
+import HuddleTransport
+import HuddleWire
+import Testing
+
+@Suite("Unreliable messages on loopback")
+struct UnreliableMessageTests {
+    func connectedPair() async throws -> (SessionProbe, SessionProbe, bobID: PeerID, adaID: PeerID) {
+        let probes = try await makeSessions(["Ada", "Bob"]) { $0.trustsOnFirstUse = true }
+        let bob = try #require(await probes[0].found(named: "Bob")).id
+        try await probes[0].session.connect(to: bob, timeout: .seconds(10))
+        let ada = try #require(
+            await probes[1].wait { event -> PeerID? in
+                if case .stateChanged(let peer, .connected) = event { return peer }
+                return nil
+            }
+        )
+        return (probes[0], probes[1], bob, ada)
+    }
+
+    @Test func sealedDatagramsArriveOnceAndIntact() async throws {
+        let (ada, bob, bobID, adaID) = try await connectedPair()
+        for index in 0..<200 {
+            try await ada.session.send(Array("d\(index)".utf8), to: [bobID], mode: .unreliable)
+        }
+        try await bob.session.send(Array("back".utf8), to: [adaID], mode: .unreliable)
+        #expect(await ada.message(from: bobID) == "back")
+        _ = await bob.wait(seconds: 5) { event -> Bool? in
+            if case .received(let bytes, adaID) = event, bytes == Array("d199".utf8) { return true }
+            return nil
+        }
+        let received = bob.messages(from: adaID).map { String(decoding: $0, as: UTF8.self) }
+        // Loopback may drop under load, but never duplicates or corrupts.
+        #expect(Set(received).count == received.count)
+        #expect(received.allSatisfy { $0.hasPrefix("d") && Int($0.dropFirst()).map { (0..<200).contains($0) } == true })
+        #expect(received.count >= 150)
+        let counters = try #require(await bob.session.datagramCounters(for: adaID))
+        #expect(counters.delivered == UInt64(received.count))
+        #expect(counters.authFailures == 0 && counters.replayDropped == 0)
+        await ada.session.stop()
+        await bob.session.stop()
+    }
+
+    @Test func tooLargeIsATypedErrorAndNothingIsSent() async throws {
+        let (ada, bob, bobID, _) = try await connectedPair()
+        await #expect(
+            throws: PeerSessionError.connection(.wire(.datagramTooLarge(limit: 1200, size: 1201)))
+        ) {
+            try await ada.session.send(Array(repeating: 0, count: 1201), to: [bobID], mode: .unreliable)
+        }
+        try await ada.session.send(Array(repeating: 7, count: 1200), to: [bobID], mode: .unreliable)
+        let arrived = await bob.wait { event -> Int? in
+            if case .received(let bytes, _) = event { return bytes.count }
+            return nil
+        }
+        #expect(arrived == 1200)
+        await ada.session.stop()
+        await bob.session.stop()
+    }
+}
