@@ -107,6 +107,15 @@ let package = Package(
             path: "Benchmarks/HuddleBenchmarks",
             swiftSettings: upcoming
         ),
+        .executableTarget(
+            name: "huddle-peer-bench",
+            dependencies: [
+                "Huddle", "HuddleTransport", "HuddleDiscovery", "HuddleWire",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Benchmarks/PeerBenchmarks",
+            swiftSettings: upcoming
+        ),
         .testTarget(
             name: "HuddleDNSTests",
             dependencies: ["HuddleDNS", .product(name: "NIOCore", package: "swift-nio")],

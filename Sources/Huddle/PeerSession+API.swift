@@ -105,6 +105,15 @@ extension PeerSession {
             channels.append((peer, channel))
         }
         let buffer = ByteBuffer(bytes: bytes)
+        if channels.count == 1 {
+            do {
+                return try await channels[0].1.writeAndFlush(PeerOutbound.message(buffer))
+            } catch let error as PeerConnectionError {
+                throw PeerSessionError.connection(error)
+            } catch {
+                throw PeerSessionError.notConnected(channels[0].0)
+            }
+        }
         try await withThrowingTaskGroup(of: Void.self) { group in
             for (peer, channel) in channels {
                 group.addTask {

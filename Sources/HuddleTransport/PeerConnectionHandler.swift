@@ -74,6 +74,8 @@ public final class PeerConnectionHandler: ChannelDuplexHandler {
     var failure: PeerConnectionError?
     var closedReported = false
     var sentGoodbye = false
+    /// Sends waiting for the socket to drain below the channel's low water mark (backpressure).
+    var waitingForWritability: [EventLoopPromise<Void>] = []
 
     public init(setup: Setup, verifier: PeerVerifier, sink: @escaping @Sendable (PeerConnectionEvent) -> Void) {
         self.setup = setup
@@ -183,7 +185,14 @@ public final class PeerConnectionHandler: ChannelDuplexHandler {
                 )
                 return
             }
-            writeMessage(message, context: context, promise: promise)
+            writeMessage(message, context: context, promise: nil)
+            // The send completes once the message is queued within the write buffer's high water mark; past it,
+            // when the peer has drained enough. A slow peer holds up only its own sends.
+            if context.channel.isWritable {
+                promise?.succeed()
+            } else if let promise {
+                waitingForWritability.append(promise)
+            }
         case .decision(let accept):
             guard var machine else {
                 promise?.fail(PeerConnectionError.notConnected)
@@ -211,8 +220,20 @@ public final class PeerConnectionHandler: ChannelDuplexHandler {
         }
     }
 
+    public func channelWritabilityChanged(context: ChannelHandlerContext) {
+        if context.channel.isWritable {
+            let waiting = waitingForWritability
+            waitingForWritability = []
+            for promise in waiting { promise.succeed() }
+        }
+        context.fireChannelWritabilityChanged()
+    }
+
     public func channelInactive(context: ChannelHandlerContext) {
         timer?.cancel()
+        let waiting = waitingForWritability
+        waitingForWritability = []
+        for promise in waiting { promise.fail(PeerConnectionError.notConnected) }
         if failure == nil && !sentGoodbye, let rejection = verifier.rejection { failure = rejection }
         if failure == nil && !sentGoodbye && machine?.isConnected != true { failure = .connectionLost }
         if failure == nil && !sentGoodbye && machine?.isConnected == true { failure = .connectionLost }

@@ -1,0 +1,139 @@
+import ArgumentParser
+import Foundation
+import Huddle
+
+/// Measures against a `serve` found by name.
+struct Client: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Run one measurement against a serving peer.")
+
+    enum Mode: String, ExpressibleByArgument, CaseIterable {
+        case rtt, throughput, connect, datagrams
+    }
+
+    @OptionGroup var options: BenchSessionOptions
+    @Option(help: "The serving peer's name.") var to: String
+    @Option var mode: Mode
+    @Option var count = 10_000
+    @Option var size = 1000
+    @Option(help: "Messages a throughput run keeps in flight before waiting.") var window = 256
+
+    func run() async throws {
+        let session = try await options.start()
+        let replies = Replies(session: session)
+        let peer = try await replies.find(named: to)
+        let connectStart = ContinuousClock.now
+        try await session.connect(to: peer, timeout: .seconds(30))
+        let firstConnect = milliseconds(connectStart.duration(to: .now))
+        switch mode {
+        case .rtt:
+            var samples: [Double] = []
+            let message = Array("P".utf8) + Array(repeating: 0x61, count: max(0, size - 1))
+            for index in 0..<count {
+                let start = ContinuousClock.now
+                try await session.send(message, to: [peer])
+                _ = await replies.next(startingWith: "P")
+                if index >= count / 10 { samples.append(milliseconds(start.duration(to: .now)) * 1000) }
+            }
+            emit([
+                "mode": "rtt", "size": size, "count": samples.count, "p50_us": quantile(samples, 0.5),
+                "p99_us": quantile(samples, 0.99),
+            ])
+        case .throughput:
+            let message = Array("T".utf8) + Array(repeating: 0x61, count: max(0, size - 1))
+            let start = ContinuousClock.now
+            for _ in 0..<count { try await session.send(message, to: [peer]) }
+            try await session.send(Array("E".utf8), to: [peer])
+            let reply = String(decoding: await replies.next(startingWith: "R") ?? [], as: UTF8.self)
+            let fields = reply.split(separator: " ")
+            let received = fields.count > 1 ? Int(fields[1]) ?? 0 : 0
+            let seconds = start.duration(to: .now)
+            emit([
+                "mode": "throughput", "size": size, "sent": count, "received": received,
+                "messages_per_s": Double(received) / (milliseconds(seconds) / 1000),
+            ])
+        case .connect:
+            var samples: [Double] = []
+            for _ in 0..<count {
+                await session.disconnect(peer)
+                try await replies.waitUntilDisconnected(peer)
+                let start = ContinuousClock.now
+                try await session.connect(to: peer, timeout: .seconds(30))
+                samples.append(milliseconds(start.duration(to: .now)))
+            }
+            emit([
+                "mode": "connect", "first_ms": firstConnect, "count": samples.count,
+                "p50_ms": quantile(samples, 0.5), "p99_ms": quantile(samples, 0.99),
+            ])
+        case .datagrams:
+            for sequence in 0..<UInt64(count) {
+                try await session.send(datagramPayload(sequence, size: size), to: [peer], mode: .unreliable)
+                if sequence % 64 == 63 { try await Task.sleep(for: .milliseconds(1)) }
+            }
+            try await Task.sleep(for: .milliseconds(500))
+            try await session.send(Array("Q".utf8), to: [peer])
+            let reply = await replies.next(startingWith: "S") ?? []
+            var result = (try? JSONSerialization.jsonObject(with: Data(reply.dropFirst()))) as? [String: Any] ?? [:]
+            result["mode"] = "datagrams"
+            result["sent"] = count
+            emit(result)
+        }
+        await session.stop()
+    }
+}
+
+/// The client's view of the session's events: replies by their first byte, and states.
+actor Replies {
+    let session: PeerSession
+    var messages: [[UInt8]] = []
+    var waiter: (byte: UInt8, continuation: CheckedContinuation<[UInt8]?, Never>)?
+    var disconnected: Set<PeerID> = []
+    var found: [String: PeerID] = [:]
+
+    init(session: PeerSession) {
+        self.session = session
+        Task { await self.follow() }
+    }
+
+    func follow() async {
+        for await event in session.events {
+            switch event {
+            case .received(let bytes, _):
+                if let waiter, bytes.first == waiter.byte {
+                    self.waiter = nil
+                    waiter.continuation.resume(returning: bytes)
+                } else {
+                    messages.append(bytes)
+                }
+            case .stateChanged(let peer, .disconnected): disconnected.insert(peer)
+            case .stateChanged(let peer, .connected): disconnected.remove(peer)
+            case .peerFound(let info): found[info.displayName] = info.id
+            default: continue
+            }
+        }
+    }
+
+    func find(named name: String) async throws -> PeerID {
+        let deadline = ContinuousClock.now + .seconds(30)
+        while ContinuousClock.now < deadline {
+            if let peer = found[name] { return peer }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        throw ValidationError("no peer called \(name) found within 30 s")
+    }
+
+    /// The next message starting with `letter` (no timeout: the run fails by its own time limit).
+    func next(startingWith letter: Character) async -> [UInt8]? {
+        let byte = letter.asciiValue!
+        if let index = messages.firstIndex(where: { $0.first == byte }) { return messages.remove(at: index) }
+        return await withCheckedContinuation { waiter = (byte, $0) }
+    }
+
+    func waitUntilDisconnected(_ peer: PeerID) async throws {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while ContinuousClock.now < deadline {
+            if disconnected.contains(peer) { return }
+            try await Task.sleep(for: .milliseconds(1))
+        }
+        throw ValidationError("\(peer) did not disconnect")
+    }
+}

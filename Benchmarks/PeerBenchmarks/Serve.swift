@@ -1,0 +1,69 @@
+import ArgumentParser
+import Foundation
+import Huddle
+import HuddleTransport
+import HuddleWire
+
+/// Answers a `client`: echoes pings, counts a throughput run, checks datagrams.
+struct Serve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Serve benchmark clients until stopped.")
+
+    @OptionGroup var options: BenchSessionOptions
+
+    func run() async throws {
+        let session = try await options.start()
+        emit(["event": "ready", "device": session.identity.deviceID.shortID])
+        var counted = 0
+        var firstMessage: ContinuousClock.Instant?
+        var datagrams = Set<UInt64>()
+        var duplicates = 0
+        var corrupt = 0
+        for await event in session.events {
+            switch event {
+            case .stateChanged(let peer, let state):
+                emit(["event": "state", "peer": peer.rawValue, "state": state.rawValue])
+            case .received(let bytes, let peer):
+                switch bytes.first {
+                case UInt8(ascii: "P"):
+                    try? await session.send(bytes, to: [peer])
+                case UInt8(ascii: "T"):
+                    if firstMessage == nil { firstMessage = .now }
+                    counted += 1
+                case UInt8(ascii: "E"):
+                    let elapsed = firstMessage.map { $0.duration(to: .now) } ?? .zero
+                    let reply = "R \(counted) \(milliseconds(elapsed))"
+                    try? await session.send(Array(reply.utf8), to: [peer])
+                    counted = 0
+                    firstMessage = nil
+                case UInt8(ascii: "D"):
+                    guard bytes.count >= 9 else {
+                        corrupt += 1
+                        continue
+                    }
+                    let sequence = bytes[1..<9].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+                    if datagramPayload(sequence, size: bytes.count) != bytes {
+                        corrupt += 1
+                    } else if !datagrams.insert(sequence).inserted {
+                        duplicates += 1
+                    }
+                case UInt8(ascii: "Q"):
+                    let counters = await session.datagramCounters(for: peer)
+                    let reply: [String: Any] = [
+                        "unique": datagrams.count, "duplicates": duplicates, "corrupt": corrupt,
+                        "replayDropped": Int(counters?.replayDropped ?? 0),
+                        "authFailures": Int(counters?.authFailures ?? 0),
+                    ]
+                    let data = try JSONSerialization.data(withJSONObject: reply, options: [.sortedKeys])
+                    try? await session.send(Array("S".utf8) + Array(data), to: [peer])
+                    datagrams.removeAll()
+                    duplicates = 0
+                    corrupt = 0
+                default:
+                    continue
+                }
+            default:
+                continue
+            }
+        }
+    }
+}
