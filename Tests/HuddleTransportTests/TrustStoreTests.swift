@@ -97,6 +97,11 @@ struct TrustStoreTests {
         Array("{ this is not json".utf8),
         Array("[]".utf8),
         Array(#"{"version": 1, "devices": [{"deviceID": 7}]}"#.utf8),
+        Array(
+            (#"{"version": 1, "devices": [{"deviceID": "X", "displayName": "x", "trust": "friend", "#
+                + #""firstSeen": "2027-01-15T08:00:00Z", "lastSeen": "2027-01-15T08:00:00Z", "maximumVersionSeen": 1}]}"#)
+                .utf8
+        ),
         [],
         [0xFF, 0x00, 0xFE],
     ])
@@ -152,5 +157,33 @@ struct TrustStoreTests {
         #expect(reopened.records.filter { $0.trust == .blocked }.count == (count + 2) / 3)
         #expect(try TemporaryDirectory.temporaryFiles(in: temporary.url).isEmpty)
         #expect(try TemporaryDirectory.mode(of: Self.file(in: temporary.url)) == 0o600)
+    }
+
+    /// A record whose device ID does not parse (a hand edit, a typo in a check character) locks the store: dropping
+    /// it and writing the rest back would silently lose a pin or, worse, a block.
+    @Test func recordWithAnUnreadableDeviceIDLocksTheStore() throws {
+        let temporary = try TemporaryDirectory()
+        defer { temporary.remove() }
+        let (ada, carl) = (try Self.id(1), try Self.id(3))
+        let writer = TrustStore(directory: temporary.url)
+        try writer.set(.verified, for: ada, displayName: "ada", now: Self.monday)
+        try writer.set(.blocked, for: carl, displayName: "carl", now: Self.monday)
+        let file = Self.file(in: temporary.url)
+        let good = try String(contentsOf: file, encoding: .utf8)
+        // Break one check character of carl's ID.
+        let broken = carl.description.dropLast() + (carl.description.last == "A" ? "B" : "A")
+        #expect((try? DeviceID(String(broken))) == nil)
+        let damaged = Data(good.replacingOccurrences(of: carl.description, with: String(broken)).utf8)
+        try damaged.write(to: file)
+
+        let store = TrustStore(directory: temporary.url)
+        let reason = try #require(store.lockedReason)
+        #expect(reason.contains(file.path))
+        #expect(store.records.isEmpty, "a locked store trusts nothing, not the records read before the bad one")
+        #expect(!store.isPinned(ada))
+        #expect(throws: TrustStoreError.locked(reason)) {
+            try store.set(.tofu, for: try Self.id(5), displayName: "eve")
+        }
+        #expect(try Data(contentsOf: file) == damaged)
     }
 }
