@@ -53,7 +53,7 @@ struct DialTimeoutTests {
         }
         let elapsed = start.duration(to: .now)
         #expect(elapsed >= .milliseconds(400), "\(elapsed)")
-        #expect(elapsed < .milliseconds(1500), "\(elapsed)")
+        #expect(elapsed < .seconds(3), "\(elapsed)")
         for filler in fillers { try? await filler.close() }
         try? await listener.close()
     }
@@ -88,15 +88,16 @@ struct DialTimeoutTests {
         let listener = try await LoggedListener.start(bob, configuration: configuration)
         let start = ContinuousClock.now
         let (raw, rawLog) = try await RawConnections.connect(to: listener.address, tls: nil)
-        if !bytes.isEmpty { try await raw.writeAndFlush(ByteBuffer(bytes: bytes)) }
-        #expect(await RawConnections.waitForClose(raw, within: .seconds(3)))
+        // On a loaded machine the listener may already have given up; the outcome below is what counts.
+        if !bytes.isEmpty { try? await raw.writeAndFlush(ByteBuffer(bytes: bytes)) }
+        #expect(await RawConnections.waitForClose(raw, within: .seconds(5)))
         let elapsed = start.duration(to: .now)
         let serverLog = try #require(await listener.log(0))
-        let events = await eventsUntilClosed(serverLog, within: 3)
+        let events = await eventsUntilClosed(serverLog, within: 5)
         #expect(events.count == 1)
         #expect(events.last?.closeReason == .some(.tlsHandshakeTimedOut))
-        #expect(elapsed >= .milliseconds(450), "\(elapsed)")
-        #expect(elapsed < .milliseconds(1500), "\(elapsed)")
+        #expect(elapsed >= .milliseconds(500), "\(elapsed)")
+        #expect(elapsed < .seconds(3), "\(elapsed)")
         #expect(rawLog.bytesRead == 0)
         await listener.close()
     }

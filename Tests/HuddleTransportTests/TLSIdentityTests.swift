@@ -32,13 +32,11 @@ struct TLSIdentityTests {
 
     /// Runs a raw client against a fresh listener and returns what both ends saw.
     func refusedAtListener(
-        _ tls: TLSConfiguration?,
-        sending bytes: [UInt8] = []
+        _ tls: TLSConfiguration
     ) async throws -> (client: RawTLSLog, server: [PeerConnectionEvent], verifier: PeerVerifier?) {
         let bob = try TransportPeer("bob")
         let listener = try await LoggedListener.start(bob)
         let (channel, clientLog) = try await RawConnections.connect(to: listener.address, tls: tls)
-        if !bytes.isEmpty { try await channel.writeAndFlush(ByteBuffer(bytes: bytes)) }
         #expect(await RawConnections.waitForClose(channel), "the listener should close the connection")
         let serverLog = try #require(await listener.log(0))
         let events = await eventsUntilClosed(serverLog)
@@ -48,7 +46,11 @@ struct TLSIdentityTests {
     }
 
     /// A TLS 1.3 server offering `huddle/1` that presents `chain` and trusts any client: a peer that is not Huddle.
-    func roguePeerServer(chain: [[UInt8]], key: Certificate.PrivateKey) async throws -> any Channel {
+    func roguePeerServer(
+        chain: [[UInt8]],
+        key: Certificate.PrivateKey,
+        adjust: (inout TLSConfiguration) -> Void = { _ in }
+    ) async throws -> any Channel {
         var tls = TLSConfiguration.makeServerConfiguration(
             certificateChain: try chain.map { .certificate(try NIOSSLCertificate(bytes: $0, format: .der)) },
             privateKey: .privateKey(try TestCertificates.nioKey(key))
@@ -56,6 +58,7 @@ struct TLSIdentityTests {
         tls.minimumTLSVersion = .tlsv13
         tls.certificateVerification = .none
         tls.applicationProtocols = [PeerTLS.applicationProtocol]
+        adjust(&tls)
         let context = try NIOSSLContext(configuration: tls)
         return try await ServerBootstrap(group: group)
             .childChannelInitializer { channel in
@@ -80,6 +83,33 @@ struct TLSIdentityTests {
         #expect(!server.contains { $0.isAuthenticated })
         #expect(Self.tlsDetail(server.last?.closeReason)?.contains("UNSUPPORTED_PROTOCOL") == true, "\(server)")
         #expect(verifier?.presented == nil && verifier?.rejection == nil)
+    }
+
+    @Test func d1ServerLimitedToTLS12IsRefusedByTheDialler() async throws {
+        let key = Certificate.PrivateKey(P256.Signing.PrivateKey())
+        let rogue = try await roguePeerServer(chain: [TestCertificates.selfSigned(key)], key: key) { tls in
+            tls.minimumTLSVersion = .tlsv12
+            tls.maximumTLSVersion = .tlsv12
+        }
+        let events = try await diallerEvents(to: rogue)
+        #expect(!events.contains { $0.isAuthenticated })
+        #expect(Self.tlsDetail(events.last?.closeReason)?.contains("TLSV1_ALERT_PROTOCOL_VERSION") == true, "\(events)")
+        try? await rogue.close()
+    }
+
+    /// Dials `server` as a fresh peer and returns every event until the connection closed.
+    func diallerEvents(to server: any Channel) async throws -> [PeerConnectionEvent] {
+        let ada = try TransportPeer("ada")
+        let log = EventLog()
+        let channel = try await PeerChannels.dial(
+            server.localAddress!,
+            group: group,
+            tls: ada.tls,
+            wiring: (ada.setup(.initiator), ada.verifier(), log.sink)
+        )
+        let events = await eventsUntilClosed(log)
+        try? await channel.close()
+        return events
     }
 
     // MARK: D2
@@ -324,6 +354,17 @@ struct TLSIdentityTests {
         #expect(verifier?.rejection == nil)
     }
 
+    @Test func d10ServerOfferingAnotherProtocolIsClosedByTheDialler() async throws {
+        let key = Certificate.PrivateKey(P256.Signing.PrivateKey())
+        let rogue = try await roguePeerServer(chain: [TestCertificates.selfSigned(key)], key: key) { tls in
+            tls.applicationProtocols = ["other/1"]
+        }
+        let events = try await diallerEvents(to: rogue)
+        #expect(!events.contains { $0.isAuthenticated })
+        #expect(events.last?.closeReason == .some(.tls("the peer does not speak huddle/1")), "\(events)")
+        try? await rogue.close()
+    }
+
     // MARK: D11
 
     @Test func d11SilentServerTimesOutTheTLSHandshake() async throws {
@@ -347,7 +388,7 @@ struct TLSIdentityTests {
         #expect(events.count == 1)
         #expect(events.last?.closeReason == .some(.tlsHandshakeTimedOut))
         #expect(elapsed >= .milliseconds(500), "\(elapsed)")
-        #expect(elapsed < .milliseconds(1500), "\(elapsed)")
+        #expect(elapsed < .seconds(3), "\(elapsed)")
         #expect(await RawConnections.waitForClose(channel, within: .seconds(1)))
         try? await silent.close()
     }
