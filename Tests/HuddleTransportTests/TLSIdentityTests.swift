@@ -9,6 +9,7 @@ import SwiftASN1
 import Synchronization
 import Testing
 import X509
+import _CryptoExtras
 
 /// `docs/security.md` table D: TLS and identity, over real loopback TCP.
 @Suite("TLS and identity on loopback (security.md table D)")
@@ -204,10 +205,11 @@ struct TLSIdentityTests {
     // MARK: D4
 
     enum OtherKey: String, CaseIterable, Sendable {
-        case p384, ed25519
+        case rsa2048, p384, ed25519
 
-        func make() -> Certificate.PrivateKey {
+        func make() throws -> Certificate.PrivateKey {
             switch self {
+            case .rsa2048: Certificate.PrivateKey(try _RSA.Signing.PrivateKey(keySize: .bits2048))
             case .p384: Certificate.PrivateKey(P384.Signing.PrivateKey())
             case .ed25519: Certificate.PrivateKey(Curve25519.Signing.PrivateKey())
             }
@@ -227,7 +229,7 @@ struct TLSIdentityTests {
 
     @Test(arguments: OtherKey.allCases)
     func d4ClientWithAKeyOtherThanP256IsRefusedByTheListener(kind: OtherKey) async throws {
-        let key = kind.make()
+        let key = try kind.make()
         let tls = try TestCertificates.rogueClient(
             chain: [TestCertificates.selfSigned(key)],
             key: TestCertificates.nioKey(key)
@@ -245,7 +247,7 @@ struct TLSIdentityTests {
 
     @Test(arguments: OtherKey.allCases)
     func d4ServerWithAKeyOtherThanP256IsRefusedByTheDialler(kind: OtherKey) async throws {
-        let key = kind.make()
+        let key = try kind.make()
         let rogue = try await roguePeerServer(chain: [TestCertificates.selfSigned(key)], key: key)
         let ada = try TransportPeer("ada")
         let log = EventLog()
@@ -339,11 +341,51 @@ struct TLSIdentityTests {
         }
     }
 
+    // MARK: D9
+
+    /// In TLS 1.3 the client finishes before the server has judged its certificate (security.md §2.6). A client
+    /// that sends a frame at once, with a certificate the server refuses, gets none of it processed.
+    @Test func d9AppDataAfterARefusedCertificateIsNeverProcessed() async throws {
+        let bob = try TransportPeer("bob")
+        let key = P256.Signing.PrivateKey()
+        let rogueID = DeviceID(subjectPublicKeyInfo: Array(key.publicKey.derRepresentation))
+        try bob.store.set(.blocked, for: rogueID, displayName: "rogue")
+        let listener = try await LoggedListener.start(bob)
+        var frame = ByteBuffer()
+        PeerFrameEncoder.write(
+            PeerFrame(
+                kind: .data,
+                flags: .endOfMessage,
+                streamID: PeerFrame.messageStream,
+                payload: ByteBuffer(string: "sneaked in")
+            ),
+            to: &frame
+        )
+        let tls = try TestCertificates.rogueClient(
+            chain: [TestCertificates.selfSigned(Certificate.PrivateKey(key))],
+            key: TestCertificates.nioKey(Certificate.PrivateKey(key))
+        )
+        let (channel, client) = try await RawConnections.connect(
+            to: listener.address,
+            tls: tls,
+            sendAfterHandshake: frame
+        )
+        #expect(await RawConnections.waitForClose(channel))
+        let server = await eventsUntilClosed(try #require(await listener.log(0)))
+        #expect(client.all.contains(.sent(frame.readableBytes)), "\(client.all)")
+        #expect(client.bytesRead == 0)
+        // The only event is the refusal: no message, and no protocol error from a frame reaching the handler.
+        #expect(server.count == 1, "\(server)")
+        #expect(server.last?.closeReason == .some(.blocked(rogueID)))
+        await listener.close()
+    }
+
     // MARK: D10
 
-    @Test func d10ClientOfferingAnotherProtocolIsClosed() async throws {
+    @Test(arguments: [["other/1"], []])
+    func d10ClientOfferingAnotherProtocolOrNoneIsClosed(protocols: [String]) async throws {
         var tls = try Self.p256Client()
-        tls.applicationProtocols = ["other/1"]
+        tls.applicationProtocols = protocols
         let (client, server, verifier) = try await refusedAtListener(tls)
         // NIOSSL's server answers a mismatch with no ALPN at all (SSL_TLSEXT_ERR_NOACK): the handshake completes
         // without a protocol, and Huddle closes the connection before any frame.
@@ -366,6 +408,10 @@ struct TLSIdentityTests {
     }
 
     // MARK: D11
+
+    @Test func d11HandshakeDeadlineDefaultsToTenSeconds() {
+        #expect(PeerConnectionConfiguration().tlsHandshakeTimeout == .seconds(10))
+    }
 
     @Test func d11SilentServerTimesOutTheTLSHandshake() async throws {
         let silent = try await ServerBootstrap(group: group)

@@ -68,6 +68,8 @@ enum TestCertificates {
 /// What a raw TLS client saw.
 enum RawTLSEvent: Sendable, Equatable {
     case handshakeCompleted(negotiatedProtocol: String?)
+    /// Application bytes written right after the handshake completed.
+    case sent(Int)
     case data(Int)
     case error(String)
     case inactive
@@ -99,8 +101,12 @@ final class RawTLSRecorder: ChannelInboundHandler {
     typealias InboundIn = ByteBuffer
 
     let log: RawTLSLog
+    let sendAfterHandshake: ByteBuffer?
 
-    init(log: RawTLSLog) { self.log = log }
+    init(log: RawTLSLog, sendAfterHandshake: ByteBuffer? = nil) {
+        self.log = log
+        self.sendAfterHandshake = sendAfterHandshake
+    }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         log.append(.data(unwrapInboundIn(data).readableBytes))
@@ -109,6 +115,10 @@ final class RawTLSRecorder: ChannelInboundHandler {
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         if case TLSUserEvent.handshakeCompleted(let negotiated) = event {
             log.append(.handshakeCompleted(negotiatedProtocol: negotiated))
+            if let bytes = sendAfterHandshake {
+                log.append(.sent(bytes.readableBytes))
+                context.writeAndFlush(NIOAny(bytes), promise: nil)
+            }
         }
         context.fireUserInboundEventTriggered(event)
     }
@@ -132,6 +142,7 @@ enum RawConnections {
     static func connect(
         to address: SocketAddress,
         tls: TLSConfiguration?,
+        sendAfterHandshake: ByteBuffer? = nil,
         group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
     ) async throws -> (channel: any Channel, log: RawTLSLog) {
         let log = RawTLSLog()
@@ -144,7 +155,9 @@ enum RawConnections {
                             NIOSSLClientHandler(context: context, serverHostname: nil)
                         )
                     }
-                    try channel.pipeline.syncOperations.addHandler(RawTLSRecorder(log: log))
+                    try channel.pipeline.syncOperations.addHandler(
+                        RawTLSRecorder(log: log, sendAfterHandshake: sendAfterHandshake)
+                    )
                 }
             }
             .connect(to: address)
