@@ -120,4 +120,28 @@ struct DeviceIdentityTests {
         }
         #expect(try Data(contentsOf: file) == pem)
     }
+
+    /// Two starts racing on a fresh directory (two processes, or two sessions in one) end up with one key: the one
+    /// on disk.
+    @Test func racingFirstStartsAgreeOnOneKey() async throws {
+        for _ in 0..<10 {
+            let temporary = try TemporaryDirectory()
+            defer { temporary.remove() }
+            let directory = temporary.url
+            let ids = try await withThrowingTaskGroup(of: DeviceID.self) { group in
+                for _ in 0..<8 {
+                    group.addTask { try DeviceIdentity.loadOrCreate(in: directory).deviceID }
+                }
+                return try await group.reduce(into: Set<DeviceID>()) { $0.insert($1) }
+            }
+            let onDisk = try P256.Signing.PrivateKey(
+                pemRepresentation: String(contentsOf: Self.keyFile(in: directory), encoding: .utf8)
+            )
+            #expect(ids == [DeviceID(subjectPublicKeyInfo: Array(onDisk.publicKey.derRepresentation))])
+            #expect(
+                try TemporaryDirectory.temporaryFiles(in: Self.keyFile(in: directory).deletingLastPathComponent())
+                    .isEmpty
+            )
+        }
+    }
 }
