@@ -57,7 +57,7 @@ public struct DeviceIdentity: Sendable {
         let folder = directory.appendingPathComponent("identity", isDirectory: true)
         let file = folder.appendingPathComponent("key.pem")
         let manager = FileManager.default
-        if manager.fileExists(atPath: file.path) {
+        func load() throws -> DeviceIdentity {
             let attributes = try manager.attributesOfItem(atPath: file.path)
             let mode = (attributes[.posixPermissions] as? NSNumber)?.intValue ?? 0
             guard mode & 0o077 == 0 else { throw IdentityError.keyFileTooOpen(path: file.path, mode: mode) }
@@ -66,13 +66,19 @@ public struct DeviceIdentity: Sendable {
             else { throw IdentityError.unreadableKey(path: file.path) }
             return try DeviceIdentity(privateKey: key)
         }
+        if manager.fileExists(atPath: file.path) { return try load() }
         try manager.createDirectory(
             at: folder,
             withIntermediateDirectories: true,
             attributes: [.posixPermissions: 0o700]
         )
         let key = P256.Signing.PrivateKey()
-        try AtomicFile.write(Array(key.pemRepresentation.utf8), to: file, mode: 0o600)
+        do {
+            try AtomicFile.write(Array(key.pemRepresentation.utf8), to: file, mode: 0o600, replacing: false)
+        } catch AtomicFileError.exists {
+            // Another start made the key first: that one is the device's key.
+            return try load()
+        }
         return try DeviceIdentity(privateKey: key)
     }
 }

@@ -78,10 +78,12 @@ public final class TrustStore: Sendable {
                 decoder.dateDecodingStrategy = .iso8601
                 let contents = try decoder.decode(Contents.self, from: data)
                 for record in contents.devices {
-                    guard let id = try? DeviceID(record.deviceID) else { continue }
-                    initial.records[id] = record
+                    // A record that cannot be read locks the store like a damaged file: dropping it would lose
+                    // it (a pin, or a block) at the next write.
+                    initial.records[try DeviceID(record.deviceID)] = record
                 }
             } catch {
+                initial.records = [:]
                 initial.lockedReason = "the trust store \(file.path) cannot be read (\(error)); it was left untouched"
             }
         }

@@ -1,0 +1,104 @@
+import HuddleTransport
+import HuddleWire
+import NIOCore
+import NIOPosix
+import Testing
+
+/// The deadlines of `PeerChannels.dial` and of the TLS handshake on both ends, on loopback.
+@Suite("Dial and handshake deadlines on loopback")
+struct DialTimeoutTests {
+    let group = MultiThreadedEventLoopGroup.singleton
+
+    /// A listener that never accepts, its queue filled: the kernel drops further SYNs, so a connect hangs.
+    func fullListener() async throws -> (listener: any Channel, fillers: [any Channel]) {
+        let listener = try await ServerBootstrap(group: group)
+            .serverChannelOption(.backlog, value: 1)
+            .serverChannelOption(.autoRead, value: false)
+            .bind(host: "127.0.0.1", port: 0)
+            .get()
+        var fillers: [any Channel] = []
+        for _ in 0..<8 {
+            do {
+                fillers.append(
+                    try await ClientBootstrap(group: group)
+                        .connectTimeout(.milliseconds(200))
+                        .connect(to: listener.localAddress!)
+                        .get()
+                )
+            } catch {
+                break
+            }
+        }
+        return (listener, fillers)
+    }
+
+    @Test func connectTimeoutBelowASecondIsHonoured() async throws {
+        let (listener, fillers) = try await fullListener()
+        #expect(fillers.count < 8, "the accept queue should fill up")
+        let ada = try TransportPeer("ada")
+        var configuration = PeerConnectionConfiguration()
+        configuration.connectTimeout = .milliseconds(400)
+        let log = EventLog()
+        let start = ContinuousClock.now
+        await #expect {
+            _ = try await PeerChannels.dial(
+                listener.localAddress!,
+                group: group,
+                tls: ada.tls,
+                wiring: (ada.setup(.initiator, configuration: configuration), ada.verifier(), log.sink)
+            )
+        } throws: { error in
+            guard case PeerConnectionError.connectFailed(let detail) = error else { return false }
+            return detail.contains("Connect timeout")
+        }
+        let elapsed = start.duration(to: .now)
+        #expect(elapsed >= .milliseconds(400), "\(elapsed)")
+        #expect(elapsed < .seconds(3), "\(elapsed)")
+        for filler in fillers { try? await filler.close() }
+        try? await listener.close()
+    }
+
+    @Test func connectTimeoutBelowASecondStillConnects() async throws {
+        let bob = try TransportPeer("bob")
+        let listener = try await LoggedListener.start(bob)
+        let ada = try TransportPeer("ada")
+        var configuration = PeerConnectionConfiguration()
+        configuration.connectTimeout = .milliseconds(900)
+        let log = EventLog()
+        for _ in 0..<20 {
+            let channel = try await PeerChannels.dial(
+                listener.address,
+                group: group,
+                tls: ada.tls,
+                wiring: (ada.setup(.initiator, configuration: configuration), ada.verifier(), log.sink)
+            )
+            #expect(await log.wait(for: PeerConnectionTests.authenticated) == bob.identity.deviceID)
+            try await channel.close()
+        }
+        await listener.close()
+    }
+
+    /// A client that connects and then says nothing, or starts a ClientHello and stops (slowloris): the listener
+    /// closes it after its `tlsHandshakeTimeout`.
+    @Test(arguments: [[], [0x16, 0x03, 0x01, 0x02, 0x00, 0x01, 0x00, 0x01]] as [[UInt8]])
+    func listenerClosesAClientThatStallsTheHandshake(bytes: [UInt8]) async throws {
+        let bob = try TransportPeer("bob")
+        var configuration = PeerConnectionConfiguration()
+        configuration.tlsHandshakeTimeout = .milliseconds(500)
+        let listener = try await LoggedListener.start(bob, configuration: configuration)
+        let start = ContinuousClock.now
+        let (raw, rawLog) = try await RawConnections.connect(to: listener.address, tls: nil)
+        // On a loaded machine the listener may already have given up; the outcome below is what counts.
+        if !bytes.isEmpty { try? await raw.writeAndFlush(ByteBuffer(bytes: bytes)) }
+        #expect(await RawConnections.waitForClose(raw, within: .seconds(5)))
+        let elapsed = start.duration(to: .now)
+        let serverLog = try #require(await listener.log(0))
+        let events = await eventsUntilClosed(serverLog, within: 5)
+        #expect(events.count == 1)
+        #expect(events.last?.closeReason == .some(.tlsHandshakeTimedOut))
+        #expect(elapsed >= .milliseconds(500), "\(elapsed)")
+        #expect(elapsed < .seconds(3), "\(elapsed)")
+        #expect(rawLog.bytesRead == 0)
+        await listener.close()
+    }
+}
