@@ -89,44 +89,38 @@ extension PeerSession {
         channel.writeAndFlush(PeerOutbound.decision(accept: accept), promise: nil)
     }
 
-    /// Sends a reliable message to each of `peers`: ordered per peer, whole or not at all. Returns when the
-    /// message has been handed to every peer's socket; a slow peer delays only its own part.
+    /// Sends a message to each of `peers`. Reliable messages are ordered per peer and whole or not at all; the
+    /// call returns once the message is queued within each connection's write buffer, and waits while a peer's
+    /// buffer is full, so a slow peer holds up only sends that include it and memory stays bounded.
     ///
     /// - Throws: ``PeerSessionError`` for the first peer that failed (not connected, too large, connection lost).
-    public func send(_ bytes: [UInt8], to peers: [PeerID], mode: PeerSendMode = .reliable) async throws {
-        if mode == .unreliable { return try sendDatagram(bytes, to: peers) }
+    public nonisolated func send(_ bytes: [UInt8], to peers: [PeerID], mode: PeerSendMode = .reliable) async throws {
+        if mode == .unreliable { return try await sendDatagram(bytes, to: peers) }
         let limit = configuration.connection.maximumMessageSize
         guard bytes.count <= limit else { throw PeerSessionError.messageTooLarge(limit: limit, size: bytes.count) }
-        var channels: [(PeerID, any Channel)] = []
-        for peer in peers {
-            guard let id = self.peers[peer]?.connection, let slot = connections[id], slot.connected,
-                let channel = slot.channel
-            else { throw PeerSessionError.notConnected(peer) }
-            channels.append((peer, channel))
+        let channels = try routes.withLock { routes in
+            try peers.map { peer in
+                guard let channel = routes[peer] else { throw PeerSessionError.notConnected(peer) }
+                return (peer, channel)
+            }
         }
-        let buffer = ByteBuffer(bytes: bytes)
-        if channels.count == 1 {
+        let message = PeerOutbound.message(ByteBuffer(bytes: bytes))
+        var waiting: [(PeerID, EventLoopFuture<Void>)] = []
+        for (peer, channel) in channels {
+            if channel.isWritable {
+                channel.writeAndFlush(message, promise: nil)
+            } else {
+                waiting.append((peer, channel.writeAndFlush(message)))
+            }
+        }
+        for (peer, future) in waiting {
             do {
-                return try await channels[0].1.writeAndFlush(PeerOutbound.message(buffer))
+                try await future.get()
             } catch let error as PeerConnectionError {
                 throw PeerSessionError.connection(error)
             } catch {
-                throw PeerSessionError.notConnected(channels[0].0)
+                throw PeerSessionError.notConnected(peer)
             }
-        }
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            for (peer, channel) in channels {
-                group.addTask {
-                    do {
-                        try await channel.writeAndFlush(PeerOutbound.message(buffer))
-                    } catch let error as PeerConnectionError {
-                        throw PeerSessionError.connection(error)
-                    } catch {
-                        throw PeerSessionError.notConnected(peer)
-                    }
-                }
-            }
-            try await group.waitForAll()
         }
     }
 

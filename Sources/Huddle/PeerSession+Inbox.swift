@@ -1,6 +1,7 @@
 import HuddleTransport
 import HuddleWire
 import NIOCore
+import Synchronization
 
 extension PeerSession {
     func handle(_ item: Inbox) async {
@@ -184,6 +185,7 @@ extension PeerSession {
         }
         connections[id] = slot
         startDatagrams(on: id, outcome: outcome)
+        if let channel = slot.channel { routes.withLock { $0[peer] = channel } }
         peers[peer]?.info.state = .connected
         peers[peer]?.connection = id
         emit(.stateChanged(peer, .connected))
@@ -201,6 +203,9 @@ extension PeerSession {
         }
         slot.waiter?.resume(throwing: error ?? PeerSessionError.cancelled)
         guard let peer = slot.peer, peers[peer]?.connection == id else { return }
+        routes.withLock { routes in
+            if let channel = routes[peer], channel === slot.channel { routes[peer] = nil }
+        }
         peers[peer]?.connection = nil
         let advertised = peers[peer]?.advert != nil
         let state: PeerState = slot.connected ? .disconnected : (advertised ? .available : .unavailable)

@@ -41,6 +41,8 @@ public actor PeerSession {
     nonisolated let inboxStream: AsyncStream<Inbox>
     nonisolated let connectionIDs = Atomic<Int>(0)
     nonisolated let datagramPort = Atomic<Int>(0)
+    /// The channel of each connected peer, for sends that need not wait for the actor.
+    nonisolated let routes = Mutex<[PeerID: any Channel]>([:])
     let tls: PeerTLS
     let directory: any PeerDirectory
     let group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
@@ -97,14 +99,7 @@ public actor PeerSession {
         guard !stopped else { throw PeerSessionError.stopped }
         started = true
         let stream = inboxStream
-        tasks.append(
-            Task { [weak self] in
-                for await item in stream {
-                    guard let self else { return }
-                    await self.handle(item)
-                }
-            }
-        )
+        tasks.append(Task { await self.runInbox(stream) })
         datagramChannel = try await openDatagramSocket(host: configuration.listenHost)
         datagramPort.store(datagramChannel?.localAddress?.port ?? 0, ordering: .relaxed)
         if mode.advertises {
@@ -129,6 +124,11 @@ public actor PeerSession {
                 }
             )
         }
+    }
+
+    /// Handles the inbox on the actor, one item after another.
+    func runInbox(_ stream: AsyncStream<Inbox>) async {
+        for await item in stream { await handle(item) }
     }
 
     /// Stops advertising and browsing, says goodbye to every peer and closes everything.
