@@ -19,8 +19,13 @@ struct Mesh: AsyncParsableCommand {
         var all: [PeerSession] = []
         for index in 0..<sessions {
             let session = try await PeerSession(
-                sessionID: "Mesh", displayName: "node-\(index)", configuration: configuration, directory: directory,
-                identity: .ephemeral(), trustStore: TrustStore())
+                sessionID: "Mesh",
+                displayName: "node-\(index)",
+                configuration: configuration,
+                directory: directory,
+                identity: .ephemeral(),
+                trustStore: TrustStore()
+            )
             all.append(session)
         }
         let afterCreate = residentBytes()

@@ -38,8 +38,12 @@ struct BenchSessionOptions: ParsableArguments {
         configuration.connection.maximumMessageSize = 16 * 1024 * 1024
         let stack = try await MDNSStack.start(configuration: discovery)
         let session = try await PeerSession(
-            sessionID: session, displayName: name, mode: .peer, configuration: configuration,
-            directory: MDNSPeerDirectory(stack: stack))
+            sessionID: session,
+            displayName: name,
+            mode: .peer,
+            configuration: configuration,
+            directory: MDNSPeerDirectory(stack: stack)
+        )
         try await session.start()
         return session
     }

@@ -44,6 +44,7 @@ public actor PeerSession {
     /// The channel of each connected peer, for sends that need not wait for the actor.
     nonisolated let routes = Mutex<[PeerID: any Channel]>([:])
     let tls: PeerTLS
+    nonisolated let admission: PeerAdmission
     let directory: any PeerDirectory
     let group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
 
@@ -84,6 +85,10 @@ public actor PeerSession {
         self.identity = try identity ?? DeviceIdentity.loadOrCreate(in: configuration.dataDirectory)
         self.trustStore = trustStore ?? TrustStore(directory: configuration.dataDirectory)
         self.tls = try PeerTLS(identity: self.identity)
+        self.admission = PeerAdmission(
+            maximumTotal: configuration.maximumPendingConnections,
+            maximumPerAddress: configuration.maximumPendingConnectionsPerAddress
+        )
         if let directory {
             self.directory = directory
         } else {
@@ -176,6 +181,7 @@ public actor PeerSession {
                 port: configuration.listenPort,
                 group: group,
                 tls: tls,
+                admission: admission,
                 wire: wire
             )
         }
@@ -185,6 +191,7 @@ public actor PeerSession {
                 port: configuration.listenPort,
                 group: group,
                 tls: tls,
+                admission: admission,
                 wire: wire
             )
         } catch {
@@ -193,6 +200,7 @@ public actor PeerSession {
                 port: configuration.listenPort,
                 group: group,
                 tls: tls,
+                admission: admission,
                 wire: wire
             )
         }

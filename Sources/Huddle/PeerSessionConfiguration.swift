@@ -17,6 +17,10 @@ public struct PeerSessionConfiguration: Sendable {
     /// Accept first contacts without comparing the code, pinning the peer as trust-on-first-use. For headless,
     /// scripted use only: it gives up the protection against a man in the middle at first contact.
     public var trustsOnFirstUse = false
+    /// Most accepted connections still before their first decision (TCP, TLS, HELLO, pairing exchange).
+    public var maximumPendingConnections = 16
+    /// The same, from one address.
+    public var maximumPendingConnectionsPerAddress = 4
     /// Most connected peers at once; further requests are refused as busy.
     public var maximumPeers = 16
     /// At most this many pairing runs may end unfinished or failed within `pairingWindow` (§3.5).

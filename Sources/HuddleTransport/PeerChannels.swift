@@ -11,12 +11,14 @@ public enum PeerChannels {
         setup: PeerConnectionHandler.Setup, verifier: PeerVerifier, sink: @Sendable (PeerConnectionEvent) -> Void
     )
 
-    /// Listens on `host:port` (port 0 picks a free one). `wire` is called for each accepted connection.
+    /// Listens on `host:port` (port 0 picks a free one). `wire` is called for each accepted connection that
+    /// `admission` lets in; the others are closed at once.
     public static func listen(
         host: String,
         port: Int,
         group: any EventLoopGroup,
         tls: PeerTLS,
+        admission: PeerAdmission = PeerAdmission(),
         wire: @escaping @Sendable (any Channel) -> Wiring
     ) async throws -> any Channel {
         try await ServerBootstrap(group: group)
@@ -24,8 +26,12 @@ public enum PeerChannels {
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
             .childChannelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    let wiring = wire(channel)
+                guard let ticket = admission.admit(channel.remoteAddress) else {
+                    return channel.close()
+                }
+                return channel.eventLoop.makeCompletedFuture {
+                    var wiring = wire(channel)
+                    wiring.setup.admissionTicket = ticket
                     try install(
                         tls.serverHandler(verifier: wiring.verifier),
                         wiring: wiring,

@@ -9,8 +9,10 @@ extension PeerConnectionHandler {
             case .send(let message):
                 sendControl(message, context: context)
             case .prompt(let prompt):
+                setup.admissionTicket?.release()
                 report(.prompt(prompt), context: context)
             case .connected(let outcome):
+                setup.admissionTicket?.release()
                 report(.connected(outcome), context: context)
                 scheduleHeartbeat(context: context)
             case .fail(let error, let notify):

@@ -44,6 +44,8 @@ public final class PeerConnectionHandler: ChannelDuplexHandler {
         public var context: [UInt8]
         public var configuration: PeerConnectionConfiguration
         public var trust: @Sendable (DeviceID) -> PeerHandshake.Trust
+        /// The accepted connection's place among the unauthenticated ones; released at the first decision.
+        public var admissionTicket: PeerAdmission.Ticket?
 
         public init(
             role: PeerRole,
@@ -230,6 +232,7 @@ public final class PeerConnectionHandler: ChannelDuplexHandler {
     }
 
     public func channelInactive(context: ChannelHandlerContext) {
+        setup.admissionTicket?.release()
         timer?.cancel()
         let waiting = waitingForWritability
         waitingForWritability = []
