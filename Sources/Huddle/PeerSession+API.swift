@@ -19,13 +19,13 @@ extension PeerSession {
         guard let record = peers[peer], let advert = record.advert, let address = advert.addresses.first else {
             throw PeerSessionError.unknownPeer(peer)
         }
-        if let existing = record.connection, connections[existing]?.connected == true { return }
+        if let existing = record.connection, let slot = connections[existing], slot.connected, !slot.closing { return }
         let limit = configuration.connection.handshake.maximumContextSize
         guard context.count <= limit else { throw PeerSessionError.messageTooLarge(limit: limit, size: context.count) }
         let id = connectionIDs.add(1, ordering: .relaxed).newValue
         let expected = trustStore.isPinned(advert.deviceID) ? advert.deviceID : nil
         var slot = ConnectionSlot(id: id, role: .initiator)
-        slot.peer = nil
+        slot.intended = peer
         connections[id] = slot
         peers[peer]?.info.state = .connecting
         emit(.stateChanged(peer, .connecting))
@@ -57,6 +57,10 @@ extension PeerSession {
     }
 
     func connectTimedOut(_ id: Int, peer: PeerID) {
+        if let waiter = duplicateWaiters[id] {
+            duplicateWaiters[id] = nil
+            waiter.continuation.resume(throwing: PeerSessionError.connectTimedOut(peer))
+        }
         guard let slot = connections[id], !slot.connected else { return }
         slot.waiter?.resume(throwing: PeerSessionError.connectTimedOut(peer))
         connections[id]?.waiter = nil
@@ -98,11 +102,9 @@ extension PeerSession {
         if mode == .unreliable { return try await sendDatagram(bytes, to: peers) }
         let limit = configuration.connection.maximumMessageSize
         guard bytes.count <= limit else { throw PeerSessionError.messageTooLarge(limit: limit, size: bytes.count) }
-        let channels = try routes.withLock { routes in
-            try peers.map { peer in
-                guard let channel = routes[peer] else { throw PeerSessionError.notConnected(peer) }
-                return (peer, channel)
-            }
+        let channels = try peers.map { peer in
+            guard let channel = flow.channel(for: peer) else { throw PeerSessionError.notConnected(peer) }
+            return (peer, channel)
         }
         let message = PeerOutbound.message(ByteBuffer(bytes: bytes))
         var waiting: [(PeerID, EventLoopFuture<Void>)] = []
@@ -132,11 +134,13 @@ extension PeerSession {
     /// Says goodbye to `peer` and closes the connection.
     public func disconnect(_ peer: PeerID) {
         guard let id = peers[peer]?.connection, let channel = connections[id]?.channel else { return }
+        connections[id]?.closing = true
+        flow.disconnected(peer, channel: channel)
         channel.writeAndFlush(PeerOutbound.close(.goodbye), promise: nil)
     }
 
     /// Says goodbye to every peer.
     public func disconnectFromAllPeers() {
-        for slot in connections.values { slot.channel?.writeAndFlush(PeerOutbound.close(.goodbye), promise: nil) }
+        for peer in peers.keys where peers[peer]?.connection != nil { disconnect(peer) }
     }
 }

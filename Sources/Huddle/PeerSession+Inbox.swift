@@ -63,7 +63,7 @@ extension PeerSession {
         case .connected(let outcome):
             connected(outcome, on: id)
         case .message(let buffer):
-            guard let peer = connections[id]?.peer else { return }
+            guard let peer = connections[id]?.peer else { return flow.consumed(buffer.readableBytes) }
             emit(.received(Array(buffer.readableBytesView), from: peer))
         case .closed(let error):
             connectionEnded(id, error: error.map { .connection($0) })
@@ -81,7 +81,7 @@ extension PeerSession {
         }
         slot.peer = peer
         connections[id] = slot
-        if let existing = peers[peer]?.connection, existing != id, connections[existing] != nil {
+        if let existing = peers[peer]?.connection, existing != id, let old = connections[existing], !old.closing {
             guard keepsNew(slot, over: existing) else {
                 connections[id]?.peer = nil
                 moveWaiter(from: id, to: existing)
@@ -185,10 +185,14 @@ extension PeerSession {
         }
         connections[id] = slot
         startDatagrams(on: id, outcome: outcome)
-        if let channel = slot.channel { routes.withLock { $0[peer] = channel } }
+        if let channel = slot.channel { flow.connected(peer, channel: channel) }
         peers[peer]?.info.state = .connected
         peers[peer]?.connection = id
         emit(.stateChanged(peer, .connected))
+        for (key, waiter) in duplicateWaiters where waiter.peer == peer {
+            duplicateWaiters[key] = nil
+            waiter.continuation.resume()
+        }
         slot.waiter?.resume()
         connections[id]?.waiter = nil
     }
@@ -201,11 +205,18 @@ extension PeerSession {
             requests[request] = nil
             emit(.connectionRequestEnded(request, error ?? .cancelled))
         }
-        slot.waiter?.resume(throwing: error ?? PeerSessionError.cancelled)
-        guard let peer = slot.peer, peers[peer]?.connection == id else { return }
-        routes.withLock { routes in
-            if let channel = routes[peer], channel === slot.channel { routes[peer] = nil }
+        if let waiter = slot.waiter, let peer = slot.intended ?? slot.peer, Self.isDuplicate(error) {
+            // The other side kept its own connection to us: this `connect` completes when that one does.
+            if let other = peers[peer]?.connection, other != id, connections[other]?.connected == true {
+                waiter.resume()
+            } else {
+                duplicateWaiters[id] = (peer, waiter)
+            }
+        } else {
+            slot.waiter?.resume(throwing: error ?? PeerSessionError.cancelled)
         }
+        guard let peer = slot.peer, peers[peer]?.connection == id else { return }
+        flow.disconnected(peer, channel: slot.channel)
         peers[peer]?.connection = nil
         let advertised = peers[peer]?.advert != nil
         let state: PeerState = slot.connected ? .disconnected : (advertised ? .available : .unavailable)
@@ -213,6 +224,16 @@ extension PeerSession {
         emit(.stateChanged(peer, state))
         if slot.connected, let error { emit(.peerError(peer, error)) }
         if slot.connected, advertised { emit(.stateChanged(peer, .available)) }
+    }
+
+    static func isDuplicate(_ error: PeerSessionError?) -> Bool {
+        switch error {
+        case .connection(.wire(.closedByPeer(reason: .duplicate))),
+            .connection(.wire(.pairingRejected(reason: .duplicate))):
+            true
+        default:
+            false
+        }
     }
 
     /// A `connect` waiting on a connection that loses the duplicate tie-break waits on the survivor instead.

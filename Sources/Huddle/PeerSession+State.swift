@@ -32,5 +32,9 @@ extension PeerSession {
         var countsAsPairingRun = false
         var acceptedOnFirstUse = false
         var datagram: DatagramLink?
+        /// Set once this side said goodbye; a new `connect` does not wait for it to finish closing.
+        var closing = false
+        /// The peer a `connect` dialled this connection for.
+        var intended: PeerID?
     }
 }

@@ -33,7 +33,7 @@ public actor PeerSession {
     /// The DNS-SD service type the session ID maps to (`MDNSServiceType(sessionID:)`).
     public nonisolated let serviceType: String
     /// Everything that happens, in order. One consumer.
-    public nonisolated let events: AsyncStream<PeerSessionEvent>
+    public nonisolated let events: PeerSessionEvents
 
     nonisolated let configuration: PeerSessionConfiguration
     nonisolated let eventSink: AsyncStream<PeerSessionEvent>.Continuation
@@ -41,8 +41,8 @@ public actor PeerSession {
     nonisolated let inboxStream: AsyncStream<Inbox>
     nonisolated let connectionIDs = Atomic<Int>(0)
     nonisolated let datagramPort = Atomic<Int>(0)
-    /// The channel of each connected peer, for sends that need not wait for the actor.
-    nonisolated let routes = Mutex<[PeerID: any Channel]>([:])
+    /// The channel of each connected peer (for sends that need not wait for the actor) and the receive budget.
+    nonisolated let flow: ReceiveFlow
     let tls: PeerTLS
     nonisolated let admission: PeerAdmission
     let directory: any PeerDirectory
@@ -57,6 +57,8 @@ public actor PeerSession {
     var peers: [PeerID: PeerRecord] = [:]
     var connections: [Int: ConnectionSlot] = [:]
     var requests: [PeerConnectionRequest.ID: Int] = [:]
+    /// `connect` calls whose connection lost the duplicate tie-break on the other side, waiting for the survivor.
+    var duplicateWaiters: [Int: (peer: PeerID, continuation: CheckedContinuation<Void, any Error>)] = [:]
     var nextRequest = 0
     var failedPairings: [ContinuousClock.Instant] = []
     var started = false
@@ -94,7 +96,10 @@ public actor PeerSession {
         } else {
             self.directory = MDNSPeerDirectory(stack: try await MDNSStack.start())
         }
-        (events, eventSink) = AsyncStream.makeStream()
+        let (stream, sink) = AsyncStream<PeerSessionEvent>.makeStream()
+        flow = ReceiveFlow(budget: configuration.maximumUndeliveredBytes)
+        events = PeerSessionEvents(stream: stream, flow: flow)
+        eventSink = sink
         (inboxStream, inbox) = AsyncStream.makeStream()
     }
 
@@ -146,6 +151,8 @@ public actor PeerSession {
             slot.channel?.writeAndFlush(PeerOutbound.close(.goodbye), promise: nil)
             slot.waiter?.resume(throwing: PeerSessionError.stopped)
         }
+        for waiter in duplicateWaiters.values { waiter.continuation.resume(throwing: PeerSessionError.stopped) }
+        duplicateWaiters.removeAll()
         for slot in connections.values { try? await slot.channel?.closeFuture.get() }
         connections.removeAll()
         try? await listener?.close()
@@ -167,7 +174,12 @@ public actor PeerSession {
     /// The peer's name, cleaned for display.
     public func displayName(for peer: PeerID) -> String? { peers[peer]?.info.displayName }
 
-    func emit(_ event: PeerSessionEvent) { eventSink.yield(event) }
+    func emit(_ event: PeerSessionEvent) {
+        eventSink.yield(event)
+    }
+
+    /// Bytes received and not yet taken from ``events``.
+    public nonisolated var undeliveredBytes: Int { flow.undelivered }
 
     func listen() async throws -> any Channel {
         let wire: @Sendable (any Channel) -> PeerChannels.Wiring = { [inbox] channel in
@@ -231,6 +243,7 @@ public actor PeerSession {
             fingerprint: identity.fingerprint,
             context: context,
             configuration: configuration.connection,
+            receiveGate: flow,
             trust: { id in
                 if id == ownID { return .pinned(maximumVersionSeen: 1) }
                 guard let record = store.record(for: id), record.trust != .blocked else { return .unknown }

@@ -21,6 +21,9 @@ public struct PeerSessionConfiguration: Sendable {
     public var maximumPendingConnections = 16
     /// The same, from one address.
     public var maximumPendingConnectionsPerAddress = 4
+    /// Received bytes the consumer of ``PeerSession/events`` may fall behind by before the session stops reading
+    /// from its connections (`docs/security.md` §4.9: connection receive budget).
+    public var maximumUndeliveredBytes = 32 * 1024 * 1024
     /// Most connected peers at once; further requests are refused as busy.
     public var maximumPeers = 16
     /// At most this many pairing runs may end unfinished or failed within `pairingWindow` (§3.5).

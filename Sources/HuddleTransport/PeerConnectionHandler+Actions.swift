@@ -57,6 +57,9 @@ extension PeerConnectionHandler {
         }
         if frame.flags.contains(.endOfMessage), let message = incoming {
             incoming = nil
+            if setup.receiveGate?.received(message.readableBytes, on: context.channel) == true {
+                try? context.channel.syncOptions?.setOption(.autoRead, value: false)
+            }
             report(.message(message), context: context)
         }
     }

@@ -17,6 +17,13 @@ public enum PeerConnectionEvent: Sendable {
     case closed(PeerConnectionError?)
 }
 
+/// Decides when a connection stops reading because its messages are not being consumed.
+public protocol PeerReceiveGate: Sendable {
+    /// A whole message of `count` bytes arrived on `channel` (called on its event loop). Return true to stop
+    /// reading from it; whoever paused it sets `autoRead` back on.
+    func received(_ count: Int, on channel: any Channel) -> Bool
+}
+
 /// What the owner writes into a connection.
 public enum PeerOutbound: Sendable {
     /// A reliable message; the write completes when it has been handed to the socket.
@@ -46,6 +53,8 @@ public final class PeerConnectionHandler: ChannelDuplexHandler {
         public var trust: @Sendable (DeviceID) -> PeerHandshake.Trust
         /// The accepted connection's place among the unauthenticated ones; released at the first decision.
         public var admissionTicket: PeerAdmission.Ticket?
+        /// Told of every whole message; when it says so, the connection stops reading until resumed.
+        public var receiveGate: (any PeerReceiveGate)?
 
         public init(
             role: PeerRole,
@@ -53,8 +62,10 @@ public final class PeerConnectionHandler: ChannelDuplexHandler {
             fingerprint: [UInt8],
             context: [UInt8],
             configuration: PeerConnectionConfiguration,
+            receiveGate: (any PeerReceiveGate)? = nil,
             trust: @escaping @Sendable (DeviceID) -> PeerHandshake.Trust
         ) {
+            self.receiveGate = receiveGate
             self.role = role
             self.hello = hello
             self.fingerprint = fingerprint

@@ -78,9 +78,9 @@ func makeSessions(
     _ names: [String],
     sessionID: String = "TypingTogether",
     modes: [PeerSessionMode]? = nil,
+    directory: InMemoryPeerDirectory = InMemoryPeerDirectory(),
     configure: (inout PeerSessionConfiguration) -> Void = { _ in }
 ) async throws -> [SessionProbe] {
-    let directory = InMemoryPeerDirectory()
     var probes: [SessionProbe] = []
     for (index, name) in names.enumerated() {
         var configuration = PeerSessionConfiguration()

@@ -53,7 +53,7 @@ struct DialTimeoutTests {
         }
         let elapsed = start.duration(to: .now)
         #expect(elapsed >= .milliseconds(400), "\(elapsed)")
-        #expect(elapsed < .seconds(3), "\(elapsed)")
+        #expect(elapsed < .seconds(8), "\(elapsed)")
         for filler in fillers { try? await filler.close() }
         try? await listener.close()
     }
@@ -90,14 +90,14 @@ struct DialTimeoutTests {
         let (raw, rawLog) = try await RawConnections.connect(to: listener.address, tls: nil)
         // On a loaded machine the listener may already have given up; the outcome below is what counts.
         if !bytes.isEmpty { try? await raw.writeAndFlush(ByteBuffer(bytes: bytes)) }
-        #expect(await RawConnections.waitForClose(raw, within: .seconds(5)))
+        #expect(await RawConnections.waitForClose(raw, within: .seconds(10)))
         let elapsed = start.duration(to: .now)
         let serverLog = try #require(await listener.log(0))
-        let events = await eventsUntilClosed(serverLog, within: 5)
+        let events = await eventsUntilClosed(serverLog, within: 10)
         #expect(events.count == 1)
         #expect(events.last?.closeReason == .some(.tlsHandshakeTimedOut))
         #expect(elapsed >= .milliseconds(500), "\(elapsed)")
-        #expect(elapsed < .seconds(3), "\(elapsed)")
+        #expect(elapsed < .seconds(8), "\(elapsed)")
         #expect(rawLog.bytesRead == 0)
         await listener.close()
     }
