@@ -11,6 +11,7 @@ struct Huddle: AsyncParsableCommand {
 
             Examples:
               huddle chat --name Ada                chat with everyone nearby (compare the code, answer y)
+              huddle peers                          the session's peers, live; pick one to connect
               huddle id                             this device's ID
               huddle trust list                     devices paired with this one
               huddle discover                       list the service types on the network
@@ -18,7 +19,8 @@ struct Huddle: AsyncParsableCommand {
               huddle advertise "Kitchen" _lab._tcp 8080 room=kitchen
             """,
         subcommands: [
-            ChatCommand.self, IDCommand.self, TrustCommand.self, DiscoverCommand.self, AdvertiseCommand.self,
+            ChatCommand.self, PeersCommand.self, IDCommand.self, TrustCommand.self, DiscoverCommand.self,
+            AdvertiseCommand.self,
         ]
     )
 }

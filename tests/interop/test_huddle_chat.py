@@ -169,3 +169,31 @@ def test_pinned_peer_with_another_key_is_refused(testbed, huddle, homes):
     line = ada.wait_line(lambda l: l.startswith("! could not connect to Bob"), 15, start=mark)
     assert "key changed" in line and bob_id[:7] in line, line
     assert not any("connected to" in l for _, l in ada.lines[mark:])
+
+
+def peers(host, name: str, home: str, *extra: str):
+    """`huddle peers --json` in host with its own identity; stdin is a pipe."""
+    env = dict(os.environ, HUDDLE_HOME=home)
+    argv = [huddle_bin(), "peers", "--json", "--name", name, "--host", f"huddle-{host.letter}",
+            "--interface", host.ifname, *extra]
+    return host.spawn(*argv, label=f"{host.letter}:peers {name}", stdin=True, env=env)
+
+
+@pytest.mark.hosts(2)
+def test_server_and_client_modes_with_the_peer_picker(testbed, huddle, homes):
+    """A client picks the server from the live list; both see one code, accept, and end connected."""
+    a, b = testbed[0], testbed[1]
+    server = peers(a, "Srv", homes("a"), "--mode", "server")
+    client = peers(b, "Cli", homes("b"), "--mode", "client")
+    found = client.wait_event(lambda e: e.get("event") == "found" and e.get("name") == "Srv", 15)
+    time.sleep(0.2)
+    assert not any(e.get("event") == "found" for e in server.events()), "a server does not browse"
+    client.send("1")
+    asked_client = client.wait_event(lambda e: e.get("event") == "request", 15)
+    asked_server = server.wait_event(lambda e: e.get("event") == "request", 15)
+    assert asked_client["code"] == asked_server["code"] and re.fullmatch(r"\d{3} \d{3}", asked_client["code"])
+    assert asked_server["name"] == "Cli" and asked_client["name"] == "Srv"
+    server.send("y")
+    client.send("y")
+    client.wait_event(lambda e: e == {**e, "event": "state", "peer": found["peer"], "state": "connected"}, 15)
+    server.wait_event(lambda e: e.get("event") == "state" and e.get("state") == "connected", 15)

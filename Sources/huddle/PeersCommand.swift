@@ -1,0 +1,146 @@
+import ArgumentParser
+import Foundation
+import Huddle
+import HuddleTransport
+import HuddleWire
+
+struct PeersCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "peers",
+        abstract: "List the peers of a session live, and pick one to connect to (the seeds' peer picker).",
+        discussion: """
+            Shows every peer of the session with its state (available, connecting, connected, …) as it \
+            changes. Type a peer's number to connect to it; at first contact compare the code and answer y or n. \
+            /quit leaves. --json prints one object per event instead, for scripts.
+            """
+    )
+
+    @OptionGroup var options: SessionOptions
+    @Flag(help: "Print one JSON object per line.") var json = false
+    @Option(help: "server (advertise, accept), client (browse, connect) or peer (both).") var mode: ModeArgument = .peer
+
+    enum ModeArgument: String, ExpressibleByArgument, CaseIterable {
+        case server, client, peer
+        var mode: PeerSessionMode { PeerSessionMode(rawValue: rawValue)! }
+    }
+
+    func run() async throws {
+        let session: PeerSession
+        do {
+            session = try await options.startSession(mode: mode.mode)
+        } catch {
+            Output.error("\(error)")
+            throw ExitCode(69)
+        }
+        let picker = PeerPicker(session: session, json: json, autoAccept: options.yes)
+        if !json {
+            Output.line("Peers in \"\(options.session)\" (you: \(session.displayName)). Type a number to connect.")
+        }
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await picker.followEvents() }
+            group.addTask { await picker.readInput() }
+            group.addTask { await Signals.waitForTermination() }
+            _ = await group.next()
+            group.cancelAll()
+        }
+        await session.stop()
+    }
+}
+
+/// The live list: numbered peers, their states, and pending requests.
+actor PeerPicker {
+    let session: PeerSession
+    let json: Bool
+    let autoAccept: Bool
+    var order: [PeerID] = []
+    var pending: [PeerConnectionRequest] = []
+
+    init(session: PeerSession, json: Bool, autoAccept: Bool) {
+        self.session = session
+        self.json = json
+        self.autoAccept = autoAccept
+    }
+
+    func followEvents() async {
+        for await event in session.events { await handle(event) }
+    }
+
+    func readInput() async {
+        for await line in InputLines.stream() {
+            if await !handle(line: line.trimmingCharacters(in: .whitespaces)) { return }
+        }
+    }
+
+    func handle(_ event: PeerSessionEvent) async {
+        switch event {
+        case .peerFound(let info):
+            if !order.contains(info.id) { order.append(info.id) }
+            if json {
+                Output.json([
+                    "event": "found", "peer": info.id.rawValue, "name": info.displayName,
+                    "device": info.deviceID?.shortID ?? "",
+                ])
+            }
+        case .stateChanged(let peer, let state):
+            if json {
+                Output.json(["event": "state", "peer": peer.rawValue, "state": state.rawValue])
+            } else {
+                await printList()
+            }
+        case .connectionRequest(let request):
+            if json {
+                Output.json([
+                    "event": "request", "peer": request.peer.rawValue, "name": request.displayName,
+                    "code": request.code ?? "", "device": request.deviceID.shortID,
+                ])
+            } else {
+                let code = request.code.map { " — code \($0), check that the other screen shows the same" } ?? ""
+                Output.line("? \(request.displayName) (\(request.deviceID.shortID))\(code). Connect? [y/n]")
+            }
+            if autoAccept { await session.accept(request) } else { pending.append(request) }
+        case .connectionRequestEnded(let id, let error):
+            pending.removeAll { $0.id == id }
+            if !json { Output.line("* request ended: \(error)") }
+        case .peerError(let peer, let error):
+            if json {
+                Output.json(["event": "error", "peer": peer?.rawValue ?? "", "message": "\(error)"])
+            } else {
+                Output.line("! \(error)")
+            }
+        case .received:
+            break
+        }
+    }
+
+    func printList() async {
+        var index = 0
+        for peer in order {
+            guard let info = await session.info(for: peer) else { continue }
+            index += 1
+            Output.line("  \(index)) \(info.displayName) (\(info.deviceID?.shortID ?? "?")) — \(info.state.rawValue)")
+        }
+    }
+
+    func handle(line: String) async -> Bool {
+        if let request = pending.first, ["y", "yes", "n", "no"].contains(line.lowercased()) {
+            pending.removeFirst()
+            if line.lowercased().hasPrefix("y") { await session.accept(request) } else { await session.deny(request) }
+            return true
+        }
+        if line == "/quit" { return false }
+        guard let number = Int(line), number >= 1, number <= order.count else {
+            if !line.isEmpty { Output.line("(type a peer's number, y/n to answer a request, or /quit)") }
+            return true
+        }
+        let peer = order[number - 1]
+        let session = self.session
+        Task {
+            do {
+                try await session.connect(to: peer, timeout: .seconds(120))
+            } catch {
+                Output.line("! could not connect: \(error)")
+            }
+        }
+        return true
+    }
+}
