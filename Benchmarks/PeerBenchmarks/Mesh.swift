@@ -15,6 +15,8 @@ struct Mesh: AsyncParsableCommand {
         configuration.listenHost = "127.0.0.1"
         configuration.trustsOnFirstUse = true
         configuration.maximumPeers = sessions
+        configuration.maximumPendingConnections = sessions
+        configuration.maximumPendingConnectionsPerAddress = sessions
         let before = residentBytes()
         var all: [PeerSession] = []
         for index in 0..<sessions {

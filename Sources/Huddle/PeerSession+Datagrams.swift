@@ -114,6 +114,9 @@ extension PeerSession {
             guard let id = self.peers[peer]?.connection, var link = connections[id]?.datagram else {
                 throw PeerSessionError.notConnected(peer)
             }
+            // Rekey at 2^32 packets or 120 s (`docs/security.md` §3.7); the peer's opener moves to the next epoch
+            // when the first packet sealed under it authenticates, and keeps the old one for its grace period.
+            if link.sealer.isRekeyDue(now: datagramNow) { link.sealer.rekey(now: datagramNow) }
             do {
                 packets.append((link.remote, try link.sealer.seal(bytes)))
             } catch let error as PeerWireError {

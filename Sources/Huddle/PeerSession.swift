@@ -147,14 +147,18 @@ public actor PeerSession {
         stopped = true
         await registration?.withdraw()
         registration = nil
-        for slot in connections.values {
+        // Taken out of the table first, so the connections' own endings (arriving while this waits) are ignored
+        // and no waiter is resumed twice.
+        let slots = Array(connections.values)
+        connections.removeAll()
+        let waiters = duplicateWaiters.values.map(\.continuation)
+        duplicateWaiters.removeAll()
+        for slot in slots {
             slot.channel?.writeAndFlush(PeerOutbound.close(.goodbye), promise: nil)
             slot.waiter?.resume(throwing: PeerSessionError.stopped)
         }
-        for waiter in duplicateWaiters.values { waiter.continuation.resume(throwing: PeerSessionError.stopped) }
-        duplicateWaiters.removeAll()
-        for slot in connections.values { try? await slot.channel?.closeFuture.get() }
-        connections.removeAll()
+        for waiter in waiters { waiter.resume(throwing: PeerSessionError.stopped) }
+        for slot in slots { try? await slot.channel?.closeFuture.get() }
         try? await listener?.close()
         try? await datagramChannel?.close()
         for task in tasks { task.cancel() }

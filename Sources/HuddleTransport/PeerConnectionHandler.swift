@@ -87,6 +87,10 @@ public final class PeerConnectionHandler: ChannelDuplexHandler {
     var failure: PeerConnectionError?
     var closedReported = false
     var sentGoodbye = false
+    /// Flush coalescing: the first flush in a turn of the event loop goes out at once (no added latency); later
+    /// ones in the same turn wait for one flush queued behind the writes already waiting.
+    enum FlushState { case idle, flushed, queued }
+    var flushState = FlushState.idle
     /// Sends waiting for the socket to drain below the channel's low water mark (backpressure).
     var waitingForWritability: [EventLoopPromise<Void>] = []
 
@@ -218,6 +222,26 @@ public final class PeerConnectionHandler: ChannelDuplexHandler {
         case .close(let reason):
             goodbye(reason, context: context)
             promise?.succeed()
+        }
+    }
+
+    /// Messages written back to back from other threads are flushed together — one batch of TLS records and one
+    /// system call — while a lone message is flushed at once.
+    public func flush(context: ChannelHandlerContext) {
+        switch flushState {
+        case .idle:
+            context.flush()
+            flushState = .flushed
+            let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+            context.eventLoop.execute {
+                let (handler, context) = bound.value
+                if handler.flushState == .queued { context.flush() }
+                handler.flushState = .idle
+            }
+        case .flushed:
+            flushState = .queued
+        case .queued:
+            break
         }
     }
 

@@ -146,6 +146,8 @@ def test_three_hosts_all_connect_and_everyone_hears_everyone(testbed, huddle, ho
     procs[2].wait_line(lambda l: l == "Bob: from Bob", 5)
     for proc in procs:
         assert sum(1 for _, l in proc.lines if l.startswith("* connected to")) == 2, proc.output()
+    for proc in procs:
+        assert proc.stop() == 0, proc.output()
 
 
 @pytest.mark.hosts(3)
@@ -159,7 +161,7 @@ def test_pinned_peer_with_another_key_is_refused(testbed, huddle, homes):
     bob.stop()
     ada.wait_line(lambda l: l == "* Bob is gone" or l == "* Bob left the chat", 10)
     # The impostor: its own identity listening on 7000, advertised under Bob's name and device ID.
-    chat(c, "Mallory", homes("c"), "--port", "7000")
+    mallory = chat(c, "Mallory", homes("c"), "--port", "7000")
     ad = huddle(c, "advertise", "Bob", "_typingtogether._tcp", "7000", f"id={bob_id}", "in=impostor1234567",
                 "m=p", "v=1", "--json", "--host", "huddle-c2", "--interface", c.ifname)
     ad.wait_event(lambda e: e.get("event") == "registered", 15)
@@ -169,6 +171,9 @@ def test_pinned_peer_with_another_key_is_refused(testbed, huddle, homes):
     line = ada.wait_line(lambda l: l.startswith("! could not connect to Bob"), 15, start=mark)
     assert "key changed" in line and bob_id[:7] in line, line
     assert not any("connected to" in l for _, l in ada.lines[mark:])
+    ad.stop()
+    for proc in (mallory, ada):
+        assert proc.stop() == 0, proc.output()  # SIGTERM: a clean goodbye, no crash
 
 
 def peers(host, name: str, home: str, *extra: str):

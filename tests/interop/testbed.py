@@ -81,6 +81,10 @@ class LineProc:
         self.err_lines: list[str] = []
         self._cond = threading.Condition()
         self.started = time.monotonic()
+        # A crashing Swift program would hand its stderr to swift-backtrace, which outlives a SIGKILL of the
+        # program and keeps the pipe open, so teardown's reads never end: let crashes print and exit instead.
+        env = dict(os.environ if env is None else env)
+        env.setdefault("SWIFT_BACKTRACE", "enable=no")
         self.proc = subprocess.Popen(
             argv, stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT if merge_stderr else subprocess.PIPE,
