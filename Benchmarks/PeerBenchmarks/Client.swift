@@ -19,7 +19,7 @@ struct Client: AsyncParsableCommand {
 
     func run() async throws {
         let session = try await options.start()
-        let replies = Replies(session: session)
+        var replies = Replies(session: session)
         let peer = try await replies.find(named: to)
         let connectStart = ContinuousClock.now
         try await session.connect(to: peer, timeout: .seconds(30))
@@ -81,59 +81,51 @@ struct Client: AsyncParsableCommand {
     }
 }
 
-/// The client's view of the session's events: replies by their first byte, and states.
-actor Replies {
-    let session: PeerSession
+/// The client's view of the session's events, read inline (no extra task between the socket and the caller).
+struct Replies {
+    var events: PeerSessionEvents.AsyncIterator
     var messages: [[UInt8]] = []
-    var waiter: (byte: UInt8, continuation: CheckedContinuation<[UInt8]?, Never>)?
     var disconnected: Set<PeerID> = []
     var found: [String: PeerID] = [:]
 
     init(session: PeerSession) {
-        self.session = session
-        Task { await self.follow() }
+        self.events = session.events.makeAsyncIterator()
     }
 
-    func follow() async {
-        for await event in session.events {
-            switch event {
-            case .received(let bytes, _):
-                if let waiter, bytes.first == waiter.byte {
-                    self.waiter = nil
-                    waiter.continuation.resume(returning: bytes)
-                } else {
-                    messages.append(bytes)
-                }
-            case .stateChanged(let peer, .disconnected): disconnected.insert(peer)
-            case .stateChanged(let peer, .connected): disconnected.remove(peer)
-            case .peerFound(let info): found[info.displayName] = info.id
-            default: continue
-            }
+    /// Takes the next event and files it; `nil` when the session ended.
+    mutating func pump() async -> PeerSessionEvent? {
+        guard let event = await events.next() else { return nil }
+        switch event {
+        case .stateChanged(let peer, .disconnected): disconnected.insert(peer)
+        case .stateChanged(let peer, .connected): disconnected.remove(peer)
+        case .peerFound(let info): found[info.displayName] = info.id
+        default: break
         }
+        return event
     }
 
-    func find(named name: String) async throws -> PeerID {
-        let deadline = ContinuousClock.now + .seconds(30)
-        while ContinuousClock.now < deadline {
-            if let peer = found[name] { return peer }
-            try await Task.sleep(for: .milliseconds(5))
+    mutating func find(named name: String) async throws -> PeerID {
+        while found[name] == nil {
+            guard await pump() != nil else { throw ValidationError("the session ended") }
         }
-        throw ValidationError("no peer called \(name) found within 30 s")
+        return found[name]!
     }
 
-    /// The next message starting with `letter` (no timeout: the run fails by its own time limit).
-    func next(startingWith letter: Character) async -> [UInt8]? {
+    /// The next message starting with `letter`; others are kept.
+    mutating func next(startingWith letter: Character) async -> [UInt8]? {
         let byte = letter.asciiValue!
         if let index = messages.firstIndex(where: { $0.first == byte }) { return messages.remove(at: index) }
-        return await withCheckedContinuation { waiter = (byte, $0) }
+        while let event = await pump() {
+            guard case .received(let bytes, _) = event else { continue }
+            if bytes.first == byte { return bytes }
+            messages.append(bytes)
+        }
+        return nil
     }
 
-    func waitUntilDisconnected(_ peer: PeerID) async throws {
-        let deadline = ContinuousClock.now + .seconds(10)
-        while ContinuousClock.now < deadline {
-            if disconnected.contains(peer) { return }
-            try await Task.sleep(for: .milliseconds(1))
+    mutating func waitUntilDisconnected(_ peer: PeerID) async throws {
+        while !disconnected.contains(peer) {
+            guard await pump() != nil else { throw ValidationError("the session ended") }
         }
-        throw ValidationError("\(peer) did not disconnect")
     }
 }

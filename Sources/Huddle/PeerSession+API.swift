@@ -29,7 +29,7 @@ extension PeerSession {
         connections[id] = slot
         peers[peer]?.info.state = .connecting
         emit(.stateChanged(peer, .connecting))
-        let wiring = wiring(role: .initiator, connection: id, context: context, expected: expected)
+        let wiring = wiring(role: .initiator, connection: id, route: slot.route, context: context, expected: expected)
         let (inbox, group, tls) = (self.inbox, self.group, self.tls)
         tasks.append(
             Task {

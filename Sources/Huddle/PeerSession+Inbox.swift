@@ -6,12 +6,14 @@ import Synchronization
 extension PeerSession {
     func handle(_ item: Inbox) async {
         switch item {
-        case .accepted(let id, let channel):
+        case .accepted(let id, let channel, let route):
             guard !stopped else {
                 channel.close(promise: nil)
                 return
             }
-            connections[id] = ConnectionSlot(id: id, role: .responder, channel: channel)
+            var slot = ConnectionSlot(id: id, role: .responder, channel: channel)
+            slot.route = route
+            connections[id] = slot
         case .dialed(let id, .success(let channel)):
             guard connections[id] != nil, !stopped else {
                 channel.close(promise: nil)
@@ -54,7 +56,10 @@ extension PeerSession {
     }
 
     func handle(_ event: PeerConnectionEvent, on id: Int) {
-        guard connections[id] != nil else { return }
+        guard connections[id] != nil else {
+            if case .message(let buffer) = event { flow.consumed(buffer.readableBytes) }
+            return
+        }
         switch event {
         case .authenticated(let device):
             connections[id]?.remote = device
@@ -63,7 +68,9 @@ extension PeerSession {
         case .connected(let outcome):
             connected(outcome, on: id)
         case .message(let buffer):
-            guard let peer = connections[id]?.peer else { return flow.consumed(buffer.readableBytes) }
+            guard let slot = connections[id] else { return flow.consumed(buffer.readableBytes) }
+            defer { slot.route.leftInbox() }
+            guard let peer = slot.peer else { return flow.consumed(buffer.readableBytes) }
             emit(.received(Array(buffer.readableBytesView), from: peer))
         case .closed(let error):
             connectionEnded(id, error: error.map { .connection($0) })
@@ -186,6 +193,7 @@ extension PeerSession {
         connections[id] = slot
         startDatagrams(on: id, outcome: outcome)
         if let channel = slot.channel { flow.connected(peer, channel: channel) }
+        slot.route.open(to: peer)
         peers[peer]?.info.state = .connected
         peers[peer]?.connection = id
         emit(.stateChanged(peer, .connected))

@@ -188,8 +188,9 @@ public actor PeerSession {
     func listen() async throws -> any Channel {
         let wire: @Sendable (any Channel) -> PeerChannels.Wiring = { [inbox] channel in
             let id = self.connectionIDs.add(1, ordering: .relaxed).newValue
-            inbox.yield(.accepted(id, channel))
-            return self.wiring(role: .responder, connection: id, context: [], expected: nil)
+            let route = MessageRoute()
+            inbox.yield(.accepted(id, channel, route))
+            return self.wiring(role: .responder, connection: id, route: route, context: [], expected: nil)
         }
         if let host = configuration.listenHost {
             return try await PeerChannels.listen(
@@ -226,6 +227,7 @@ public actor PeerSession {
     nonisolated func wiring(
         role: PeerRole,
         connection: Int,
+        route: MessageRoute,
         context: [UInt8],
         expected: DeviceID?
     )
@@ -255,7 +257,16 @@ public actor PeerSession {
             }
         )
         let verifier = PeerVerifier(expected: expected, isBlocked: { store.isBlocked($0) })
-        let inbox = self.inbox
-        return (setup, verifier, { event in inbox.yield(.connection(connection, event)) })
+        let (inbox, events) = (self.inbox, self.eventSink)
+        return (
+            setup, verifier,
+            { event in
+                if case .message(let buffer) = event, let peer = route.directPeer() {
+                    events.yield(.received(Array(buffer.readableBytesView), from: peer))
+                } else {
+                    inbox.yield(.connection(connection, event))
+                }
+            }
+        )
     }
 }
