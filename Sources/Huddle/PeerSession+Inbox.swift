@@ -53,6 +53,7 @@ extension PeerSession {
         peers[advert.peer] = record
         emit(.peerFound(record.info))
         if !wasAvailable && record.connection == nil { emit(.stateChanged(advert.peer, .available)) }
+        if record.connection == nil { reconnectIfLost(advert) }
     }
 
     func handle(_ event: PeerConnectionEvent, on id: Int) {
@@ -232,6 +233,10 @@ extension PeerSession {
         emit(.stateChanged(peer, state))
         if slot.connected, let error { emit(.peerError(peer, error)) }
         if slot.connected, advertised { emit(.stateChanged(peer, .available)) }
+        if slot.connected, error != nil, !slot.closing, let device = slot.remote {
+            droppedDevices.insert(device)
+            scheduleReconnect(to: peer, attempt: 0)
+        }
     }
 
     static func isDuplicate(_ error: PeerSessionError?) -> Bool {

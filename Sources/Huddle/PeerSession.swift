@@ -61,6 +61,10 @@ public actor PeerSession {
     var duplicateWaiters: [Int: (peer: PeerID, continuation: CheckedContinuation<Void, any Error>)] = [:]
     var nextRequest = 0
     var failedPairings: [ContinuousClock.Instant] = []
+    /// Peers whose connection dropped and is being made again.
+    var reconnecting: Set<PeerID> = []
+    /// Pinned devices whose connection dropped; if one comes back under a new instance, it is connected.
+    var droppedDevices: Set<DeviceID> = []
     var started = false
     var stopped = false
 

@@ -24,6 +24,8 @@ public struct PeerSessionConfiguration: Sendable {
     /// Received bytes the consumer of ``PeerSession/events`` may fall behind by before the session stops reading
     /// from its connections (`docs/security.md` §4.9: connection receive budget).
     public var maximumUndeliveredBytes = 32 * 1024 * 1024
+    /// Connect pinned peers again, without a prompt, after their connection drops (not after a goodbye).
+    public var reconnectsDroppedPeers = true
     /// Most connected peers at once; further requests are refused as busy.
     public var maximumPeers = 16
     /// At most this many pairing runs may end unfinished or failed within `pairingWindow` (§3.5).
