@@ -53,6 +53,7 @@ public actor PeerSession {
     var datagramRoutes: [DatagramConnectionID: Int] = [:]
     let startInstant = ContinuousClock.now
     var registration: (any PeerDirectoryRegistration)?
+    var browsing: Task<Void, Never>?
     var tasks: [Task<Void, Never>] = []
     var peers: [PeerID: PeerRecord] = [:]
     var connections: [Int: ConnectionSlot] = [:]
@@ -116,28 +117,8 @@ public actor PeerSession {
         tasks.append(Task { await self.runInbox(stream) })
         datagramChannel = try await openDatagramSocket(host: configuration.listenHost)
         datagramPort.store(datagramChannel?.localAddress?.port ?? 0, ordering: .relaxed)
-        if mode.advertises {
-            let listener = try await listen()
-            self.listener = listener
-            let advert = PeerAdvert(
-                serviceType: serviceType,
-                peer: peerID,
-                displayName: displayName,
-                deviceID: identity.deviceID,
-                mode: mode,
-                port: listener.localAddress?.port ?? 0
-            )
-            registration = try await directory.advertise(advert)
-        }
-        if mode.browses {
-            let sightings = directory.browse(serviceType: serviceType)
-            let inbox = self.inbox
-            tasks.append(
-                Task {
-                    for await event in sightings { inbox.yield(.directory(event)) }
-                }
-            )
-        }
+        if mode.advertises { listener = try await listen() }
+        try await setAvailable(true)
     }
 
     /// Handles the inbox on the actor, one item after another.
@@ -166,6 +147,7 @@ public actor PeerSession {
         try? await listener?.close()
         try? await datagramChannel?.close()
         for task in tasks { task.cancel() }
+        browsing?.cancel()
         if let mdns = directory as? MDNSPeerDirectory { await mdns.stack.shutdown() }
         inbox.finish()
         eventSink.finish()

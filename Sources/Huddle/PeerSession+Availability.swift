@@ -1,0 +1,40 @@
+import HuddleTransport
+import NIOCore
+
+extension PeerSession {
+    /// GKSession's `available`: whether this session advertises itself and browses for others (as its mode
+    /// says). Turning it off hides the session and stops finding peers; connections stay up.
+    public var isAvailable: Bool { registration != nil || browsing != nil }
+
+    /// Starts or stops advertising and browsing, leaving connections alone.
+    ///
+    /// - Throws: the directory's error when advertising fails; ``PeerSessionError/stopped`` after ``stop()``.
+    public func setAvailable(_ available: Bool) async throws {
+        guard !stopped else { throw PeerSessionError.stopped }
+        guard available else {
+            browsing?.cancel()
+            browsing = nil
+            await registration?.withdraw()
+            registration = nil
+            return
+        }
+        if mode.advertises, registration == nil, let port = listener?.localAddress?.port {
+            let advert = PeerAdvert(
+                serviceType: serviceType,
+                peer: peerID,
+                displayName: displayName,
+                deviceID: identity.deviceID,
+                mode: mode,
+                port: port
+            )
+            registration = try await directory.advertise(advert)
+        }
+        if mode.browses, browsing == nil {
+            let sightings = directory.browse(serviceType: serviceType)
+            let inbox = self.inbox
+            browsing = Task {
+                for await event in sightings { inbox.yield(.directory(event)) }
+            }
+        }
+    }
+}
