@@ -85,6 +85,7 @@ let package = Package(
                 "HuddleDiscovery",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: upcoming
         ),
@@ -151,6 +152,7 @@ let package = Package(
             dependencies: [
                 "HuddleWire", "HuddleTransport", "Huddle",
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: upcoming
         ),

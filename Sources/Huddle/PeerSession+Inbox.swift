@@ -59,6 +59,7 @@ extension PeerSession {
     func handle(_ event: PeerConnectionEvent, on id: Int) {
         guard connections[id] != nil else {
             if case .message(let buffer) = event { flow.consumed(buffer.readableBytes) }
+            if case .resource(let buffer) = event { flow.consumed(buffer.readableBytes) }
             return
         }
         switch event {
@@ -73,6 +74,10 @@ extension PeerSession {
             defer { slot.route.leftInbox() }
             guard let peer = slot.peer else { return flow.consumed(buffer.readableBytes) }
             emit(.received(Array(buffer.readableBytesView), from: peer))
+        case .resource(let buffer):
+            defer { flow.consumed(buffer.readableBytes) }
+            guard let peer = connections[id]?.peer else { return }
+            receivedResource(buffer, from: peer)
         case .closed(let error):
             connectionEnded(id, error: error.map { .connection($0) })
         }
@@ -226,6 +231,7 @@ extension PeerSession {
         }
         guard let peer = slot.peer, peers[peer]?.connection == id else { return }
         flow.disconnected(peer, channel: slot.channel)
+        transfersEnded(with: peer)
         peers[peer]?.connection = nil
         let advertised = peers[peer]?.advert != nil
         let state: PeerState = slot.connected ? .disconnected : (advertised ? .available : .unavailable)

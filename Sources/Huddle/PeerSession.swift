@@ -62,6 +62,9 @@ public actor PeerSession {
     var duplicateWaiters: [Int: (peer: PeerID, continuation: CheckedContinuation<Void, any Error>)] = [:]
     var nextRequest = 0
     var failedPairings: [ContinuousClock.Instant] = []
+    var outgoing: [TransferID: OutgoingTransfer] = [:]
+    var incoming: [TransferID: IncomingFile] = [:]
+    var pendingOffers: [TransferID: TransferOffer] = [:]
     /// Peers whose connection dropped and is being made again.
     var reconnecting: Set<PeerID> = []
     /// Pinned devices whose connection dropped; if one comes back under a new instance, it is connected.

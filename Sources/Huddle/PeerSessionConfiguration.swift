@@ -26,6 +26,8 @@ public struct PeerSessionConfiguration: Sendable {
     public var maximumUndeliveredBytes = 32 * 1024 * 1024
     /// Connect pinned peers again, without a prompt, after their connection drops (not after a goodbye).
     public var reconnectsDroppedPeers = true
+    /// Chunk size and deadlines of file transfers.
+    public var transfers = TransferConfiguration()
     /// Most connected peers at once; further requests are refused as busy.
     public var maximumPeers = 16
     /// At most this many pairing runs may end unfinished or failed within `pairingWindow` (§3.5).

@@ -19,6 +19,10 @@ public enum PeerSessionError: Error, Hashable, Sendable, CustomStringConvertible
     case pairingRateLimited
     /// The message is larger than the session's limit.
     case messageTooLarge(limit: Int, size: Int)
+    /// The receiver declined the file.
+    case transferDeclined(String)
+    /// A transfer failed; see why.
+    case transferFailed(String)
     /// The connection failed or ended; see why.
     case connection(PeerConnectionError)
 
@@ -32,6 +36,8 @@ public enum PeerSessionError: Error, Hashable, Sendable, CustomStringConvertible
         case .notAllowedInMode(let mode): "not possible in \(mode.rawValue) mode"
         case .pairingRateLimited: "too many unfinished pairing attempts; try again in a few minutes"
         case .messageTooLarge(let limit, let size): "a message of \(size) bytes is over the limit of \(limit)"
+        case .transferDeclined(let reason): "the file was declined (\(reason))"
+        case .transferFailed(let reason): "the transfer failed: \(reason)"
         case .connection(.wire(.pairingRejected(reason: let reason))): "the connection was refused (\(reason))"
         case .connection(let error): "\(error)"
         }

@@ -1,4 +1,5 @@
 public import HuddleTransport
+public import Foundation
 public import HuddleWire
 
 /// What a session reports, in order, through ``PeerSession/events``.
@@ -13,6 +14,14 @@ public enum PeerSessionEvent: Sendable {
     case connectionRequestEnded(PeerConnectionRequest.ID, PeerSessionError)
     /// A reliable message arrived.
     case received([UInt8], from: PeerID)
+    /// A peer offers a file: ``PeerSession/acceptTransfer(_:into:)`` or ``PeerSession/declineTransfer(_:reason:)``.
+    case transferOffered(IncomingTransfer)
+    /// Bytes of a transfer done (about every MiB, and at the end).
+    case transferProgress(TransferProgress)
+    /// A received file was verified and kept at the URL.
+    case transferFinished(TransferID, PeerID, URL)
+    /// A received file failed (the partial file is kept when the data so far is sound).
+    case transferFailed(TransferID, PeerID, PeerSessionError)
     /// Something went wrong with a peer that no call is waiting for.
     case peerError(PeerID?, PeerSessionError)
 }

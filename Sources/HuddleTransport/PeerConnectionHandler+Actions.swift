@@ -44,27 +44,31 @@ extension PeerConnectionHandler {
 
     func receivedData(_ frame: PeerFrame, context: ChannelHandlerContext) {
         var payload = frame.payload
-        let size = (incoming?.readableBytes ?? 0) + payload.readableBytes
+        let stream = frame.streamID
+        let size = (incoming[stream]?.readableBytes ?? 0) + payload.readableBytes
         let limit = setup.configuration.maximumMessageSize
         guard size <= limit else {
             fail(.messageTooLarge(limit: limit, declared: size), context: context)
             return
         }
-        if incoming == nil {
-            incoming = payload
+        if incoming[stream] == nil {
+            incoming[stream] = payload
         } else {
-            incoming!.writeBuffer(&payload)
+            incoming[stream]!.writeBuffer(&payload)
         }
-        if frame.flags.contains(.endOfMessage), let message = incoming {
-            incoming = nil
-            if setup.receiveGate?.received(message.readableBytes, on: context.channel) == true {
-                try? context.channel.syncOptions?.setOption(.autoRead, value: false)
-            }
-            report(.message(message), context: context)
+        guard frame.flags.contains(.endOfMessage), let message = incoming.removeValue(forKey: stream) else { return }
+        if setup.receiveGate?.received(message.readableBytes, on: context.channel) == true {
+            try? context.channel.syncOptions?.setOption(.autoRead, value: false)
         }
+        report(stream == PeerFrame.messageStream ? .message(message) : .resource(message), context: context)
     }
 
-    func writeMessage(_ message: ByteBuffer, context: ChannelHandlerContext, promise: EventLoopPromise<Void>?) {
+    func writeMessage(
+        _ message: ByteBuffer,
+        stream: UInt32,
+        context: ChannelHandlerContext,
+        promise: EventLoopPromise<Void>?
+    ) {
         var remaining = message
         let limit = setup.configuration.maximumFramePayload
         repeat {
@@ -73,7 +77,7 @@ extension PeerConnectionHandler {
             let frame = PeerFrame(
                 kind: .data,
                 flags: last ? .endOfMessage : [],
-                streamID: PeerFrame.messageStream,
+                streamID: stream,
                 payload: piece
             )
             context.write(wrapOutboundOut(frame), promise: last ? promise : nil)

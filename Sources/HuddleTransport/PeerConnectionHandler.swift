@@ -13,6 +13,8 @@ public enum PeerConnectionEvent: Sendable {
     case connected(PeerHandshake.Outcome)
     /// A whole reliable message.
     case message(ByteBuffer)
+    /// A whole message of the resource stream (transfers).
+    case resource(ByteBuffer)
     /// The connection ended; `nil` after a goodbye either way.
     case closed(PeerConnectionError?)
 }
@@ -28,6 +30,8 @@ public protocol PeerReceiveGate: Sendable {
 public enum PeerOutbound: Sendable {
     /// A reliable message; the write completes when it has been handed to the socket.
     case message(ByteBuffer)
+    /// A message of the resource stream; completes like `message`.
+    case resource(ByteBuffer)
     /// The answer to a `prompt`.
     case decision(accept: Bool)
     /// Say goodbye (or why not) and close.
@@ -80,7 +84,8 @@ public final class PeerConnectionHandler: ChannelDuplexHandler {
     let sink: @Sendable (PeerConnectionEvent) -> Void
     var machine: PeerHandshake?
     var timer: Scheduled<Void>?
-    var incoming: ByteBuffer?
+    /// Messages being reassembled, by stream.
+    var incoming: [UInt32: ByteBuffer] = [:]
     var lastHeard = ContinuousClock.now
     var pingsSent: UInt64 = 0
     var pingOutstanding = false
@@ -167,7 +172,7 @@ public final class PeerConnectionHandler: ChannelDuplexHandler {
                 self.machine = machine
                 perform(actions, context: context)
             }
-        case (.data, PeerFrame.messageStream):
+        case (.data, PeerFrame.messageStream), (.data, PeerFrame.resourceStream):
             guard machine.isConnected else {
                 let actions = machine.receivedApplicationData()
                 self.machine = machine
@@ -188,7 +193,13 @@ public final class PeerConnectionHandler: ChannelDuplexHandler {
 
     public func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         switch unwrapOutboundIn(data) {
-        case .message(let message):
+        case .message(let message), .resource(let message):
+            let stream: UInt32
+            if case .resource = unwrapOutboundIn(data) {
+                stream = PeerFrame.resourceStream
+            } else {
+                stream = PeerFrame.messageStream
+            }
             guard machine?.isConnected == true, failure == nil else {
                 promise?.fail(PeerConnectionError.notConnected)
                 return
@@ -202,7 +213,7 @@ public final class PeerConnectionHandler: ChannelDuplexHandler {
                 )
                 return
             }
-            writeMessage(message, context: context, promise: nil)
+            writeMessage(message, stream: stream, context: context, promise: nil)
             // The send completes once the message is queued within the write buffer's high water mark; past it,
             // when the peer has drained enough. A slow peer holds up only its own sends.
             if context.channel.isWritable {

@@ -49,6 +49,8 @@ public struct PeerFrame: Hashable, Sendable {
     public static let controlStream: UInt32 = 0
     /// The stream of ordered reliable application messages.
     public static let messageStream: UInt32 = 1
+    /// The stream of resource transfers (offers, chunks, results), apart from the application's messages.
+    public static let resourceStream: UInt32 = 2
 }
 
 /// Reads `PeerFrame`s, checking the declared length against the limit before buffering the payload

@@ -111,6 +111,10 @@ actor ChatRoom {
             Output.line("\(await name(peer)): \(DisplayText.sanitized(bytes: bytes, limit: 4096))")
         case .peerError(let peer, let error):
             Output.line("! \(peer.map { $0.rawValue } ?? "session"): \(error)")
+        case .transferOffered(let transfer):
+            await session.declineTransfer(transfer, reason: "chat does not take files; use huddle receive")
+        case .transferProgress, .transferFinished, .transferFailed:
+            break
         }
     }
 

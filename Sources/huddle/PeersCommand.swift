@@ -107,7 +107,7 @@ actor PeerPicker {
             } else {
                 Output.line("! \(error)")
             }
-        case .received:
+        case .received, .transferOffered, .transferProgress, .transferFinished, .transferFailed:
             break
         }
     }
