@@ -1,7 +1,7 @@
 import Crypto
 public import Foundation
-public import HuddleWire
 import HuddleTransport
+public import HuddleWire
 import NIOCore
 
 extension PeerSession {
@@ -20,7 +20,10 @@ extension PeerSession {
         let id = TransferID(bytes: (0..<16).map { _ in UInt8.random(in: 0...255) })
         outgoing[id] = OutgoingTransfer(peer: peer)
         defer { outgoing[id] = nil }
-        try await sendResource(.offer(TransferOffer(id: id, name: name, size: size, sha256: digest, type: type)), to: peer)
+        try await sendResource(
+            .offer(TransferOffer(id: id, name: name, size: size, sha256: digest, type: type)),
+            to: peer
+        )
         let offset = try await withCheckedThrowingContinuation { outgoing[id]?.waiter = $0 }
         guard offset <= size else { throw PeerSessionError.transferFailed("the receiver asked to resume past the end") }
         try await streamFile(url, id: id, from: offset, size: size, to: peer)
@@ -55,8 +58,14 @@ extension PeerSession {
         try handle.truncate(atOffset: have)
         try handle.seek(toOffset: have)
         incoming[transfer.id] = IncomingFile(
-            transfer: transfer, offer: offer, partial: partial, directory: directory, handle: handle,
-            hasher: hasher, written: have)
+            transfer: transfer,
+            offer: offer,
+            partial: partial,
+            directory: directory,
+            handle: handle,
+            hasher: hasher,
+            written: have
+        )
         sendResourceNow(.accept(transfer.id, offset: have), to: transfer.peer)
     }
 
@@ -87,7 +96,13 @@ extension PeerSession {
     }
 
     /// Reads the file in chunks and sends them; each send waits while the connection's buffer is full.
-    nonisolated func streamFile(_ url: URL, id: TransferID, from offset: UInt64, size: UInt64, to peer: PeerID)
+    nonisolated func streamFile(
+        _ url: URL,
+        id: TransferID,
+        from offset: UInt64,
+        size: UInt64,
+        to peer: PeerID
+    )
         async throws
     {
         let handle = try FileHandle(forReadingFrom: url)
@@ -106,7 +121,14 @@ extension PeerSession {
                 eventSink.yield(
                     .transferProgress(
                         TransferProgress(
-                            id: id, peer: peer, direction: .sending, completed: position, total: size, startedAt: offset))
+                            id: id,
+                            peer: peer,
+                            direction: .sending,
+                            completed: position,
+                            total: size,
+                            startedAt: offset
+                        )
+                    )
                 )
             }
         }
@@ -121,8 +143,13 @@ extension PeerSession {
             do {
                 let name = try TransferName.validate(offer.name)
                 let transfer = IncomingTransfer(
-                    id: offer.id, peer: peer, name: name, size: offer.size,
-                    sha256: offer.sha256.map { String(format: "%02x", $0) }.joined(), type: offer.type)
+                    id: offer.id,
+                    peer: peer,
+                    name: name,
+                    size: offer.size,
+                    sha256: offer.sha256.map { String(format: "%02x", $0) }.joined(),
+                    type: offer.type
+                )
                 pendingOffers[offer.id] = offer
                 emit(.transferOffered(transfer))
             } catch {
@@ -173,8 +200,15 @@ extension PeerSession {
             emit(
                 .transferProgress(
                     TransferProgress(
-                        id: id, peer: file.transfer.peer, direction: .receiving, completed: file.written,
-                        total: file.offer.size, startedAt: file.startedAt)))
+                        id: id,
+                        peer: file.transfer.peer,
+                        direction: .receiving,
+                        completed: file.written,
+                        total: file.offer.size,
+                        startedAt: file.startedAt
+                    )
+                )
+            )
         }
     }
 

@@ -1,5 +1,5 @@
-public import HuddleTransport
 public import Foundation
+public import HuddleTransport
 public import HuddleWire
 
 /// What a session reports, in order, through ``PeerSession/events``.

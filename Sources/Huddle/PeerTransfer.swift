@@ -52,8 +52,15 @@ final class IncomingFile {
     var reportedAt: UInt64
     let startedAt: UInt64
 
-    init(transfer: IncomingTransfer, offer: TransferOffer, partial: URL, directory: URL, handle: FileHandle,
-         hasher: FileHasher, written: UInt64) {
+    init(
+        transfer: IncomingTransfer,
+        offer: TransferOffer,
+        partial: URL,
+        directory: URL,
+        handle: FileHandle,
+        hasher: FileHasher,
+        written: UInt64
+    ) {
         self.transfer = transfer
         self.offer = offer
         self.partial = partial

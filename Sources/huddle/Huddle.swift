@@ -12,6 +12,8 @@ struct Huddle: AsyncParsableCommand {
             Examples:
               huddle chat --name Ada                chat with everyone nearby (compare the code, answer y)
               huddle peers                          the session's peers, live; pick one to connect
+              huddle send photo.png --to Bob        send files, verified and resumable
+              huddle receive --dir ~/Downloads      receive files (asks before each)
               huddle id                             this device's ID
               huddle trust list                     devices paired with this one
               huddle discover                       list the service types on the network
@@ -19,7 +21,8 @@ struct Huddle: AsyncParsableCommand {
               huddle advertise "Kitchen" _lab._tcp 8080 room=kitchen
             """,
         subcommands: [
-            ChatCommand.self, PeersCommand.self, IDCommand.self, TrustCommand.self, DiscoverCommand.self,
+            ChatCommand.self, PeersCommand.self, SendCommand.self, ReceiveCommand.self, IDCommand.self,
+            TrustCommand.self, DiscoverCommand.self,
             AdvertiseCommand.self,
         ]
     )

@@ -37,7 +37,8 @@ struct TransferTests {
             await probes[1].wait { event -> PeerID? in
                 if case .stateChanged(let peer, .connected) = event { return peer }
                 return nil
-            })
+            }
+        )
         return (probes[0], probes[1], bob, ada)
     }
 
@@ -63,7 +64,8 @@ struct TransferTests {
             await bob.wait { event -> URL? in
                 if case .transferFinished(_, _, let url) = event { return url }
                 return nil
-            })
+            }
+        )
         #expect(kept.lastPathComponent == "photo (2).png")  // the existing photo.png is never overwritten
         #expect(try Data(contentsOf: kept) == Data(contentsOf: url))
         #expect(try Data(contentsOf: target.appendingPathComponent("photo.png")) == Data("taken".utf8))
@@ -72,7 +74,9 @@ struct TransferTests {
             return nil
         }
         #expect(progress == progress.sorted() && progress.last == UInt64(6 * 1024 * 1024 + 123))
-        #expect(try FileManager.default.contentsOfDirectory(atPath: target.path).sorted() == ["photo (2).png", "photo.png"])
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: target.path).sorted() == ["photo (2).png", "photo.png"]
+        )
         await ada.session.stop()
         await bob.session.stop()
     }

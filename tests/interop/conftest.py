@@ -7,7 +7,9 @@ the reason; with CI=true the same conditions make them fail (error) instead.
 from __future__ import annotations
 
 import os
+import shutil
 import signal
+import tempfile
 
 import pytest
 
@@ -95,3 +97,16 @@ def dig_ok() -> None:
     """Gate for tests that need dig."""
     if missing_tools(["dig"]):
         skip_or_fail("dig (bind9-dnsutils) not installed")
+
+
+@pytest.fixture
+def homes():
+    """Factory: homes(letter) -> a fresh data directory; all removed at the end."""
+    root = tempfile.mkdtemp(prefix="huddle-chat-")
+
+    def make(letter: str) -> str:
+        path = os.path.join(root, letter)
+        os.makedirs(path, exist_ok=True)
+        return path
+    yield make
+    shutil.rmtree(root, ignore_errors=True)

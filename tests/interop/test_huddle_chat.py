@@ -8,10 +8,8 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import signal
 import subprocess
-import tempfile
 import time
 
 import pytest
@@ -19,19 +17,6 @@ import pytest
 from huddle_cli import huddle_bin
 
 CODE = re.compile(r"Code: (\d{3} \d{3})")
-
-
-@pytest.fixture
-def homes():
-    """Factory: homes(letter) -> a fresh data directory; all removed at the end."""
-    root = tempfile.mkdtemp(prefix="huddle-chat-")
-
-    def make(letter: str) -> str:
-        path = os.path.join(root, letter)
-        os.makedirs(path, exist_ok=True)
-        return path
-    yield make
-    shutil.rmtree(root, ignore_errors=True)
 
 
 def chat(host, name: str, home: str, *extra: str):

@@ -24,7 +24,9 @@ public enum TransferName {
 
 /// Why an offered name was refused.
 public enum TransferNameError: Error, Hashable, Sendable, CustomStringConvertible {
-    case empty, tooLong(Int), dotName, separator, controlCharacter, deviceName
+    case empty
+    case tooLong(Int)
+    case dotName, separator, controlCharacter, deviceName
 
     public var description: String {
         switch self {
