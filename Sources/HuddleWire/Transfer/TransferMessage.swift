@@ -45,7 +45,15 @@ public enum TransferMessage: Hashable, Sendable {
     case result(TransferID, ok: Bool, reason: String)
     case cancel(TransferID, reason: String)
 
-    private enum Tag: UInt8 { case offer = 1, accept, decline, chunk, end, result, cancel }
+    private enum Tag: UInt8 {
+        case offer = 1
+        case accept = 2
+        case decline = 3
+        case chunk = 4
+        case end = 5
+        case result = 6
+        case cancel = 7
+    }
 
     public var id: TransferID {
         switch self {
