@@ -65,6 +65,14 @@ final class SessionProbe: Sendable {
         }
     }
 
+    /// Waits for a message from `peer` with exactly this text.
+    func message(from peer: PeerID, equalTo text: String) async -> Bool {
+        await wait {
+            if case .received(let bytes, peer) = $0, bytes == Array(text.utf8) { return true }
+            return nil
+        } ?? false
+    }
+
     func messages(from peer: PeerID) -> [[UInt8]] {
         events.compactMap {
             if case .received(let bytes, peer) = $0 { return bytes }

@@ -132,3 +132,52 @@ extension FileHasher {
 
 /// Mirrors the session's private helper type so the test can compute the partial name.
 enum FileHasher {}
+
+@Suite("Messages during a transfer")
+struct MessagesDuringTransferTests {
+    @Test func messagesKeepFlowingWhileAFileIsSent() async throws {
+        let probes = try await makeSessions(["Ada", "Bob"]) { $0.trustsOnFirstUse = true }
+        let (ada, bob) = (probes[0], probes[1])
+        let bobID = try #require(await ada.found(named: "Bob")).id
+        try await ada.session.connect(to: bobID)
+        let adaID = try #require(
+            await bob.wait { event -> PeerID? in
+                if case .stateChanged(let peer, .connected) = event { return peer }
+                return nil
+            }
+        )
+        let source = try TransferTests.scratch()
+        let target = try TransferTests.scratch()
+        let url = try TransferTests.file(48 * 1024 * 1024, named: "movie.bin", in: source)
+        let sending = Task { try await ada.session.sendFile(at: url, to: bobID) }
+        let offered = try #require(
+            await bob.wait { event -> IncomingTransfer? in
+                if case .transferOffered(let transfer) = event { return transfer }
+                return nil
+            }
+        )
+        try await bob.session.acceptTransfer(offered, into: target)
+        _ = await bob.wait { event -> Bool? in
+            if case .transferProgress(let progress) = event, progress.completed >= 4 << 20 { return true }
+            return nil
+        }
+        var delays: [Duration] = []
+        for index in 0..<10 {
+            let start = ContinuousClock.now
+            try await ada.session.send(Array("chat \(index)".utf8), to: [bobID])
+            #expect(await bob.message(from: adaID, equalTo: "chat \(index)"))
+            delays.append(start.duration(to: .now))
+        }
+        let stillSending =
+            await bob.wait(seconds: 0) { event -> Bool? in
+                if case .transferFinished = event { return true }
+                return nil
+            } == nil
+        _ = try await sending.value
+        #expect(stillSending, "the transfer should still have been running while the messages went")
+        // Debug builds on a busy 2-core machine: a generous bound; the point is no head-of-line wait for the file.
+        #expect(delays.max()! < .milliseconds(250), "\(delays)")
+        await ada.session.stop()
+        await bob.session.stop()
+    }
+}

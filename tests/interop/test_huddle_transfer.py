@@ -75,3 +75,21 @@ def test_large_file_arrives_identical_and_a_killed_sender_resumes(testbed, huddl
     assert receiver.wait_exit(20) == 0, receiver.output()
     assert sorted(os.listdir(inbox)) == ["big.bin"]
     assert sha256(os.path.join(inbox, "big.bin")) == expected
+
+
+@pytest.mark.hosts(2)
+def test_one_gibibyte_arrives_byte_identical(testbed, huddle, homes):
+    """A 1 GiB file between test hosts: verified on arrival, identical on disk, both ends exit 0."""
+    a, b = testbed[0], testbed[1]
+    source = os.path.join(homes("files"), "gib.bin")
+    expected = make_file(source, 1 << 30)
+    inbox = homes("inbox")
+    receiver = spawn(b, homes("b"), "receive", "--dir", inbox, "--yes", "--count", "1", "--name", "Bob")
+    receiver.wait_line(lambda l: l.startswith("Receiving into"), 15)
+    sender = spawn(a, homes("a"), "send", source, "--to", "Bob", "--yes", "--name", "Ada")
+    sender.wait_line(lambda l: l == "sent gib.bin: verified by the receiver", 300)
+    assert sender.wait_exit(20) == 0, sender.output()
+    assert receiver.wait_exit(20) == 0, receiver.output()
+    assert sorted(os.listdir(inbox)) == ["gib.bin"]
+    assert os.path.getsize(os.path.join(inbox, "gib.bin")) == 1 << 30
+    assert sha256(os.path.join(inbox, "gib.bin")) == expected
