@@ -18,6 +18,7 @@ let package = Package(
     products: [
         .library(name: "HuddleDNS", targets: ["HuddleDNS"]),
         .library(name: "HuddleDiscovery", targets: ["HuddleDiscovery"]),
+        .library(name: "HuddlePasteboard", targets: ["HuddlePasteboard"]),
         .executable(name: "huddle", targets: ["huddle"]),
     ],
     dependencies: [
@@ -50,12 +51,17 @@ let package = Package(
             ],
             swiftSettings: upcoming
         ),
+        .target(
+            name: "HuddlePasteboard",
+            swiftSettings: upcoming
+        ),
         .executableTarget(
             name: "huddle",
             dependencies: [
                 "HuddleDNS",
                 "HuddleMDNSCore",
                 "HuddleDiscovery",
+                "HuddlePasteboard",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
@@ -84,6 +90,11 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
+            swiftSettings: upcoming
+        ),
+        .testTarget(
+            name: "HuddlePasteboardTests",
+            dependencies: ["HuddlePasteboard"],
             swiftSettings: upcoming
         ),
     ]

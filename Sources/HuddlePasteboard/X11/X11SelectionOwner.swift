@@ -1,0 +1,86 @@
+#if os(Linux) || os(FreeBSD) || os(OpenBSD)
+import Foundation
+import Glibc
+import Synchronization
+
+/// Owns one X11 selection and answers conversion requests for it on a thread of its own, until another program
+/// takes the selection, ``release()`` is called, or the process exits (ICCCM §2.2 "Responsibilities of the
+/// Selection Owner").
+///
+/// Each write makes a new owner with its own connection; the previous owner learns from `SelectionClear` that it
+/// lost the selection and ends once its transfers in progress are done.
+final class X11SelectionOwner: Sendable {
+    /// Windows owning a selection in this process: a watcher skips changes they make (no echo).
+    static let ownWindows = Mutex<Set<XID>>([])
+
+    let window: XID
+    let selection: String
+    private let wakePipe: (read: Int32, write: Int32)
+    private let finished = Mutex<Bool>(false)
+    private let done = DispatchSemaphore(value: 0)
+
+    /// Takes `selection` on `displayName` and starts serving `item`.
+    ///
+    /// - Throws: ``PasteboardError`` when the display cannot be reached or another client won the selection.
+    init(item: PasteboardItem, selection: String, displayName: String?) throws {
+        let connection = try X11Connection(displayName: displayName)
+        let time = connection.serverTime()
+        let selectionAtom = connection.atom(selection)
+        _ = connection.lib.setSelectionOwner(connection.display, selectionAtom, connection.window, time)
+        guard connection.lib.getSelectionOwner(connection.display, selectionAtom) == connection.window else {
+            throw PasteboardError(.transferFailed, "could not take the \(selection) selection")
+        }
+        var fds: [Int32] = [0, 0]
+        guard pipe(&fds) == 0 else { throw PasteboardError.storage("pipe", errno: errno) }
+        self.window = connection.window
+        self.selection = selection
+        self.wakePipe = (fds[0], fds[1])
+        Self.ownWindows.withLock { _ = $0.insert(connection.window) }
+        let server = X11SelectionServer(
+            connection: UncheckedBox(connection),
+            contents: X11SelectionContents(item: item),
+            selection: selectionAtom,
+            time: time
+        )
+        let thread = Thread { [self] in
+            server.run(wake: self.wakePipe.read)
+            server.connection.value.close()
+            Self.ownWindows.withLock { _ = $0.remove(self.window) }
+            self.finished.withLock { $0 = true }
+            self.done.signal()
+        }
+        thread.name = "huddle-x11-owner"
+        thread.start()
+    }
+
+    deinit {
+        close(self.wakePipe.read)
+        close(self.wakePipe.write)
+    }
+
+    /// Whether the owner stopped serving (selection lost or released).
+    var isFinished: Bool { self.finished.withLock { $0 } }
+
+    /// Gives up the selection (if still ours) and stops serving.
+    func release() {
+        var byte: UInt8 = 1
+        _ = write(self.wakePipe.write, &byte, 1)
+        self.waitUntilFinished()
+    }
+
+    /// Blocks until the owner stops serving.
+    func waitUntilFinished() {
+        guard !self.isFinished else { return }
+        self.done.wait()
+        self.done.signal()  // later callers return at once
+    }
+}
+
+/// Moves a non-Sendable value to the one thread that will use it from then on.
+///
+/// `@unchecked Sendable` is safe because the creator gives up the value: it is used only by the receiving thread.
+struct UncheckedBox<Value>: @unchecked Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
+}
+#endif

@@ -1,0 +1,132 @@
+import Foundation
+import Glibc
+
+/// The full path of a program on PATH.
+func which(_ name: String) -> String? {
+    let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+    for directory in path.split(separator: ":") {
+        let candidate = "\(directory)/\(name)"
+        if access(candidate, X_OK) == 0 { return candidate }
+    }
+    return nil
+}
+
+/// Starts a program in the background with `posix_spawn` (so only we reap it); its output goes to /dev/null when
+/// `quiet`.
+///
+/// `passing` is given to the child as its file descriptor 3.
+func spawn(
+    _ path: String,
+    _ arguments: [String],
+    environment: [String: String] = [:],
+    quiet: Bool,
+    passing descriptor: Int32? = nil
+) throws -> pid_t {
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    if let descriptor { posix_spawn_file_actions_adddup2(&actions, descriptor, 3) }
+    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+    if quiet {
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+    }
+    let merged = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+    let argv: [UnsafeMutablePointer<CChar>?] = ([path] + arguments).map { strdup($0) } + [nil]
+    let envp: [UnsafeMutablePointer<CChar>?] = merged.map { strdup("\($0.key)=\($0.value)") } + [nil]
+    defer { for pointer in argv + envp { free(pointer) } }
+    // Threads of the test runner block some signals; a child inherits that mask, so reset it (and the handlers),
+    // or SIGTERM would never reach the child.
+    var attributes = posix_spawnattr_t()
+    posix_spawnattr_init(&attributes)
+    defer { posix_spawnattr_destroy(&attributes) }
+    var empty = sigset_t()
+    sigemptyset(&empty)
+    var all = sigset_t()
+    sigfillset(&all)
+    posix_spawnattr_setsigmask(&attributes, &empty)
+    posix_spawnattr_setsigdefault(&attributes, &all)
+    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+    var pid: pid_t = 0
+    let status = posix_spawn(&pid, path, &actions, &attributes, argv, envp)
+    guard status == 0 else { throw TestFailure("cannot start \(path): \(String(cString: strerror(status)))") }
+    return pid
+}
+
+/// Runs a program to completion with a time limit and returns its standard output.
+///
+/// - Throws: when it exits with a failure status (the message carries its standard error) or times out (then it
+///   is killed by pid).
+func runTool(
+    _ tool: String,
+    _ arguments: [String],
+    environment: [String: String] = [:],
+    input: Data? = nil,
+    timeout: Duration = .seconds(20)
+) throws -> Data {
+    guard let path = tool.hasPrefix("/") ? tool : which(tool) else { throw TestFailure("\(tool) is not installed") }
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: path)
+    process.arguments = arguments
+    process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+    let output = Pipe()
+    let errors = Pipe()
+    let stdin = Pipe()
+    process.standardOutput = output
+    process.standardError = errors
+    process.standardInput = input == nil ? FileHandle.nullDevice : stdin
+    try process.run()
+    let collected = CollectedOutput()
+    let reader = Thread {
+        collected.set(
+            output.fileHandleForReading.readDataToEndOfFile(),
+            errors.fileHandleForReading.readDataToEndOfFile()
+        )
+    }
+    reader.start()
+    if let input {
+        stdin.fileHandleForWriting.write(input)
+        try? stdin.fileHandleForWriting.close()
+    }
+    let deadline = ContinuousClock.now + timeout
+    while process.isRunning {
+        if ContinuousClock.now > deadline {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            throw TestFailure("\(tool) \(arguments.joined(separator: " ")) timed out")
+        }
+        usleep(2_000)
+    }
+    let (out, err) = collected.wait()
+    guard process.terminationStatus == 0 else {
+        throw TestFailure(
+            "\(tool) \(arguments.joined(separator: " ")) exited \(process.terminationStatus): "
+                + String(decoding: err, as: UTF8.self)
+        )
+    }
+    return out
+}
+
+/// Output read on another thread, handed back once complete.
+private final class CollectedOutput: @unchecked Sendable {
+    // Guarded by `ready`: written once before the signal, read after the wait.
+    private var value = (Data(), Data())
+    private let ready = DispatchSemaphore(value: 0)
+
+    func set(_ out: Data, _ err: Data) {
+        self.value = (out, err)
+        self.ready.signal()
+    }
+
+    func wait() -> (Data, Data) {
+        self.ready.wait()
+        return self.value
+    }
+}
+
+/// Kills a child we started, by pid, and reaps it.
+func killChild(_ pid: pid_t) {
+    guard kill(pid, SIGTERM) == 0 else { return }
+    var status: Int32 = 0
+    waitpid(pid, &status, 0)
+}
