@@ -23,6 +23,9 @@ final class XvfbServer: Sendable {
     /// exists; if Xvfb still loses a race for it, the next number is tried.
     init() throws {
         guard let xvfb = which("Xvfb") else { throw TestFailure("Xvfb is not installed (apt-get install xvfb)") }
+        // Killing a server while one of our connections still writes to it raises SIGPIPE (libxcb writes without
+        // MSG_NOSIGNAL); the tests want the I/O error path, not the default action of ending the test process.
+        signal(SIGPIPE, SIG_IGN)
         for _ in 0..<20 {
             let offset = Self.nextOffset.withLock { value in
                 defer { value += 1 }

@@ -12,6 +12,10 @@ import Synchronization
 ///   must therefore keep a process alive after it returns; `huddle pb copy` starts a background owner, as xclip does.
 /// - Watching uses XFixes `SelectSelectionInput` (XFixes protocol version 1, "Selection Tracking"): the server sends
 ///   an event when the owner changes, so an idle watcher is blocked in `poll(2)` and uses no CPU.
+///
+/// > Note: When the X server exits, owners and watchers end (the stream finishes) instead of Xlib's default of
+/// > exiting the process; this needs libX11 1.7 or newer (`XSetIOErrorExitHandler`). Writing to the dead server's
+/// > socket can raise `SIGPIPE`: a program that must survive its X server going away should ignore `SIGPIPE`.
 public final class X11Pasteboard: GeneralPasteboard {
     /// The display, as in `DISPLAY` (`:0`).
     public let displayName: String

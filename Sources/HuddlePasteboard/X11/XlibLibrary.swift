@@ -104,6 +104,11 @@ final class XlibLibrary: Sendable {
         // Xlib's default error handler exits the process. Protocol errors are expected here (a requestor window
         // destroyed mid-transfer gives BadWindow, ICCCM §2.2), so they are ignored and the transfer times out.
         _ = self.setErrorHandler { _, _ in 0 }
+        // Xlib's default I/O error handler prints and exits. This one returns, so the per-connection exit handler
+        // (``X11Connection``) runs instead and marks the connection broken.
+        let setIOErrorHandler: @convention(c) ((@convention(c) (Display?) -> Int32)?) -> OpaquePointer? =
+            try symbol(x11, "XSetIOErrorHandler")
+        _ = setIOErrorHandler { _ in 0 }
     }
 
     private static func open(_ names: [String], package: String) throws -> UnsafeMutableRawPointer {
