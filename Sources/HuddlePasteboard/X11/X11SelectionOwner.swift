@@ -76,11 +76,4 @@ final class X11SelectionOwner: Sendable {
     }
 }
 
-/// Moves a non-Sendable value to the one thread that will use it from then on.
-///
-/// `@unchecked Sendable` is safe because the creator gives up the value: it is used only by the receiving thread.
-struct UncheckedBox<Value>: @unchecked Sendable {
-    let value: Value
-    init(_ value: Value) { self.value = value }
-}
 #endif
