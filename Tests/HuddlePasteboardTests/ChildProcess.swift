@@ -130,3 +130,11 @@ func killChild(_ pid: pid_t) {
     var status: Int32 = 0
     waitpid(pid, &status, 0)
 }
+
+/// Runs blocking work (a child process, a server start) on a thread of its own, so tests running in parallel never
+/// starve Swift's small cooperative pool, on which the watchers' consumers run.
+func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread { continuation.resume(with: Result { try body() }) }.start()
+    }
+}

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import HuddlePasteboard
+import Synchronization
 import Testing
 
 /// A store in a fresh temporary directory, removed afterwards.
@@ -58,16 +59,17 @@ struct NamedPasteboardTests {
     }
 
     @Test("many threads read-and-clear one item: exactly one of them gets it")
-    func readAndClearRace() async throws {
+    func readAndClearRace() throws {
         let temporary = TemporaryStore()
         let store = temporary.store
         for round in 0..<20 {
             try store.write(PasteboardItem(text: "round \(round)"), name: "race")
-            let winners = await withTaskGroup(of: Int.self) { group in
-                for _ in 0..<8 { group.addTask { (try? store.readAndClear(name: "race")) == nil ? 0 : 1 } }
-                return await group.reduce(0, +)
+            let winners = Mutex(0)
+            // Threads, not tasks: flock blocks, and blocking belongs off the cooperative pool.
+            DispatchQueue.concurrentPerform(iterations: 8) { _ in
+                if (try? store.readAndClear(name: "race")) != nil { winners.withLock { $0 += 1 } }
             }
-            #expect(winners == 1, "round \(round)")
+            #expect(winners.withLock { $0 } == 1, "round \(round)")
         }
     }
 
@@ -95,37 +97,28 @@ struct NamedPasteboardTests {
     }
 
     @Test("concurrent writers never tear an item: every read is one complete write")
-    func concurrentWriters() async throws {
+    func concurrentWriters() throws {
         let temporary = TemporaryStore()
         let store = temporary.store
         let size = 256 << 10
         try store.write(PasteboardItem(type: .png, data: Data(repeating: 0, count: size)), name: "busy")
-        let torn = await withTaskGroup(of: Int.self) { group in
-            for writer in 1...4 {
-                group.addTask {
-                    for _ in 0..<15 {
-                        try? store.write(
-                            PasteboardItem(type: .png, data: Data(repeating: UInt8(writer), count: size)),
-                            name: "busy"
-                        )
-                    }
-                    return 0
-                }
-            }
-            group.addTask {
-                var torn = 0
+        let torn = Mutex(0)
+        DispatchQueue.concurrentPerform(iterations: 5) { worker in
+            if worker == 0 {
                 for _ in 0..<60 {
-                    guard let data = try? store.read(name: "busy").data(for: .png) else {
-                        torn += 1
-                        continue
-                    }
-                    if data.count != size || Set(data).count != 1 { torn += 1 }
+                    let data = try? store.read(name: "busy").data(for: .png)
+                    if data == nil || data!.count != size || Set(data!).count != 1 { torn.withLock { $0 += 1 } }
                 }
-                return torn
+            } else {
+                for _ in 0..<15 {
+                    try? store.write(
+                        PasteboardItem(type: .png, data: Data(repeating: UInt8(worker), count: size)),
+                        name: "busy"
+                    )
+                }
             }
-            return await group.reduce(0, +)
         }
-        #expect(torn == 0)
+        #expect(torn.withLock { $0 } == 0)
         let last = try #require(try store.read(name: "busy").data(for: .png))
         #expect(last.count == size && Set(last).count == 1 && (1...4).contains(last.first!))
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: store.sessionDirectory.path).filter {

@@ -11,13 +11,13 @@ struct X11LargeItemTests {
 
     @Test("we copy a 12 MiB PNG; xclip pastes it byte for byte (we send by INCR)")
     func largeCopy() async throws {
-        let server = try XvfbServer()
+        let server = try await XvfbServer.launch()
         defer { server.stop() }
         let pasteboard = try X11Pasteboard(displayName: server.display)
         defer { pasteboard.release(.clipboard) }
         let png = pngLikeData(bytes: Self.size, seed: 3)
         try await pasteboard.write(PasteboardItem(type: .png, data: png), to: .clipboard)
-        let pasted = try server.run(
+        let pasted = try await server.run(
             "xclip",
             ["-selection", "clipboard", "-o", "-t", "image/png"],
             timeout: .seconds(60)
@@ -28,11 +28,11 @@ struct X11LargeItemTests {
 
     @Test("xclip copies a 12 MiB PNG; we paste it byte for byte (we receive by INCR)")
     func largePaste() async throws {
-        let server = try XvfbServer()
+        let server = try await XvfbServer.launch()
         defer { server.stop() }
         let pasteboard = try X11Pasteboard(displayName: server.display)
         let png = pngLikeData(bytes: Self.size, seed: 5)
-        let owner = try XclipOwner(server: server, target: "image/png", data: png, pasteboard: pasteboard)
+        let owner = try await XclipOwner(server: server, target: "image/png", data: png, pasteboard: pasteboard)
         defer { owner.stop() }
         let pasted = try await pasteboard.data(for: .png, in: .clipboard)
         #expect(pasted.count == png.count)
@@ -41,7 +41,7 @@ struct X11LargeItemTests {
 
     @Test("a size limit stops a large read with a clear error")
     func readLimit() async throws {
-        let server = try XvfbServer()
+        let server = try await XvfbServer.launch()
         defer { server.stop() }
         let pasteboard = try X11Pasteboard(displayName: server.display, maximumItemBytes: 1 << 20)
         defer { pasteboard.release(.clipboard) }
@@ -54,17 +54,17 @@ struct X11LargeItemTests {
 
     @Test("xclip exits: the clipboard is empty and reading says so")
     func xclipOwnerExits() async throws {
-        let server = try XvfbServer()
+        let server = try await XvfbServer.launch()
         defer { server.stop() }
         let pasteboard = try X11Pasteboard(displayName: server.display)
-        let owner = try XclipOwner(
+        let owner = try await XclipOwner(
             server: server,
             target: "UTF8_STRING",
             data: Data("bye".utf8),
             pasteboard: pasteboard
         )
         #expect(try await pasteboard.data(for: .utf8PlainText, in: .clipboard) == Data("bye".utf8))
-        owner.stop()
+        try await offPool { owner.stop() }
         let error = try await #require(throws: PasteboardError.self) {
             try await pasteboard.data(for: .utf8PlainText, in: .clipboard)
         }
@@ -74,23 +74,23 @@ struct X11LargeItemTests {
 
     @Test("our owner goes away (released, or replaced by xclip): xclip sees no data, or xclip's own")
     func ourOwnerExits() async throws {
-        let server = try XvfbServer()
+        let server = try await XvfbServer.launch()
         defer { server.stop() }
         let pasteboard = try X11Pasteboard(displayName: server.display)
         try await pasteboard.write(PasteboardItem(text: "ours"), to: .clipboard)
-        #expect(try server.run("xclip", ["-selection", "clipboard", "-o"]) == Data("ours".utf8))
+        #expect(try await server.run("xclip", ["-selection", "clipboard", "-o"]) == Data("ours".utf8))
         pasteboard.release(.clipboard)
-        #expect(throws: (any Error).self) { try server.run("xclip", ["-selection", "clipboard", "-o"]) }
+        await #expect(throws: (any Error).self) { try await server.run("xclip", ["-selection", "clipboard", "-o"]) }
 
         try await pasteboard.write(PasteboardItem(text: "ours again"), to: .clipboard)
-        let owner = try XclipOwner(
+        let owner = try await XclipOwner(
             server: server,
             target: "UTF8_STRING",
             data: Data("theirs".utf8),
             pasteboard: pasteboard
         )
         defer { owner.stop() }
-        pasteboard.waitUntilReplaced(.clipboard)  // returns: xclip took the selection, our owner ended
+        try await offPool { pasteboard.waitUntilReplaced(.clipboard) }  // returns: xclip took the selection, our owner ended
         #expect(try await pasteboard.data(for: .utf8PlainText, in: .clipboard) == Data("theirs".utf8))
     }
 }

@@ -21,7 +21,7 @@ func pngLikeData(bytes count: Int, seed: UInt8 = 7) -> Data {
 struct X11RoundTripTests {
     @Test("we copy text, HTML and PNG at once; xclip lists every type and pastes each one byte for byte")
     func weCopyXclipPastes() async throws {
-        let server = try XvfbServer()
+        let server = try await XvfbServer.launch()
         defer { server.stop() }
         let pasteboard = try X11Pasteboard(displayName: server.display)
         defer { pasteboard.release(.clipboard) }
@@ -33,26 +33,29 @@ struct X11RoundTripTests {
         try await pasteboard.write(item, to: .clipboard)
 
         let targets = String(
-            decoding: try server.run("xclip", ["-selection", "clipboard", "-o", "-t", "TARGETS"]),
+            decoding: try await server.run("xclip", ["-selection", "clipboard", "-o", "-t", "TARGETS"]),
             as: UTF8.self
         )
         .split(separator: "\n").map(String.init)
         for expected in ["TARGETS", "UTF8_STRING", "text/plain;charset=utf-8", "STRING", "text/html", "image/png"] {
             #expect(targets.contains(expected), "TARGETS lists \(expected): \(targets)")
         }
-        #expect(try server.run("xclip", ["-selection", "clipboard", "-o", "-t", "UTF8_STRING"]) == Data(text.utf8))
         #expect(
-            try server.run("xclip", ["-selection", "clipboard", "-o", "-t", "text/html"]) == Data("<b>Grüße</b>".utf8)
+            try await server.run("xclip", ["-selection", "clipboard", "-o", "-t", "UTF8_STRING"]) == Data(text.utf8)
         )
-        #expect(try server.run("xclip", ["-selection", "clipboard", "-o", "-t", "image/png"]) == png)
+        #expect(
+            try await server.run("xclip", ["-selection", "clipboard", "-o", "-t", "text/html"])
+                == Data("<b>Grüße</b>".utf8)
+        )
+        #expect(try await server.run("xclip", ["-selection", "clipboard", "-o", "-t", "image/png"]) == png)
         // STRING is ISO Latin-1: ü and ß survive as single bytes, 世界 and ✓ become '?'.
-        let latin1 = try server.run("xclip", ["-selection", "clipboard", "-o", "-t", "STRING"])
+        let latin1 = try await server.run("xclip", ["-selection", "clipboard", "-o", "-t", "STRING"])
         #expect(latin1 == Data([0x47, 0x72, 0xFC, 0xDF, 0x65, 0x2C, 0x20, 0x3F, 0x3F, 0x20, 0x3F]))
     }
 
     @Test("xclip copies (text, HTML, PNG in turn); we list the type and paste the exact bytes")
     func xclipCopiesWePaste() async throws {
-        let server = try XvfbServer()
+        let server = try await XvfbServer.launch()
         defer { server.stop() }
         let pasteboard = try X11Pasteboard(displayName: server.display)
         let cases: [(String, PasteboardType, Data)] = [
@@ -62,7 +65,7 @@ struct X11RoundTripTests {
             ("application/x-huddle-test", PasteboardType("application/x-huddle-test"), Data([0, 1, 2, 255])),
         ]
         for (target, type, data) in cases {
-            let owner = try XclipOwner(server: server, target: target, data: data, pasteboard: pasteboard)
+            let owner = try await XclipOwner(server: server, target: target, data: data, pasteboard: pasteboard)
             defer { owner.stop() }
             let types = try await pasteboard.types(in: .clipboard)
             #expect(types.contains(PasteboardType(target)), "\(target) on offer: \(types)")
@@ -72,7 +75,7 @@ struct X11RoundTripTests {
 
     @Test("PRIMARY is separate from CLIPBOARD")
     func primarySelection() async throws {
-        let server = try XvfbServer()
+        let server = try await XvfbServer.launch()
         defer { server.stop() }
         let pasteboard = try X11Pasteboard(displayName: server.display)
         defer {
@@ -81,14 +84,14 @@ struct X11RoundTripTests {
         }
         try await pasteboard.write(PasteboardItem(text: "selected"), to: .primary)
         try await pasteboard.write(PasteboardItem(text: "copied"), to: .clipboard)
-        #expect(try server.run("xclip", ["-selection", "primary", "-o"]) == Data("selected".utf8))
-        #expect(try server.run("xclip", ["-selection", "clipboard", "-o"]) == Data("copied".utf8))
+        #expect(try await server.run("xclip", ["-selection", "primary", "-o"]) == Data("selected".utf8))
+        #expect(try await server.run("xclip", ["-selection", "clipboard", "-o"]) == Data("copied".utf8))
         #expect(try await pasteboard.data(for: .utf8PlainText, in: .primary) == Data("selected".utf8))
     }
 
     @Test("asking for a type that is not offered names the types that are")
     func typeNotOffered() async throws {
-        let server = try XvfbServer()
+        let server = try await XvfbServer.launch()
         defer { server.stop() }
         let pasteboard = try X11Pasteboard(displayName: server.display)
         defer { pasteboard.release(.clipboard) }
@@ -112,20 +115,20 @@ struct XclipOwner {
         data: Data,
         selection: String = "clipboard",
         pasteboard: X11Pasteboard
-    ) throws {
+    ) async throws {
         self.file = FileManager.default.temporaryDirectory.appendingPathComponent("huddle-xclip-\(UUID().uuidString)")
         try data.write(to: self.file)
         self.pid = try server.start("xclip", ["-selection", selection, "-quiet", "-t", target, "-i", self.file.path])
         // Wait until xclip owns the selection and offers the target.
         let deadline = ContinuousClock.now + .seconds(10)
-        while (try? pasteboard.typesNow(in: selection == "primary" ? .primary : .clipboard))?
+        while (try? await pasteboard.types(in: selection == "primary" ? .primary : .clipboard))?
             .contains(PasteboardType(target)) != true
         {
             guard ContinuousClock.now < deadline else {
                 self.stop()
                 throw TestFailure("xclip did not take the \(selection) selection")
             }
-            usleep(5_000)
+            try await Task.sleep(for: .milliseconds(5))
         }
     }
 

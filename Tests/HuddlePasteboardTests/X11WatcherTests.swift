@@ -75,7 +75,7 @@ func threadCPUTicks(named name: String) -> Int {
 struct X11WatcherTests {
     @Test("a copy made by xclip is seen within 50 ms, with its data")
     func seesXclipQuickly() async throws {
-        let server = try XvfbServer()
+        let server = try await XvfbServer.launch()
         defer { server.stop() }
         let pasteboard = try X11Pasteboard(displayName: server.display)
         let changes = ChangeCollector(try pasteboard.changes(of: .clipboard))
@@ -107,16 +107,16 @@ struct X11WatcherTests {
 
     @Test("our own write does not come back as a change; the next foreign one does")
     func noEcho() async throws {
-        let server = try XvfbServer()
+        let server = try await XvfbServer.launch()
         defer { server.stop() }
         let pasteboard = try X11Pasteboard(displayName: server.display)
         let changes = ChangeCollector(try pasteboard.changes(of: .clipboard))
         defer { changes.stop() }
         try await pasteboard.write(PasteboardItem(text: "mine"), to: .clipboard)
-        #expect(try server.run("xclip", ["-selection", "clipboard", "-o"]) == Data("mine".utf8))
+        #expect(try await server.run("xclip", ["-selection", "clipboard", "-o"]) == Data("mine".utf8))
         try await Task.sleep(for: .milliseconds(300))
         #expect(changes.count == 0, "own write echoed")
-        let owner = try XclipOwner(
+        let owner = try await XclipOwner(
             server: server,
             target: "UTF8_STRING",
             data: Data("theirs".utf8),
@@ -130,12 +130,12 @@ struct X11WatcherTests {
 
     @Test("an item carrying x-kde-passwordManagerHint: secret is flagged secret and its data not read")
     func secretFlagged() async throws {
-        let server = try XvfbServer()
+        let server = try await XvfbServer.launch()
         defer { server.stop() }
         let pasteboard = try X11Pasteboard(displayName: server.display)
         let changes = ChangeCollector(try pasteboard.changes(of: .clipboard))
         defer { changes.stop() }
-        let owner = try XclipOwner(
+        let owner = try await XclipOwner(
             server: server,
             target: "x-kde-passwordManagerHint",
             data: Data("secret".utf8),
@@ -149,12 +149,17 @@ struct X11WatcherTests {
 
     @Test("the owner exiting is reported as the clipboard becoming empty")
     func ownerExitReported() async throws {
-        let server = try XvfbServer()
+        let server = try await XvfbServer.launch()
         defer { server.stop() }
         let pasteboard = try X11Pasteboard(displayName: server.display)
         let changes = ChangeCollector(try pasteboard.changes(of: .clipboard))
         defer { changes.stop() }
-        let owner = try XclipOwner(server: server, target: "UTF8_STRING", data: Data("x".utf8), pasteboard: pasteboard)
+        let owner = try await XclipOwner(
+            server: server,
+            target: "UTF8_STRING",
+            data: Data("x".utf8),
+            pasteboard: pasteboard
+        )
         _ = try await changes.change(0)
         owner.stop()
         let (gone, _) = try await changes.change(1)
@@ -164,7 +169,7 @@ struct X11WatcherTests {
 
     @Test("an idle watcher uses no CPU: its thread's CPU time over 5 idle seconds is zero ticks")
     func idleCPU() async throws {
-        let server = try XvfbServer()
+        let server = try await XvfbServer.launch()
         defer { server.stop() }
         let pasteboard = try X11Pasteboard(displayName: server.display)
         let changes = ChangeCollector(try pasteboard.changes(of: .clipboard))
@@ -175,7 +180,7 @@ struct X11WatcherTests {
         let after = threadCPUTicks(named: "huddle-x11-watc")
         #expect(after - before == 0, "watcher used \(after - before) ticks while idle")
         // Still alive and listening after the idle time.
-        let owner = try XclipOwner(
+        let owner = try await XclipOwner(
             server: server,
             target: "UTF8_STRING",
             data: Data("wake".utf8),
@@ -187,7 +192,7 @@ struct X11WatcherTests {
 
     @Test("the X server going away ends the watch instead of the process")
     func serverExitEndsWatch() async throws {
-        let server = try XvfbServer()
+        let server = try await XvfbServer.launch()
         let pasteboard = try X11Pasteboard(displayName: server.display)
         let stream = try pasteboard.changes(of: .clipboard)
         try await Task.sleep(for: .milliseconds(100))

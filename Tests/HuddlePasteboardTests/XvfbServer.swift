@@ -88,9 +88,21 @@ final class XvfbServer: Sendable {
     }
 
     /// Runs a client with DISPLAY set to this server and returns its standard output.
-    func run(_ tool: String, _ arguments: [String], input: Data? = nil, timeout: Duration = .seconds(20)) throws -> Data
-    {
-        try runTool(tool, arguments, environment: ["DISPLAY": self.display], input: input, timeout: timeout)
+    func run(
+        _ tool: String,
+        _ arguments: [String],
+        input: Data? = nil,
+        timeout: Duration = .seconds(20)
+    ) async throws -> Data {
+        let display = self.display
+        return try await offPool {
+            try runTool(tool, arguments, environment: ["DISPLAY": display], input: input, timeout: timeout)
+        }
+    }
+
+    /// Starts a server off the cooperative pool.
+    static func launch() async throws -> XvfbServer {
+        try await offPool { try XvfbServer() }
     }
 
     /// Starts a long-lived client (`xclip -i` that stays to serve) and returns its pid; the caller kills it.

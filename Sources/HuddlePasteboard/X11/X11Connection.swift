@@ -10,6 +10,8 @@ import Glibc
 final class X11Connection {
     let lib: XlibLibrary
     let display: XlibLibrary.Display
+    /// The display name the connection was opened with (`:0`).
+    let displayName: String
     /// Our window (1×1, never mapped).
     let window: XID
     /// Set when the connection to the server was lost (the server exited): loops using it end.
@@ -29,6 +31,7 @@ final class X11Connection {
         }
         self.lib = lib
         self.display = display
+        self.displayName = name
         let root = lib.defaultRootWindow(display)
         self.window = lib.createSimpleWindow(display, root, 0, 0, 1, 1, 0, 0, 0)
         _ = lib.selectInput(display, self.window, XEvent.Mask.propertyChange)

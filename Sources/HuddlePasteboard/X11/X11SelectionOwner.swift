@@ -10,8 +10,16 @@ import Synchronization
 /// Each write makes a new owner with its own connection; the previous owner learns from `SelectionClear` that it
 /// lost the selection and ends once its transfers in progress are done.
 final class X11SelectionOwner: Sendable {
-    /// Windows owning a selection in this process: a watcher skips changes they make (no echo).
-    static let ownWindows = Mutex<Set<XID>>([])
+    /// Windows that owned a selection in this process: a watcher skips changes they make (no echo).
+    ///
+    /// Keyed by display too: every X server hands out the same window ids to its clients, so a window id alone
+    /// would mistake another server's client for ours.
+    static let ownWindows = Mutex<Set<OwnWindow>>([])
+
+    struct OwnWindow: Hashable {
+        var display: String
+        var window: XID
+    }
 
     let window: XID
     let selection: String
@@ -26,6 +34,11 @@ final class X11SelectionOwner: Sendable {
         let connection = try X11Connection(displayName: displayName)
         let time = connection.serverTime()
         let selectionAtom = connection.atom(selection)
+        // Registered before the server can announce the change, so a watcher in this process never sees its own
+        // write as foreign. Kept after the owner ends: an event about it may still be queued in a watcher.
+        Self.ownWindows.withLock {
+            _ = $0.insert(OwnWindow(display: connection.displayName, window: connection.window))
+        }
         _ = connection.lib.setSelectionOwner(connection.display, selectionAtom, connection.window, time)
         guard connection.lib.getSelectionOwner(connection.display, selectionAtom) == connection.window else {
             throw PasteboardError(.transferFailed, "could not take the \(selection) selection")
@@ -35,7 +48,6 @@ final class X11SelectionOwner: Sendable {
         self.window = connection.window
         self.selection = selection
         self.wakePipe = (fds[0], fds[1])
-        Self.ownWindows.withLock { _ = $0.insert(connection.window) }
         let server = X11SelectionServer(
             connection: UncheckedBox(connection),
             contents: X11SelectionContents(item: item),
@@ -45,7 +57,6 @@ final class X11SelectionOwner: Sendable {
         let thread = Thread { [self] in
             server.run(wake: self.wakePipe.read)
             server.connection.value.close()
-            Self.ownWindows.withLock { _ = $0.remove(self.window) }
             self.finished.withLock { $0 = true }
             self.done.signal()
         }
