@@ -90,7 +90,8 @@ struct X11LargeItemTests {
             pasteboard: pasteboard
         )
         defer { owner.stop() }
-        try await offPool { pasteboard.waitUntilReplaced(.clipboard) }  // returns: xclip took the selection, our owner ended
+        // Returns: xclip took the selection and our owner ended.
+        try await offPool { pasteboard.waitUntilReplaced(.clipboard) }
         #expect(try await pasteboard.data(for: .utf8PlainText, in: .clipboard) == Data("theirs".utf8))
     }
 }
