@@ -1,5 +1,11 @@
 import Foundation
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Runs a helper program (wl-copy, wl-paste, xdg-mime) and collects its output.
 struct HelperProgram: Sendable {
     let path: String
@@ -32,6 +38,7 @@ struct HelperProgram: Sendable {
         let output = Pipe()
         let errors = Pipe()
         let stdin = Pipe()
+        Self.closeOnExec(output, errors, stdin)
         process.standardOutput = output
         process.standardError = errors
         process.standardInput = input == nil ? FileHandle.nullDevice : stdin
@@ -47,6 +54,15 @@ struct HelperProgram: Sendable {
         return (process.terminationStatus, data, String(decoding: errorText.wait(), as: UTF8.self))
     }
 
+    /// Marks pipes close-on-exec, so helpers started by other threads meanwhile do not inherit them and keep them
+    /// open (the child's own standard streams are dup2'd, which clears the flag).
+    private static func closeOnExec(_ pipes: Pipe...) {
+        for pipe in pipes {
+            _ = fcntl(pipe.fileHandleForReading.fileDescriptor, F_SETFD, FD_CLOEXEC)
+            _ = fcntl(pipe.fileHandleForWriting.fileDescriptor, F_SETFD, FD_CLOEXEC)
+        }
+    }
+
     /// Starts the helper and returns it running, its standard output readable line by line.
     func start(_ arguments: [String]) throws -> (process: Process, output: FileHandle) {
         let process = Process()
@@ -54,6 +70,7 @@ struct HelperProgram: Sendable {
         process.arguments = arguments
         process.environment = self.environment
         let output = Pipe()
+        Self.closeOnExec(output)
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
         process.standardInput = FileHandle.nullDevice

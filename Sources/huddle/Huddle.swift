@@ -14,6 +14,6 @@ struct Huddle: AsyncParsableCommand {
               huddle discover _http._tcp            browse and resolve web servers, live
               huddle advertise "Kitchen" _lab._tcp 8080 room=kitchen
             """,
-        subcommands: [DiscoverCommand.self, AdvertiseCommand.self]
+        subcommands: [DiscoverCommand.self, AdvertiseCommand.self, PasteboardCommand.self, URLCommand.self]
     )
 }

@@ -14,18 +14,19 @@ func which(_ name: String) -> String? {
 /// Starts a program in the background with `posix_spawn` (so only we reap it); its output goes to /dev/null when
 /// `quiet`.
 ///
-/// `passing` is given to the child as its file descriptor 3.
+/// `stdout`, when given, becomes the child's standard output. Descriptors of ours are not inherited: the test
+/// creates its pipes with `O_CLOEXEC`.
 func spawn(
     _ path: String,
     _ arguments: [String],
     environment: [String: String] = [:],
     quiet: Bool,
-    passing descriptor: Int32? = nil
+    stdout: Int32? = nil
 ) throws -> pid_t {
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
     defer { posix_spawn_file_actions_destroy(&actions) }
-    if let descriptor { posix_spawn_file_actions_adddup2(&actions, descriptor, 3) }
+    if let stdout { posix_spawn_file_actions_adddup2(&actions, stdout, 1) }
     posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
     if quiet {
         posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
@@ -64,6 +65,24 @@ func runTool(
     input: Data? = nil,
     timeout: Duration = .seconds(20)
 ) throws -> Data {
+    let result = try runProcess(tool, arguments, environment: environment, input: input, timeout: timeout)
+    guard result.status == 0 else {
+        throw TestFailure(
+            "\(tool) \(arguments.joined(separator: " ")) exited \(result.status): "
+                + String(decoding: result.error, as: UTF8.self)
+        )
+    }
+    return result.output
+}
+
+/// Runs a program to completion with a time limit; returns its exit status, standard output and standard error.
+func runProcess(
+    _ tool: String,
+    _ arguments: [String],
+    environment: [String: String] = [:],
+    input: Data? = nil,
+    timeout: Duration = .seconds(20)
+) throws -> (status: Int32, output: Data, error: Data) {
     guard let path = tool.hasPrefix("/") ? tool : which(tool) else { throw TestFailure("\(tool) is not installed") }
     let process = Process()
     process.executableURL = URL(fileURLWithPath: path)
@@ -72,6 +91,12 @@ func runTool(
     let output = Pipe()
     let errors = Pipe()
     let stdin = Pipe()
+    // Foundation's pipes are inherited by every child started meanwhile (Xvfb by a parallel test), which would
+    // keep them open: close-on-exec, cleared by dup2 for this child's own standard streams.
+    for pipe in [output, errors, stdin] {
+        _ = fcntl(pipe.fileHandleForReading.fileDescriptor, F_SETFD, FD_CLOEXEC)
+        _ = fcntl(pipe.fileHandleForWriting.fileDescriptor, F_SETFD, FD_CLOEXEC)
+    }
     process.standardOutput = output
     process.standardError = errors
     process.standardInput = input == nil ? FileHandle.nullDevice : stdin
@@ -98,13 +123,7 @@ func runTool(
         usleep(2_000)
     }
     let (out, err) = collected.wait()
-    guard process.terminationStatus == 0 else {
-        throw TestFailure(
-            "\(tool) \(arguments.joined(separator: " ")) exited \(process.terminationStatus): "
-                + String(decoding: err, as: UTF8.self)
-        )
-    }
-    return out
+    return (process.terminationStatus, out, err)
 }
 
 /// Output read on another thread, handed back once complete.

@@ -43,11 +43,10 @@ final class X11SelectionOwner: Sendable {
         guard connection.lib.getSelectionOwner(connection.display, selectionAtom) == connection.window else {
             throw PasteboardError(.transferFailed, "could not take the \(selection) selection")
         }
-        var fds: [Int32] = [0, 0]
-        guard pipe(&fds) == 0 else { throw PasteboardError.storage("pipe", errno: errno) }
+        guard let wake = closeOnExecPipe() else { throw PasteboardError.storage("pipe", errno: errno) }
         self.window = connection.window
         self.selection = selection
-        self.wakePipe = (fds[0], fds[1])
+        self.wakePipe = wake
         let server = X11SelectionServer(
             connection: UncheckedBox(connection),
             contents: X11SelectionContents(item: item),

@@ -31,10 +31,9 @@ enum X11SelectionWatcher {
         let selectionAtom = connection.atom(selection.rawValue)
         connection.lib.fixesSelectSelectionInput(connection.display, connection.window, selectionAtom, Self.eventMask)
         connection.flush()
-        var fds: [Int32] = [0, 0]
-        guard pipe(&fds) == 0 else { throw PasteboardError.storage("pipe", errno: errno) }
+        guard let wake = closeOnExecPipe() else { throw PasteboardError.storage("pipe", errno: errno) }
         let (stream, continuation) = AsyncStream.makeStream(of: PasteboardChange.self, bufferingPolicy: .unbounded)
-        let (wakeRead, wakeWrite) = (fds[0], fds[1])
+        let (wakeRead, wakeWrite) = wake
         let notifyType = eventBase  // XFixesSelectionNotify is event 0 of the extension
         continuation.onTermination = { _ in
             var byte: UInt8 = 1
