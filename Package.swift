@@ -21,6 +21,7 @@ let package = Package(
         .library(name: "HuddleWire", targets: ["HuddleWire"]),
         .library(name: "HuddleTransport", targets: ["HuddleTransport"]),
         .library(name: "Huddle", targets: ["Huddle"]),
+        .library(name: "HuddlePasteboard", targets: ["HuddlePasteboard"]),
         .executable(name: "huddle", targets: ["huddle"]),
     ],
     dependencies: [
@@ -89,6 +90,10 @@ let package = Package(
             ],
             swiftSettings: upcoming
         ),
+        .target(
+            name: "HuddlePasteboard",
+            swiftSettings: upcoming
+        ),
         .executableTarget(
             name: "huddle",
             dependencies: [
@@ -98,6 +103,7 @@ let package = Package(
                 "HuddleWire",
                 "HuddleTransport",
                 "Huddle",
+                "HuddlePasteboard",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
@@ -169,6 +175,11 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ],
+            swiftSettings: upcoming
+        ),
+        .testTarget(
+            name: "HuddlePasteboardTests",
+            dependencies: ["HuddlePasteboard"],
             swiftSettings: upcoming
         ),
     ]

@@ -22,8 +22,7 @@ struct Huddle: AsyncParsableCommand {
             """,
         subcommands: [
             ChatCommand.self, PeersCommand.self, SendCommand.self, ReceiveCommand.self, IDCommand.self,
-            TrustCommand.self, DiscoverCommand.self,
-            AdvertiseCommand.self,
+            TrustCommand.self, PasteboardCommand.self, URLCommand.self, DiscoverCommand.self, AdvertiseCommand.self,
         ]
     )
 }

@@ -1,0 +1,122 @@
+#if os(Linux) || os(FreeBSD) || os(OpenBSD)
+import Foundation
+import Glibc
+import Synchronization
+
+/// Watches one X11 selection with XFixes selection-owner events, on a thread of its own.
+///
+/// XFixes (protocol version 1, "Selection Tracking") sends `XFixesSelectionNotify` when a selection's owner
+/// changes (`SetSelectionOwner`), its window is destroyed or its client closes. Between events the thread is
+/// blocked in `poll(2)` on the connection's socket and a wake-up pipe: no timer, no CPU while nothing changes.
+/// On each change the new item's known representations are read on the same connection; changes made by owners in
+/// this process (``X11SelectionOwner/ownWindows``) are skipped, so a program that writes what it watched does not
+/// loop.
+enum X11SelectionWatcher {
+    /// `XFixesSetSelectionOwnerNotifyMask | XFixesSelectionWindowDestroyNotifyMask |
+    /// XFixesSelectionClientCloseNotifyMask` (Xfixes.h).
+    static let eventMask: UInt = 0b111
+
+    static func start(
+        pasteboard: X11Pasteboard,
+        selection: PasteboardSelection
+    ) throws -> AsyncStream<
+        PasteboardChange
+    > {
+        let connection = try X11Connection(displayName: pasteboard.displayName)
+        var eventBase: Int32 = 0
+        var errorBase: Int32 = 0
+        guard connection.lib.fixesQueryExtension(connection.display, &eventBase, &errorBase) != 0 else {
+            throw PasteboardError(.displayUnavailable, "the X server \(pasteboard.displayName) has no XFixes extension")
+        }
+        let selectionAtom = connection.atom(selection.rawValue)
+        connection.lib.fixesSelectSelectionInput(connection.display, connection.window, selectionAtom, Self.eventMask)
+        connection.flush()
+        guard let wake = closeOnExecPipe() else { throw PasteboardError.storage("pipe", errno: errno) }
+        let (stream, continuation) = AsyncStream.makeStream(of: PasteboardChange.self, bufferingPolicy: .unbounded)
+        let (wakeRead, wakeWrite) = wake
+        let notifyType = eventBase  // XFixesSelectionNotify is event 0 of the extension
+        continuation.onTermination = { _ in
+            var byte: UInt8 = 1
+            _ = write(wakeWrite, &byte, 1)
+        }
+        let box = UncheckedBox(connection)
+        let thread = Thread {
+            let loop = WatchLoop(
+                connection: box.value,
+                pasteboard: pasteboard,
+                selection: selection,
+                notifyType: notifyType
+            )
+            loop.run(wake: wakeRead, continuation: continuation)
+            box.value.close()
+            close(wakeRead)
+            close(wakeWrite)
+        }
+        thread.name = "huddle-x11-watch"
+        thread.start()
+        return stream
+    }
+}
+
+private struct WatchLoop {
+    let connection: X11Connection
+    let pasteboard: X11Pasteboard
+    let selection: PasteboardSelection
+    let notifyType: Int32
+
+    func run(wake: Int32, continuation: AsyncStream<PasteboardChange>.Continuation) {
+        let lib = self.connection.lib
+        var sequence = 0
+        var event = XEvent()
+        while true {
+            while lib.pending(self.connection.display) > 0 {
+                _ = event.withPointer { lib.nextEvent(self.connection.display, $0) }
+                guard event.type == self.notifyType else { continue }
+                let owner = event.fixesOwner
+                let own = X11SelectionOwner.OwnWindow(display: self.connection.displayName, window: owner)
+                if owner != 0 && X11SelectionOwner.ownWindows.withLock({ $0.contains(own) }) { continue }
+                sequence += 1
+                continuation.yield(self.change(owner: owner, sequence: sequence))
+            }
+            if self.connection.isBroken || self.connection.poll(timeoutMilliseconds: -1, wake: wake) {
+                continuation.finish()
+                return
+            }
+        }
+    }
+
+    /// The new item: its types, then the known representations unless the item is marked secret.
+    private func change(owner: XID, sequence: Int) -> PasteboardChange {
+        guard owner != 0,
+            let offered = try? self.connection.targets(
+                selection: self.selection.rawValue,
+                timeout: self.pasteboard.timeout
+            )
+        else {
+            return PasteboardChange(item: PasteboardItem(), types: [], isSecret: false, sequence: sequence)
+        }
+        let types = offered.filter { !X11Pasteboard.metaTargets.contains($0) }.map(PasteboardType.init(rawValue:))
+        var item = PasteboardItem()
+        if offered.contains(PasteboardType.passwordManagerHint.rawValue),
+            let hint = try? self.read(.passwordManagerHint, offered)
+        {
+            item.setData(hint, for: .passwordManagerHint)
+            if item.isSecret {
+                return PasteboardChange(item: item, types: types, isSecret: true, sequence: sequence)
+            }
+        }
+        for type in types where PasteboardTypeCatalog.entry(for: type) != nil {
+            let canonical = type.canonical
+            guard item.representation(for: canonical) == nil, let data = try? self.read(canonical, offered) else {
+                continue
+            }
+            item.setData(data, for: canonical)
+        }
+        return PasteboardChange(item: item, types: types, isSecret: false, sequence: sequence)
+    }
+
+    private func read(_ type: PasteboardType, _ offered: [String]) throws -> Data {
+        try self.pasteboard.read(type, offered: offered, self.connection, self.selection)
+    }
+}
+#endif

@@ -1,0 +1,72 @@
+import ArgumentParser
+import Foundation
+import HuddlePasteboard
+
+struct PasteboardListCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "list",
+        abstract: "List the named pasteboards: name, kind, size, types, expiry."
+    )
+
+    @Flag(help: "Print one JSON object per line.")
+    var json = false
+
+    func run() async throws {
+        let list = try await PasteboardFailure.run { try NamedPasteboardStore().list() }
+        if self.json {
+            for info in list {
+                var object: [String: Any] = [
+                    "name": info.name, "persistent": info.persistent, "bytes": info.byteCount,
+                    "types": info.types.map(\.rawValue), "secret": info.isSecret,
+                    "created": Int(info.created.timeIntervalSince1970),
+                ]
+                if let expires = info.expires { object["expires"] = Int(expires.timeIntervalSince1970) }
+                Output.json(object)
+            }
+            return
+        }
+        guard !list.isEmpty else { return Output.line("No named pasteboards.") }
+        Output.line([pad("NAME", 28), pad("KIND", 10), pad("BYTES", 10), "TYPES"].joined(separator: " "))
+        for info in list {
+            var types = info.types.map(\.rawValue).joined(separator: ", ")
+            if info.isSecret { types += " (secret)" }
+            if let expires = info.expires { types += " — expires in \(Int(expires.timeIntervalSinceNow.rounded()))s" }
+            Output.line(
+                [
+                    pad(info.name, 28), pad(info.persistent ? "persistent" : "session", 10),
+                    pad("\(info.byteCount)", 10), types,
+                ]
+                .joined(separator: " ")
+            )
+        }
+    }
+
+    private func pad(_ text: String, _ width: Int) -> String {
+        text.count >= width ? text : text + String(repeating: " ", count: width - text.count)
+    }
+}
+
+struct PasteboardClearCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "clear",
+        abstract: "Remove a named pasteboard.",
+        discussion: "Exits 1 when there is no pasteboard of that name."
+    )
+
+    @Option(help: ArgumentHelp("The named pasteboard to remove.", valueName: "N"))
+    var name: String
+
+    func validate() throws {
+        do { try NamedPasteboardStore.validate(self.name) } catch let error as PasteboardError {
+            throw ValidationError(error.message)
+        }
+    }
+
+    func run() async throws {
+        let removed = try await PasteboardFailure.run { try NamedPasteboardStore().remove(name: self.name) }
+        guard removed else {
+            Output.error("no pasteboard named \"\(self.name)\"")
+            throw ExitCode(1)
+        }
+    }
+}
