@@ -3,7 +3,7 @@ import Foundation
 #if canImport(Glibc)
 package import Glibc
 #elseif canImport(Darwin)
-import Darwin
+package import Darwin
 #endif
 
 /// `strerror`, kept in one place so callers need no C import.
@@ -39,4 +39,9 @@ package func addCloseOtherDescriptors(_ actions: inout posix_spawn_file_actions_
         posix_spawn_file_actions_addclose(&actions, fd)
     }
     #endif
+}
+
+/// `write(2)`, under a name that no Swift method shadows.
+func systemWrite(_ fd: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -> Int {
+    write(fd, buffer, count)
 }
