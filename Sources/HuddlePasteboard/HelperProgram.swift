@@ -29,8 +29,15 @@ struct HelperProgram: Sendable {
 
     /// Runs the helper to completion, feeding `input` to its standard input.
     ///
+    /// - Parameter detaches: the helper leaves a background process behind (`wl-copy`), which would hold output
+    ///   pipes open for its whole life: its output then goes to /dev/null and only the exit status is kept.
     /// - Returns: its standard output, and its standard error when it failed.
-    func run(_ arguments: [String], input: Data? = nil) throws -> (status: Int32, output: Data, error: String) {
+    func run(
+        _ arguments: [String],
+        input: Data? = nil,
+        detaches: Bool = false
+    ) throws -> (status: Int32, output: Data, error: String) {
+        if detaches { return (try self.runDetaching(arguments, input: input ?? Data()), Data(), "") }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: self.path)
         process.arguments = arguments
@@ -39,10 +46,12 @@ struct HelperProgram: Sendable {
         let errors = Pipe()
         let stdin = Pipe()
         Self.closeOnExec(output, errors, stdin)
-        process.standardOutput = output
-        process.standardError = errors
+        process.standardOutput = detaches ? FileHandle.nullDevice : output
+        process.standardError = detaches ? FileHandle.nullDevice : errors
         process.standardInput = input == nil ? FileHandle.nullDevice : stdin
         try process.run()
+        try? output.fileHandleForWriting.close()
+        try? errors.fileHandleForWriting.close()
         let box = UncheckedBox(errors)
         let errorText = Thread.detachedResult { box.value.fileHandleForReading.readDataToEndOfFile() }
         if let input {
@@ -52,6 +61,36 @@ struct HelperProgram: Sendable {
         let data = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         return (process.terminationStatus, data, String(decoding: errorText.wait(), as: UTF8.self))
+    }
+
+    /// Runs a helper that forks a background process, with `posix_spawn` rather than `Process`: Foundation
+    /// learns of a child's exit through a descriptor the child inherits, which the background process would keep.
+    /// The child gets `input` on standard input, /dev/null for output, and none of our other descriptors.
+    private func runDetaching(_ arguments: [String], input: Data) throws -> Int32 {
+        guard let pipe = closeOnExecPipe() else { throw PasteboardError.storage("pipe", errno: errno) }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, pipe.read, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        addCloseOtherDescriptors(&actions)
+        let argv: [UnsafeMutablePointer<CChar>?] = ([self.path] + arguments).map { strdup($0) } + [nil]
+        let envp: [UnsafeMutablePointer<CChar>?] = self.environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { for pointer in argv + envp { free(pointer) } }
+        var pid: pid_t = 0
+        let status = posix_spawn(&pid, self.path, &actions, nil, argv, envp)
+        close(pipe.read)
+        guard status == 0 else {
+            close(pipe.write)
+            throw PasteboardError.storage("cannot start \(self.path)", errno: status)
+        }
+        let writer = FileHandle(fileDescriptor: pipe.write, closeOnDealloc: true)
+        try? writer.write(contentsOf: input)
+        try? writer.close()
+        var exit: Int32 = 0
+        while waitpid(pid, &exit, 0) < 0 && errno == EINTR {}
+        return (exit & 0x7F) == 0 ? (exit >> 8) & 0xFF : 128 + (exit & 0x7F)
     }
 
     /// Marks pipes close-on-exec, so helpers started by other threads meanwhile do not inherit them and keep them

@@ -68,7 +68,7 @@ enum NamedPasteboardFile {
             try data.withUnsafeBytes { buffer in
                 var offset = 0
                 while offset < buffer.count {
-                    let written = Glibc.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
+                    let written = systemWrite(fd, buffer.baseAddress! + offset, buffer.count - offset)
                     if written < 0 {
                         if errno == EINTR { continue }
                         throw PasteboardError.storage("write \(temporary)", errno: errno)

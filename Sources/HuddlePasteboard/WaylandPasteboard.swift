@@ -9,8 +9,11 @@ import Synchronization
 /// runs one `wl-paste --watch` that prints a line per change (it blocks in the compositor's event loop, so an idle
 /// watcher uses no CPU).
 ///
-/// > Important: Not tested on this project's machines (no headless compositor there). `wl-copy` offers one type
-/// > per call, so ``write(_:to:)`` puts the item's first representation on the clipboard and drops the others.
+/// Tested against a headless sway (wlroots, data-control protocol) with wl-clipboard as the other side: text and
+/// PNG both ways, watching, no echo. Not tested with GNOME's or KDE's compositors.
+///
+/// > Important: `wl-copy` offers one type per call, so ``write(_:to:)`` puts the item's first representation on
+/// > the clipboard and drops the others.
 public final class WaylandPasteboard: GeneralPasteboard {
     private let paste: HelperProgram
     private let copy: HelperProgram
@@ -76,8 +79,14 @@ public final class WaylandPasteboard: GeneralPasteboard {
         let type = first.type.mimeType ?? first.type.rawValue
         self.lastWrite.withLock { $0 = first.data }
         try await runBlocking {
-            let result = try self.copy.run(["--type", type] + Self.selectionArguments(selection), input: first.data)
-            guard result.status == 0 else { throw PasteboardError(.transferFailed, "wl-copy: \(result.error)") }
+            let result = try self.copy.run(
+                ["--type", type] + Self.selectionArguments(selection),
+                input: first.data,
+                detaches: true
+            )
+            guard result.status == 0 else {
+                throw PasteboardError(.transferFailed, "wl-copy failed (exit status \(result.status))")
+            }
         }
     }
 

@@ -28,7 +28,7 @@ enum BackgroundOwner {
         posix_spawn_file_actions_adddup2(&actions, input[0], 0)
         posix_spawn_file_actions_adddup2(&actions, output[1], 1)
         posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-        Self.closeOtherDescriptors(&actions)
+        addCloseOtherDescriptors(&actions)
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
@@ -59,24 +59,6 @@ enum BackgroundOwner {
                 .transferFailed,
                 "the background owner failed: " + message.trimmingCharacters(in: .newlines)
             )
-        }
-    }
-
-    /// Closes every descriptor above 2 in the child, so the owner holds nothing of ours open: a parent that waits
-    /// for end-of-file on a descriptor it gave us (a shell's `$(…)`, Foundation's `Process`, which watches a socket
-    /// inherited by its child) would otherwise wait until the owner ends.
-    ///
-    /// `posix_spawn_file_actions_addclosefrom_np` (glibc 2.34) when present, looked up at run time; otherwise each
-    /// open descriptor listed in /proc/self/fd (glibc ignores a close action on one closed meanwhile).
-    private static func closeOtherDescriptors(_ actions: inout posix_spawn_file_actions_t) {
-        typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
-        if let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np") {
-            _ = unsafeBitCast(symbol, to: CloseFrom.self)(&actions, 3)
-            return
-        }
-        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
-        for fd in entries.compactMap({ Int32($0) }) where fd > 2 {
-            posix_spawn_file_actions_addclose(&actions, fd)
         }
     }
 }

@@ -17,13 +17,13 @@ struct PasteboardCommand: AsyncParsableCommand {
 
             Examples:
               huddle pb copy notes.txt                   copy a file's text
-              huddle pb copy --type image/png shot.png   copy an image (the type is also guessed from .png)
+              huddle pb copy shot.png                    copy an image (type from .png or the bytes)
               echo hi | huddle pb copy                   copy standard input
               huddle pb types                            list the types on offer
               huddle pb paste --type image/png > a.png   paste one type
               huddle pb watch --json                     print every copy as it happens
               huddle pb copy --name com.example.x f.pdf  hand a file to another program…
-              huddle pb paste --name com.example.x --clear > f.pdf   …which takes it once
+              huddle pb paste --name com.example.x --clear > f.pdf   …which takes it
             """,
         subcommands: [
             PasteboardTypesCommand.self, PasteboardPasteCommand.self, PasteboardCopyCommand.self,

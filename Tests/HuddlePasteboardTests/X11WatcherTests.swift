@@ -67,141 +67,143 @@ func threadCPUTicks(named name: String) -> Int {
     return total
 }
 
-@Suite(
-    "X11 change watching with XFixes, against Xvfb and xclip",
-    .serialized,
-    .enabled(if: XvfbServer.canRun, XvfbServer.skipReason)
-)
-struct X11WatcherTests {
-    @Test("a copy made by xclip is seen at once (event-driven, not polled), with its data")
-    func seesXclipQuickly() async throws {
-        let server = try await XvfbServer.launch()
-        defer { server.stop() }
-        let pasteboard = try X11Pasteboard(displayName: server.display)
-        let changes = ChangeCollector(try pasteboard.changes(of: .clipboard))
-        defer { changes.stop() }
-        try await Task.sleep(for: .milliseconds(100))  // the watcher thread is blocked in poll
-        var latencies: [Duration] = []
-        var owners: [pid_t] = []
-        defer { for pid in owners { killChild(pid) } }
-        for round in 0..<5 {
-            let text = "change \(round)"
-            let file = FileManager.default.temporaryDirectory.appendingPathComponent(
-                "huddle-watch-\(UUID().uuidString)"
-            )
-            try Data(text.utf8).write(to: file)
-            defer { try? FileManager.default.removeItem(at: file) }
-            let start = ContinuousClock.now
-            owners.append(try server.start("xclip", ["-selection", "clipboard", "-quiet", "-i", file.path]))
-            let (change, arrived) = try await changes.change(round)
-            latencies.append(start.duration(to: arrived))
-            #expect(change.item.string == text)
-            #expect(change.sequence == round + 1)
-            #expect(change.types.contains("UTF8_STRING"))
-            #expect(!change.isSecret)
+extension DisplayServerTests {
+    @Suite(
+        "X11 change watching with XFixes, against Xvfb and xclip",
+        .serialized,
+        .enabled(if: XvfbServer.canRun, XvfbServer.skipReason)
+    )
+    struct X11WatcherTests {
+        @Test("a copy made by xclip is seen at once (event-driven, not polled), with its data")
+        func seesXclipQuickly() async throws {
+            let server = try await XvfbServer.launch()
+            defer { server.stop() }
+            let pasteboard = try X11Pasteboard(displayName: server.display)
+            let changes = ChangeCollector(try pasteboard.changes(of: .clipboard))
+            defer { changes.stop() }
+            try await Task.sleep(for: .milliseconds(100))  // the watcher thread is blocked in poll
+            var latencies: [Duration] = []
+            var owners: [pid_t] = []
+            defer { for pid in owners { killChild(pid) } }
+            for round in 0..<5 {
+                let text = "change \(round)"
+                let file = FileManager.default.temporaryDirectory.appendingPathComponent(
+                    "huddle-watch-\(UUID().uuidString)"
+                )
+                try Data(text.utf8).write(to: file)
+                defer { try? FileManager.default.removeItem(at: file) }
+                let start = ContinuousClock.now
+                owners.append(try server.start("xclip", ["-selection", "clipboard", "-quiet", "-i", file.path]))
+                let (change, arrived) = try await changes.change(round)
+                latencies.append(start.duration(to: arrived))
+                #expect(change.item.string == text)
+                #expect(change.sequence == round + 1)
+                #expect(change.types.contains("UTF8_STRING"))
+                #expect(!change.isSecret)
+            }
+            let median = latencies.sorted()[latencies.count / 2]
+            // From starting the xclip process (exec, connect, take the selection) to our event, data read included.
+            // Most of it is xclip's own start, which a parallel test run on two cores can stretch past 50 ms; the
+            // bound separates event-driven watching from polling (the seeds poll once a second); the uncontended
+            // figure is measured by tests/pasteboard/bench.py (BENCHMARKS.md).
+            #expect(median < .milliseconds(250), "median latency \(median), all: \(latencies)")
         }
-        let median = latencies.sorted()[latencies.count / 2]
-        // From starting the xclip process (exec, connect, take the selection) to our event, data read included.
-        // Most of it is xclip's own start, which a parallel test run on two cores can stretch past 50 ms; the
-        // bound here separates event-driven watching from polling (the seeds poll once a second), and the
-        // uncontended figure is measured by tests/pasteboard/bench.py (BENCHMARKS.md).
-        #expect(median < .milliseconds(250), "median latency \(median), all: \(latencies)")
-    }
 
-    @Test("our own write does not come back as a change; the next foreign one does")
-    func noEcho() async throws {
-        let server = try await XvfbServer.launch()
-        defer { server.stop() }
-        let pasteboard = try X11Pasteboard(displayName: server.display)
-        let changes = ChangeCollector(try pasteboard.changes(of: .clipboard))
-        defer { changes.stop() }
-        try await pasteboard.write(PasteboardItem(text: "mine"), to: .clipboard)
-        #expect(try await server.run("xclip", ["-selection", "clipboard", "-o"]) == Data("mine".utf8))
-        try await Task.sleep(for: .milliseconds(300))
-        #expect(changes.count == 0, "own write echoed")
-        let owner = try await XclipOwner(
-            server: server,
-            target: "UTF8_STRING",
-            data: Data("theirs".utf8),
-            pasteboard: pasteboard
-        )
-        defer { owner.stop() }
-        let (change, _) = try await changes.change(0)
-        #expect(change.item.string == "theirs")
-        #expect(change.sequence == 1)
-    }
+        @Test("our own write does not come back as a change; the next foreign one does")
+        func noEcho() async throws {
+            let server = try await XvfbServer.launch()
+            defer { server.stop() }
+            let pasteboard = try X11Pasteboard(displayName: server.display)
+            let changes = ChangeCollector(try pasteboard.changes(of: .clipboard))
+            defer { changes.stop() }
+            try await pasteboard.write(PasteboardItem(text: "mine"), to: .clipboard)
+            #expect(try await server.run("xclip", ["-selection", "clipboard", "-o"]) == Data("mine".utf8))
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(changes.count == 0, "own write echoed")
+            let owner = try await XclipOwner(
+                server: server,
+                target: "UTF8_STRING",
+                data: Data("theirs".utf8),
+                pasteboard: pasteboard
+            )
+            defer { owner.stop() }
+            let (change, _) = try await changes.change(0)
+            #expect(change.item.string == "theirs")
+            #expect(change.sequence == 1)
+        }
 
-    @Test("an item carrying x-kde-passwordManagerHint: secret is flagged secret and its data not read")
-    func secretFlagged() async throws {
-        let server = try await XvfbServer.launch()
-        defer { server.stop() }
-        let pasteboard = try X11Pasteboard(displayName: server.display)
-        let changes = ChangeCollector(try pasteboard.changes(of: .clipboard))
-        defer { changes.stop() }
-        let owner = try await XclipOwner(
-            server: server,
-            target: "x-kde-passwordManagerHint",
-            data: Data("secret".utf8),
-            pasteboard: pasteboard
-        )
-        defer { owner.stop() }
-        let (change, _) = try await changes.change(0)
-        #expect(change.isSecret)
-        #expect(change.item.types == [.passwordManagerHint])
-    }
+        @Test("an item carrying x-kde-passwordManagerHint: secret is flagged secret and its data not read")
+        func secretFlagged() async throws {
+            let server = try await XvfbServer.launch()
+            defer { server.stop() }
+            let pasteboard = try X11Pasteboard(displayName: server.display)
+            let changes = ChangeCollector(try pasteboard.changes(of: .clipboard))
+            defer { changes.stop() }
+            let owner = try await XclipOwner(
+                server: server,
+                target: "x-kde-passwordManagerHint",
+                data: Data("secret".utf8),
+                pasteboard: pasteboard
+            )
+            defer { owner.stop() }
+            let (change, _) = try await changes.change(0)
+            #expect(change.isSecret)
+            #expect(change.item.types == [.passwordManagerHint])
+        }
 
-    @Test("the owner exiting is reported as the clipboard becoming empty")
-    func ownerExitReported() async throws {
-        let server = try await XvfbServer.launch()
-        defer { server.stop() }
-        let pasteboard = try X11Pasteboard(displayName: server.display)
-        let changes = ChangeCollector(try pasteboard.changes(of: .clipboard))
-        defer { changes.stop() }
-        let owner = try await XclipOwner(
-            server: server,
-            target: "UTF8_STRING",
-            data: Data("x".utf8),
-            pasteboard: pasteboard
-        )
-        _ = try await changes.change(0)
-        owner.stop()
-        let (gone, _) = try await changes.change(1)
-        #expect(gone.isEmpty)
-        #expect(gone.item.isEmpty)
-    }
+        @Test("the owner exiting is reported as the clipboard becoming empty")
+        func ownerExitReported() async throws {
+            let server = try await XvfbServer.launch()
+            defer { server.stop() }
+            let pasteboard = try X11Pasteboard(displayName: server.display)
+            let changes = ChangeCollector(try pasteboard.changes(of: .clipboard))
+            defer { changes.stop() }
+            let owner = try await XclipOwner(
+                server: server,
+                target: "UTF8_STRING",
+                data: Data("x".utf8),
+                pasteboard: pasteboard
+            )
+            _ = try await changes.change(0)
+            owner.stop()
+            let (gone, _) = try await changes.change(1)
+            #expect(gone.isEmpty)
+            #expect(gone.item.isEmpty)
+        }
 
-    @Test("an idle watcher uses no CPU: its thread's CPU time over 5 idle seconds is zero ticks")
-    func idleCPU() async throws {
-        let server = try await XvfbServer.launch()
-        defer { server.stop() }
-        let pasteboard = try X11Pasteboard(displayName: server.display)
-        let changes = ChangeCollector(try pasteboard.changes(of: .clipboard))
-        defer { changes.stop() }
-        try await Task.sleep(for: .milliseconds(200))
-        let before = threadCPUTicks(named: "huddle-x11-watc")  // comm is cut to 15 bytes
-        try await Task.sleep(for: .seconds(5))
-        let after = threadCPUTicks(named: "huddle-x11-watc")
-        #expect(after - before == 0, "watcher used \(after - before) ticks while idle")
-        // Still alive and listening after the idle time.
-        let owner = try await XclipOwner(
-            server: server,
-            target: "UTF8_STRING",
-            data: Data("wake".utf8),
-            pasteboard: pasteboard
-        )
-        defer { owner.stop() }
-        #expect(try await changes.change(0).0.item.string == "wake")
-    }
+        @Test("an idle watcher uses no CPU: its thread's CPU time over 5 idle seconds is zero ticks")
+        func idleCPU() async throws {
+            let server = try await XvfbServer.launch()
+            defer { server.stop() }
+            let pasteboard = try X11Pasteboard(displayName: server.display)
+            let changes = ChangeCollector(try pasteboard.changes(of: .clipboard))
+            defer { changes.stop() }
+            try await Task.sleep(for: .milliseconds(200))
+            let before = threadCPUTicks(named: "huddle-x11-watc")  // comm is cut to 15 bytes
+            try await Task.sleep(for: .seconds(5))
+            let after = threadCPUTicks(named: "huddle-x11-watc")
+            #expect(after - before == 0, "watcher used \(after - before) ticks while idle")
+            // Still alive and listening after the idle time.
+            let owner = try await XclipOwner(
+                server: server,
+                target: "UTF8_STRING",
+                data: Data("wake".utf8),
+                pasteboard: pasteboard
+            )
+            defer { owner.stop() }
+            #expect(try await changes.change(0).0.item.string == "wake")
+        }
 
-    @Test("the X server going away ends the watch instead of the process")
-    func serverExitEndsWatch() async throws {
-        let server = try await XvfbServer.launch()
-        let pasteboard = try X11Pasteboard(displayName: server.display)
-        let stream = try pasteboard.changes(of: .clipboard)
-        try await Task.sleep(for: .milliseconds(100))
-        server.stop()
-        var count = 0
-        for await _ in stream { count += 1 }  // ends: the loop sees the broken connection
-        #expect(count == 0)
+        @Test("the X server going away ends the watch instead of the process")
+        func serverExitEndsWatch() async throws {
+            let server = try await XvfbServer.launch()
+            let pasteboard = try X11Pasteboard(displayName: server.display)
+            let stream = try pasteboard.changes(of: .clipboard)
+            try await Task.sleep(for: .milliseconds(100))
+            server.stop()
+            var count = 0
+            for await _ in stream { count += 1 }  // ends: the loop sees the broken connection
+            #expect(count == 0)
+        }
     }
 }

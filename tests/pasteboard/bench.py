@@ -133,10 +133,13 @@ def read_time(env, rounds, size):
         }
         for name, command in commands.items():  # once each untimed, checking the bytes
             assert subprocess.run(command, capture_output=True, env=env).stdout == payload, name
+        commands["huddle --help (start-up only)"] = [HUDDLE, "--help"]
+        commands["xclip -version (start-up only)"] = ["xclip", "-version"]
+        timings = {name: [] for name in commands}
         for _ in range(rounds):
             for name, command in commands.items():
                 start = time.perf_counter()
-                subprocess.run(command, stdout=subprocess.DEVNULL, env=env, check=True)
+                subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, check=True)
                 timings[name].append((time.perf_counter() - start) * 1000)
         return timings
     finally:
@@ -181,9 +184,9 @@ def main():
         print("10 MiB PNG read from the clipboard (process start included), median of "
               f"{args.read_rounds}:")
         for name, values in reads.items():
-            print(f"  {name:25s}  {statistics.median(values):7.1f} ms   (min {min(values):.1f})")
+            print(f"  {name:31s}  {statistics.median(values):7.1f} ms   (min {min(values):.1f})")
         ratio = statistics.median(reads["huddle pb paste"]) / statistics.median(reads["xclip -o"])
-        print(f"  huddle / xclip             {ratio:7.2f}×")
+        print(f"  huddle / xclip                   {ratio:7.2f}×")
         cpu = idle_cpu(env, args.idle)
         print(f"idle huddle pb watch over {args.idle:.0f} s: {cpu:.3f} s CPU ({cpu / args.idle * 100:.3f} %)")
     finally:

@@ -50,11 +50,14 @@ extension X11Connection {
             guard first.data.count <= maximumBytes else { throw Self.tooLarge(first.data.count, maximumBytes) }
             return (typeName, first.data)
         }
+        // The INCR property holds a lower bound on the size (ICCCM §2.7.2): reserve it, up to the limit.
+        let sizeHint = first.data.uint32Values().first.map { min(Int($0), maximumBytes) } ?? 0
         return try self.receiveIncremental(
             property: property,
             selection: selection,
             timeout: timeout,
-            limit: maximumBytes
+            limit: maximumBytes,
+            sizeHint: sizeHint
         )
     }
 
@@ -62,9 +65,11 @@ extension X11Connection {
         property: XID,
         selection: String,
         timeout: Duration,
-        limit: Int
+        limit: Int,
+        sizeHint: Int
     ) throws -> (type: String, data: Data) {
         var data = Data()
+        data.reserveCapacity(sizeHint)
         var type: String?
         while true {
             guard

@@ -79,6 +79,8 @@ public final class X11Pasteboard: GeneralPasteboard {
     /// ``data(for:in:)`` without leaving the calling thread.
     public func dataNow(for type: PasteboardType, in selection: PasteboardSelection) throws -> Data {
         let connection = try X11Connection(displayName: self.displayName)
+        // TARGETS first, always: some owners (xclip) answer any target with their one item, so asking for a
+        // type without checking the list could return the wrong kind of data.
         let offered = try connection.targets(selection: selection.rawValue, timeout: self.timeout)
         return try self.read(type, offered: offered, connection, selection)
     }
