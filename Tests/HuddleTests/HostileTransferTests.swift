@@ -1,0 +1,106 @@
+import Crypto
+import Foundation
+import HuddleTransport
+import HuddleWire
+import NIOCore
+import Testing
+
+@testable import Huddle
+
+/// Offers that lie: a sender built from the raw transfer messages.
+@Suite("Hostile transfer offers")
+struct HostileTransferTests {
+    func connected() async throws -> (SessionProbe, SessionProbe, bob: PeerID) {
+        let probes = try await makeSessions(["Mallory", "Bob"]) { $0.trustsOnFirstUse = true }
+        let bob = try #require(await probes[0].found(named: "Bob")).id
+        try await probes[0].session.connect(to: bob)
+        return (probes[0], probes[1], bob)
+    }
+
+    func offer(_ probe: SessionProbe) async -> IncomingTransfer? {
+        await probe.wait { event in
+            if case .transferOffered(let transfer) = event { return transfer }
+            return nil
+        }
+    }
+
+    func failure(_ probe: SessionProbe) async -> String? {
+        await probe.wait { event in
+            if case .transferFailed(_, _, .transferFailed(let reason)) = event { return reason }
+            return nil
+        }
+    }
+
+    static let id = TransferID(bytes: Array(repeating: 9, count: 16))
+
+    /// Offers `declared` bytes with `hash`, sends `data` in one chunk and ends; returns the receiver's directory.
+    func run(declared: UInt64, hash: [UInt8], data: [UInt8]) async throws -> (SessionProbe, URL, String?) {
+        let (mallory, bob, bobID) = try await connected()
+        let target = try TransferTests.scratch()
+        try await mallory.session.sendResource(
+            .offer(TransferOffer(id: Self.id, name: "report.pdf", size: declared, sha256: hash)),
+            to: bobID
+        )
+        let offered = try #require(await offer(bob))
+        try await bob.session.acceptTransfer(offered, into: target)
+        try await mallory.session.sendResource(.chunk(Self.id, offset: 0, data: ByteBuffer(bytes: data)), to: bobID)
+        try await mallory.session.sendResource(.end(Self.id), to: bobID)
+        let reason = await failure(bob)
+        await mallory.session.stop()
+        return (bob, target, reason)
+    }
+
+    @Test func aHashMismatchKeepsNothing() async throws {
+        let data = Array(repeating: UInt8(1), count: 5000)
+        let (bob, target, reason) = try await run(declared: 5000, hash: Array(repeating: 0, count: 32), data: data)
+        #expect(reason?.contains("SHA-256 mismatch") == true)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: target.path).isEmpty)
+        await bob.session.stop()
+    }
+
+    @Test func moreDataThanDeclaredIsRefusedAndNothingIsKept() async throws {
+        let data = Array(repeating: UInt8(2), count: 3000)
+        let hash = Array(SHA256.hash(data: data))
+        let (bob, target, reason) = try await run(declared: 1000, hash: hash, data: data)
+        #expect(reason?.contains("does not fit") == true)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: target.path).isEmpty)
+        await bob.session.stop()
+    }
+
+    @Test func lessDataThanDeclaredIsNeverReportedComplete() async throws {
+        let data = Array(repeating: UInt8(3), count: 1000)
+        let (bob, target, reason) = try await run(declared: 4000, hash: Array(repeating: 0, count: 32), data: data)
+        #expect(reason?.contains("ended at 1000 of 4000 bytes") == true)
+        // Only the hidden partial file, kept for a resume; nothing under the offered name.
+        let names = try FileManager.default.contentsOfDirectory(atPath: target.path)
+        #expect(names.count == 1 && names[0].hasSuffix(".huddle-partial"))
+        #expect(bob.events.allSatisfy { if case .transferFinished = $0 { false } else { true } })
+        await bob.session.stop()
+    }
+
+    @Test func aPathInTheNameIsDeclinedBeforeAnythingIsWritten() async throws {
+        let (mallory, bob, bobID) = try await connected()
+        let sending = Task {
+            try await mallory.session.sendResource(
+                .offer(
+                    TransferOffer(
+                        id: Self.id,
+                        name: "../../etc/cron.d/evil",
+                        size: 10,
+                        sha256: Array(repeating: 0, count: 32)
+                    )
+                ),
+                to: bobID
+            )
+        }
+        try await sending.value
+        let refused = await bob.wait { event -> String? in
+            if case .peerError(_, .transferFailed(let reason)) = event { return reason }
+            return nil
+        }
+        #expect(refused?.contains("path separator") == true)
+        #expect(bob.events.allSatisfy { if case .transferOffered = $0 { false } else { true } })
+        await mallory.session.stop()
+        await bob.session.stop()
+    }
+}
