@@ -3,6 +3,7 @@ public import Foundation
 import HuddleTransport
 public import HuddleWire
 import NIOCore
+import Synchronization
 
 extension PeerSession {
     /// Sends the file at `url` to `peer`: offered by name, size and SHA-256, streamed from disk in chunks with
@@ -19,7 +20,10 @@ extension PeerSession {
         let (size, digest) = try await Task.detached { try FileHasher.digest(of: url) }.value
         let id = TransferID(bytes: (0..<16).map { _ in UInt8.random(in: 0...255) })
         outgoing[id] = OutgoingTransfer(peer: peer)
-        defer { outgoing[id] = nil }
+        defer {
+            outgoing[id] = nil
+            cancelledTransfers.withLock { _ = $0.remove(id) }
+        }
         try await sendResource(
             .offer(TransferOffer(id: id, name: name, size: size, sha256: digest, type: type)),
             to: peer
@@ -36,6 +40,7 @@ extension PeerSession {
     /// breaks, so the next offer of the same content resumes), checked against the offered SHA-256, then renamed
     /// to a name that does not exist yet (`name (2).ext`, …) — nothing is ever overwritten.
     public func acceptTransfer(_ transfer: IncomingTransfer, into directory: URL) throws {
+        offerPeers[transfer.id] = nil
         guard let offer = pendingOffers.removeValue(forKey: transfer.id) else {
             throw PeerSessionError.transferFailed("no such offer")
         }
@@ -71,8 +76,27 @@ extension PeerSession {
 
     /// Declines an offered file; the sender's `sendFile` throws `.transferDeclined`.
     public func declineTransfer(_ transfer: IncomingTransfer, reason: String = "declined") {
+        offerPeers[transfer.id] = nil
         guard pendingOffers.removeValue(forKey: transfer.id) != nil else { return }
         sendResourceNow(.decline(transfer.id, reason: reason), to: transfer.peer)
+    }
+
+    /// Stops a transfer from either side: the other side is told (CANCEL), the sender's `sendFile` throws
+    /// `.cancelled`, and the receiver keeps its partial file for a later resume.
+    public func cancelTransfer(_ id: TransferID) {
+        if let transfer = outgoing[id] {
+            cancelledTransfers.withLock { _ = $0.insert(id) }
+            sendResourceNow(.cancel(id, reason: "cancelled by the sender"), to: transfer.peer)
+            transfer.waiter?.resume(throwing: PeerSessionError.cancelled)
+            outgoing[id]?.waiter = nil
+        }
+        if let file = incoming.removeValue(forKey: id) {
+            sendResourceNow(.cancel(id, reason: "cancelled by the receiver"), to: file.transfer.peer)
+            closeKeepingPartial(file, reason: "cancelled")
+        }
+        if let offer = pendingOffers.removeValue(forKey: id), let peer = offerPeers.removeValue(forKey: id) {
+            sendResourceNow(.decline(offer.id, reason: "cancelled"), to: peer)
+        }
     }
 
     // MARK: - Sending side
@@ -112,6 +136,7 @@ extension PeerSession {
         var reported = offset
         let chunk = configuration.transfers.chunkSize
         while position < size {
+            if cancelledTransfers.withLock({ $0.contains(id) }) { throw PeerSessionError.cancelled }
             guard let data = try handle.read(upToCount: Int(min(UInt64(chunk), size - position))), !data.isEmpty
             else { throw PeerSessionError.transferFailed("\(url.lastPathComponent) shrank while being sent") }
             try await sendResource(.chunk(id, offset: position, data: ByteBuffer(bytes: data)), to: peer)
@@ -151,6 +176,7 @@ extension PeerSession {
                     type: offer.type
                 )
                 pendingOffers[offer.id] = offer
+                offerPeers[offer.id] = peer
                 emit(.transferOffered(transfer))
             } catch {
                 sendResourceNow(.decline(offer.id, reason: "refused name: \(error)"), to: peer)
@@ -170,6 +196,7 @@ extension PeerSession {
             }
             outgoing[id]?.waiter = nil
         case .cancel(let id, let reason):
+            if outgoing[id] != nil { cancelledTransfers.withLock { _ = $0.insert(id) } }
             outgoing[id]?.waiter?.resume(throwing: PeerSessionError.transferFailed("cancelled: \(reason)"))
             outgoing[id]?.waiter = nil
             if let file = incoming.removeValue(forKey: id) { closeKeepingPartial(file, reason: reason) }

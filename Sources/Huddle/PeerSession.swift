@@ -65,6 +65,9 @@ public actor PeerSession {
     var outgoing: [TransferID: OutgoingTransfer] = [:]
     var incoming: [TransferID: IncomingFile] = [:]
     var pendingOffers: [TransferID: TransferOffer] = [:]
+    var offerPeers: [TransferID: PeerID] = [:]
+    /// Outgoing transfers to stop at their next chunk.
+    nonisolated let cancelledTransfers = Mutex<Set<TransferID>>([])
     /// Peers whose connection dropped and is being made again.
     var reconnecting: Set<PeerID> = []
     /// Pinned devices whose connection dropped; if one comes back under a new instance, it is connected.

@@ -181,3 +181,50 @@ struct MessagesDuringTransferTests {
         await bob.session.stop()
     }
 }
+
+@Suite("Cancelling a transfer")
+struct CancelTransferTests {
+    @Test(arguments: [true, false])
+    func eitherSideCancelsAndBothHear(receiverCancels: Bool) async throws {
+        let probes = try await makeSessions(["Ada", "Bob"]) { $0.trustsOnFirstUse = true }
+        let (ada, bob) = (probes[0], probes[1])
+        let bobID = try #require(await ada.found(named: "Bob")).id
+        try await ada.session.connect(to: bobID)
+        let source = try TransferTests.scratch()
+        let target = try TransferTests.scratch()
+        let url = try TransferTests.file(64 * 1024 * 1024, named: "long.bin", in: source)
+        let sending = Task { try await ada.session.sendFile(at: url, to: bobID) }
+        let offered = try #require(
+            await bob.wait { event -> IncomingTransfer? in
+                if case .transferOffered(let transfer) = event { return transfer }
+                return nil
+            }
+        )
+        try await bob.session.acceptTransfer(offered, into: target)
+        _ = await bob.wait { event -> Bool? in
+            if case .transferProgress(let progress) = event, progress.completed >= 2 << 20 { return true }
+            return nil
+        }
+        if receiverCancels {
+            await bob.session.cancelTransfer(offered.id)
+        } else {
+            await ada.session.cancelTransfer(offered.id)
+        }
+        await #expect(throws: PeerSessionError.self) { try await sending.value }
+        let failed = await bob.wait { event -> Bool? in
+            if case .transferFailed(offered.id, _, _) = event { return true }
+            return nil
+        }
+        #expect(failed == true)
+        #expect(bob.events.allSatisfy { if case .transferFinished = $0 { false } else { true } })
+        // Nothing under the final name; the partial file stays for a resume.
+        let names = try FileManager.default.contentsOfDirectory(atPath: target.path)
+        #expect(names.count == 1 && names[0].hasSuffix(".huddle-partial"))
+        // The connection is still up for other things.
+        try await ada.session.send(Array("still here".utf8), to: [bobID])
+        let adaID = try #require(await bob.session.peers(in: .connected).first)
+        #expect(await bob.message(from: adaID, equalTo: "still here"))
+        await ada.session.stop()
+        await bob.session.stop()
+    }
+}
