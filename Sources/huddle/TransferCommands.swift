@@ -20,6 +20,7 @@ struct SendCommand: AsyncParsableCommand {
     )
 
     @Argument(help: "Files to send.") var paths: [String]
+    @Flag(help: "Print one JSON object per line (progress, sent, failed).") var json = false
     @Option(help: "The peer's name (default: the only peer found).") var to: String?
     @Option(help: "How long to look for the peer, in seconds.") var wait: Double = 15
     @OptionGroup var options: SessionOptions
@@ -39,7 +40,7 @@ struct SendCommand: AsyncParsableCommand {
 
     func run() async throws {
         let session = try await options.startSession(mode: .peer)
-        let reporter = ProgressReporter()
+        let reporter = ProgressReporter(json: json)
         let input = InputAnswers()
         let autoAccept = options.yes
         // The one reader of the session's events: code prompts and progress.
@@ -71,8 +72,13 @@ struct SendCommand: AsyncParsableCommand {
             let url = URL(fileURLWithPath: path)
             do {
                 try await session.sendFile(at: url, to: peer)
-                Output.line("sent \(url.lastPathComponent): verified by the receiver")
+                reporter.result(
+                    "sent",
+                    ["file": url.lastPathComponent],
+                    text: "sent \(url.lastPathComponent): verified by the receiver"
+                )
             } catch {
+                if json { reporter.result("failed", ["file": url.lastPathComponent, "error": "\(error)"], text: "") }
                 Output.error("\(url.lastPathComponent): \(error)")
                 failed = true
             }
@@ -96,6 +102,7 @@ struct ReceiveCommand: AsyncParsableCommand {
     )
 
     @Option(help: "Where to put received files.") var dir = "."
+    @Flag(help: "Print one JSON object per line (offer, progress, received, failed).") var json = false
     @Option(help: "Stop after this many files (default: run until interrupted).") var count: Int?
     @OptionGroup var options: SessionOptions
 
@@ -110,7 +117,7 @@ struct ReceiveCommand: AsyncParsableCommand {
         let session = try await options.startSession(mode: .peer)
         let directory = URL(fileURLWithPath: dir).standardizedFileURL
         Output.line("Receiving into \(directory.path) as \(session.displayName). Ctrl-C to stop.")
-        let reporter = ProgressReporter()
+        let reporter = ProgressReporter(json: json)
         var received = 0
         let input = InputAnswers()
         events: for await event in session.events {
@@ -122,7 +129,11 @@ struct ReceiveCommand: AsyncParsableCommand {
                 if yes { await session.accept(request) } else { await session.deny(request) }
             case .transferOffered(let transfer):
                 let from = await session.displayName(for: transfer.peer) ?? "?"
-                Output.line("? \(transfer.name) (\(transfer.size) bytes) from \(from). Accept? [y/n]")
+                reporter.result(
+                    "offer",
+                    ["name": transfer.name, "size": transfer.size, "from": from, "sha256": transfer.sha256],
+                    text: "? \(transfer.name) (\(transfer.size) bytes) from \(from). Accept? [y/n]"
+                )
                 let yes = options.yes ? true : await input.answer()
                 if yes {
                     do { try await session.acceptTransfer(transfer, into: directory) } catch {
@@ -134,10 +145,11 @@ struct ReceiveCommand: AsyncParsableCommand {
             case .transferProgress(let progress):
                 reporter.show(progress)
             case .transferFinished(_, _, let url):
-                Output.line("received \(url.path)")
+                reporter.result("received", ["path": url.path], text: "received \(url.path)")
                 received += 1
                 if let count, received >= count { break events }
-            case .transferFailed(_, _, let error):
+            case .transferFailed(let id, _, let error):
+                if json { reporter.result("failed", ["id": "\(id)", "error": "\(error)"], text: "") }
                 Output.error("\(error)")
             default:
                 continue
@@ -188,22 +200,56 @@ final class InputAnswers: Sendable {
     }
 }
 
-/// Progress as one line per MiB step when not on a terminal, a redrawn bar on one.
+/// Progress and results: a redrawn line on a terminal, plain lines every 16 MiB in a pipe, or JSON objects.
 final class ProgressReporter: Sendable {
+    let json: Bool
     let isTerminal = isatty(1) == 1
-    private let started = Mutex<Set<TransferID>>([])
+    private let started = Mutex<[TransferID: ContinuousClock.Instant]>([:])
+
+    init(json: Bool) {
+        self.json = json
+    }
 
     func show(_ progress: TransferProgress) {
-        if started.withLock({ $0.insert(progress.id).inserted }), progress.startedAt > 0 {
+        let (first, since) = started.withLock { started -> (Bool, ContinuousClock.Instant) in
+            if let start = started[progress.id] { return (false, start) }
+            started[progress.id] = .now
+            return (true, .now)
+        }
+        let elapsed = since.duration(to: .now)
+        let seconds = max(0.001, Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+        let rate = Double(progress.completed - progress.startedAt) / seconds
+        let eta = rate > 0 ? Double(progress.total - progress.completed) / rate : 0
+        if json {
+            Output.json([
+                "event": "progress", "id": "\(progress.id)",
+                "direction": progress.direction == .sending ? "send" : "receive",
+                "completed": progress.completed, "total": progress.total, "startedAt": progress.startedAt,
+                "bytesPerSecond": Int(rate), "etaSeconds": Int(eta.rounded(.up)),
+            ])
+            return
+        }
+        if first, progress.startedAt > 0 {
             Output.line("resuming \(progress.id) at \(progress.startedAt) bytes")
         }
         let percent = progress.total == 0 ? 100 : Int(progress.completed * 100 / progress.total)
         let verb = progress.direction == .sending ? "sending" : "receiving"
-        let line = "\(verb) \(progress.id): \(percent)% (\(progress.completed)/\(progress.total) bytes)"
+        let line =
+            "\(verb) \(progress.id): \(percent)% (\(progress.completed)/\(progress.total) bytes, "
+            + "\(Int(rate / 1_048_576)) MiB/s, \(Int(eta.rounded(.up))) s left)"
         if isTerminal {
             FileHandle.standardOutput.write(Data(("\r" + line + (percent == 100 ? "\n" : "")).utf8))
         } else if percent == 100 || progress.completed % (16 << 20) < (1 << 20) {
             Output.line(line)
+        }
+    }
+
+    /// A result line, or an object with `event` and `fields`.
+    func result(_ event: String, _ fields: [String: Any], text: String) {
+        if json {
+            Output.json(fields.merging(["event": event]) { $1 })
+        } else {
+            Output.line(text)
         }
     }
 }

@@ -84,11 +84,16 @@ def test_one_gibibyte_arrives_byte_identical(testbed, huddle, homes):
     source = os.path.join(homes("files"), "gib.bin")
     expected = make_file(source, 1 << 30)
     inbox = homes("inbox")
-    receiver = spawn(b, homes("b"), "receive", "--dir", inbox, "--yes", "--count", "1", "--name", "Bob")
+    receiver = spawn(b, homes("b"), "receive", "--dir", inbox, "--yes", "--count", "1", "--name", "Bob", "--json")
     receiver.wait_line(lambda l: l.startswith("Receiving into"), 15)
-    sender = spawn(a, homes("a"), "send", source, "--to", "Bob", "--yes", "--name", "Ada")
-    sender.wait_line(lambda l: l == "sent gib.bin: verified by the receiver", 300)
+    sender = spawn(a, homes("a"), "send", source, "--to", "Bob", "--yes", "--name", "Ada", "--json")
+    sender.wait_event(lambda e: e.get("event") == "sent" and e.get("file") == "gib.bin", 300)
     assert sender.wait_exit(20) == 0, sender.output()
+    progress = [e for e in sender.events() if e.get("event") == "progress"]
+    assert progress and progress[-1]["completed"] == progress[-1]["total"] == 1 << 30
+    assert [e["completed"] for e in progress] == sorted(e["completed"] for e in progress)
+    received = receiver.wait_event(lambda e: e.get("event") == "received", 20)
+    assert received["path"].endswith("/gib.bin")
     assert receiver.wait_exit(20) == 0, receiver.output()
     assert sorted(os.listdir(inbox)) == ["gib.bin"]
     assert os.path.getsize(os.path.join(inbox, "gib.bin")) == 1 << 30
