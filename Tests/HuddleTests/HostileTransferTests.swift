@@ -11,17 +11,8 @@ import Testing
 @Suite("Hostile transfer offers")
 struct HostileTransferTests {
     func connected() async throws -> (SessionProbe, SessionProbe, bob: PeerID) {
-        let probes = try await makeSessions(["Mallory", "Bob"]) { $0.trustsOnFirstUse = true }
-        let bob = try #require(await probes[0].found(named: "Bob")).id
-        try await probes[0].session.connect(to: bob)
-        return (probes[0], probes[1], bob)
-    }
-
-    func offer(_ probe: SessionProbe) async -> IncomingTransfer? {
-        await probe.wait { event in
-            if case .transferOffered(let transfer) = event { return transfer }
-            return nil
-        }
+        let (mallory, bob, bobID, _) = try await connectedPair(["Mallory", "Bob"])
+        return (mallory, bob, bobID)
     }
 
     func failure(_ probe: SessionProbe) async -> String? {
@@ -41,7 +32,7 @@ struct HostileTransferTests {
             .offer(TransferOffer(id: Self.id, name: "report.pdf", size: declared, sha256: hash)),
             to: bobID
         )
-        let offered = try #require(await offer(bob))
+        let offered = try #require(await bob.offer())
         try await bob.session.acceptTransfer(offered, into: target)
         try await mallory.session.sendResource(.chunk(Self.id, offset: 0, data: ByteBuffer(bytes: data)), to: bobID)
         try await mallory.session.sendResource(.end(Self.id), to: bobID)

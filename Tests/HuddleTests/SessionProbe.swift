@@ -1,6 +1,7 @@
 import Huddle
 import HuddleTransport
 import Synchronization
+import Testing
 
 /// Reads a session's events in the background and lets a test wait for the one it needs.
 final class SessionProbe: Sendable {
@@ -107,4 +108,39 @@ func makeSessions(
         probes.append(SessionProbe(session))
     }
     return probes
+}
+
+/// Two sessions that trust on first use, the first connected to the second; returns both and each one's ID as
+/// the other sees it.
+func connectedPair(
+    _ names: [String] = ["Ada", "Bob"]
+) async throws -> (first: SessionProbe, second: SessionProbe, secondID: PeerID, firstID: PeerID) {
+    let probes = try await makeSessions(names) { $0.trustsOnFirstUse = true }
+    let secondID = try #require(await probes[0].found(named: names[1])).id
+    try await probes[0].session.connect(to: secondID)
+    let firstID = try #require(
+        await probes[1].wait { event -> PeerID? in
+            if case .stateChanged(let peer, .connected) = event { return peer }
+            return nil
+        }
+    )
+    return (probes[0], probes[1], secondID, firstID)
+}
+
+extension SessionProbe {
+    /// The next file offered to this session.
+    func offer() async -> IncomingTransfer? {
+        await wait { event in
+            if case .transferOffered(let transfer) = event { return transfer }
+            return nil
+        }
+    }
+
+    /// Waits until a transfer to or from this session has passed `bytes`.
+    func transferProgress(atLeast bytes: UInt64) async {
+        _ = await wait(seconds: 30) { event -> Bool? in
+            if case .transferProgress(let progress) = event, progress.completed >= bytes { return true }
+            return nil
+        }
+    }
 }

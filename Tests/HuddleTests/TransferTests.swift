@@ -29,34 +29,14 @@ struct TransferTests {
         return url
     }
 
-    func connected() async throws -> (SessionProbe, SessionProbe, bob: PeerID, ada: PeerID) {
-        let probes = try await makeSessions(["Ada", "Bob"]) { $0.trustsOnFirstUse = true }
-        let bob = try #require(await probes[0].found(named: "Bob")).id
-        try await probes[0].session.connect(to: bob)
-        let ada = try #require(
-            await probes[1].wait { event -> PeerID? in
-                if case .stateChanged(let peer, .connected) = event { return peer }
-                return nil
-            }
-        )
-        return (probes[0], probes[1], bob, ada)
-    }
-
-    func offer(_ probe: SessionProbe) async -> IncomingTransfer? {
-        await probe.wait { event in
-            if case .transferOffered(let transfer) = event { return transfer }
-            return nil
-        }
-    }
-
     @Test func aFileArrivesIdenticalUnderItsNameWithProgress() async throws {
-        let (ada, bob, bobID, _) = try await connected()
+        let (ada, bob, bobID, _) = try await connectedPair()
         let source = try Self.scratch()
         let target = try Self.scratch()
         let url = try Self.file(6 * 1024 * 1024 + 123, named: "photo.png", in: source)
         try Data("taken".utf8).write(to: target.appendingPathComponent("photo.png"))
         let sending = Task { try await ada.session.sendFile(at: url, to: bobID, type: "image/png") }
-        let offered = try #require(await offer(bob))
+        let offered = try #require(await bob.offer())
         #expect(offered.name == "photo.png" && offered.size == 6 * 1024 * 1024 + 123 && offered.type == "image/png")
         try await bob.session.acceptTransfer(offered, into: target)
         _ = try await sending.value
@@ -82,7 +62,7 @@ struct TransferTests {
     }
 
     @Test func anInterruptedTransferResumesFromThePartialFile() async throws {
-        let (ada, bob, bobID, _) = try await connected()
+        let (ada, bob, bobID, _) = try await connectedPair()
         let source = try Self.scratch()
         let target = try Self.scratch()
         let url = try Self.file(4 * 1024 * 1024, named: "big.bin", in: source, seed: 7)
@@ -91,7 +71,7 @@ struct TransferTests {
         let partial = target.appendingPathComponent(".big.bin.\(sha.prefix(16)).huddle-partial")
         try Data(contentsOf: url).prefix(3 * 1024 * 1024).write(to: partial)
         let sending = Task { try await ada.session.sendFile(at: url, to: bobID) }
-        let offered = try #require(await offer(bob))
+        let offered = try #require(await bob.offer())
         try await bob.session.acceptTransfer(offered, into: target)
         _ = try await sending.value
         #expect(try Data(contentsOf: target.appendingPathComponent("big.bin")) == Data(contentsOf: url))
@@ -106,12 +86,12 @@ struct TransferTests {
     }
 
     @Test func declineAndHostileNamesAreTypedErrorsAndWriteNothing() async throws {
-        let (ada, bob, bobID, _) = try await connected()
+        let (ada, bob, bobID, _) = try await connectedPair()
         let source = try Self.scratch()
         let target = try Self.scratch()
         let url = try Self.file(1000, named: "note.txt", in: source)
         let sending = Task { try await ada.session.sendFile(at: url, to: bobID) }
-        let offered = try #require(await offer(bob))
+        let offered = try #require(await bob.offer())
         await bob.session.declineTransfer(offered, reason: "not now")
         await #expect(throws: PeerSessionError.transferDeclined("not now")) { try await sending.value }
         #expect(try FileManager.default.contentsOfDirectory(atPath: target.path).isEmpty)
@@ -136,31 +116,14 @@ enum FileHasher {}
 @Suite("Messages during a transfer")
 struct MessagesDuringTransferTests {
     @Test func messagesKeepFlowingWhileAFileIsSent() async throws {
-        let probes = try await makeSessions(["Ada", "Bob"]) { $0.trustsOnFirstUse = true }
-        let (ada, bob) = (probes[0], probes[1])
-        let bobID = try #require(await ada.found(named: "Bob")).id
-        try await ada.session.connect(to: bobID)
-        let adaID = try #require(
-            await bob.wait { event -> PeerID? in
-                if case .stateChanged(let peer, .connected) = event { return peer }
-                return nil
-            }
-        )
+        let (ada, bob, bobID, adaID) = try await connectedPair()
         let source = try TransferTests.scratch()
         let target = try TransferTests.scratch()
         let url = try TransferTests.file(48 * 1024 * 1024, named: "movie.bin", in: source)
         let sending = Task { try await ada.session.sendFile(at: url, to: bobID) }
-        let offered = try #require(
-            await bob.wait { event -> IncomingTransfer? in
-                if case .transferOffered(let transfer) = event { return transfer }
-                return nil
-            }
-        )
+        let offered = try #require(await bob.offer())
         try await bob.session.acceptTransfer(offered, into: target)
-        _ = await bob.wait { event -> Bool? in
-            if case .transferProgress(let progress) = event, progress.completed >= 4 << 20 { return true }
-            return nil
-        }
+        await bob.transferProgress(atLeast: 4 << 20)
         var delays: [Duration] = []
         for index in 0..<10 {
             let start = ContinuousClock.now
@@ -186,25 +149,14 @@ struct MessagesDuringTransferTests {
 struct CancelTransferTests {
     @Test(arguments: [true, false])
     func eitherSideCancelsAndBothHear(receiverCancels: Bool) async throws {
-        let probes = try await makeSessions(["Ada", "Bob"]) { $0.trustsOnFirstUse = true }
-        let (ada, bob) = (probes[0], probes[1])
-        let bobID = try #require(await ada.found(named: "Bob")).id
-        try await ada.session.connect(to: bobID)
+        let (ada, bob, bobID, adaID) = try await connectedPair()
         let source = try TransferTests.scratch()
         let target = try TransferTests.scratch()
         let url = try TransferTests.file(64 * 1024 * 1024, named: "long.bin", in: source)
         let sending = Task { try await ada.session.sendFile(at: url, to: bobID) }
-        let offered = try #require(
-            await bob.wait { event -> IncomingTransfer? in
-                if case .transferOffered(let transfer) = event { return transfer }
-                return nil
-            }
-        )
+        let offered = try #require(await bob.offer())
         try await bob.session.acceptTransfer(offered, into: target)
-        _ = await bob.wait { event -> Bool? in
-            if case .transferProgress(let progress) = event, progress.completed >= 2 << 20 { return true }
-            return nil
-        }
+        await bob.transferProgress(atLeast: 2 << 20)
         if receiverCancels {
             await bob.session.cancelTransfer(offered.id)
         } else {
@@ -222,7 +174,6 @@ struct CancelTransferTests {
         #expect(names.count == 1 && names[0].hasSuffix(".huddle-partial"))
         // The connection is still up for other things.
         try await ada.session.send(Array("still here".utf8), to: [bobID])
-        let adaID = try #require(await bob.session.peers(in: .connected).first)
         #expect(await bob.message(from: adaID, equalTo: "still here"))
         await ada.session.stop()
         await bob.session.stop()

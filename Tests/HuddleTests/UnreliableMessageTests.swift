@@ -5,19 +5,6 @@ import Testing
 
 @Suite("Unreliable messages on loopback")
 struct UnreliableMessageTests {
-    func connectedPair() async throws -> (SessionProbe, SessionProbe, bobID: PeerID, adaID: PeerID) {
-        let probes = try await makeSessions(["Ada", "Bob"]) { $0.trustsOnFirstUse = true }
-        let bob = try #require(await probes[0].found(named: "Bob")).id
-        try await probes[0].session.connect(to: bob, timeout: .seconds(10))
-        let ada = try #require(
-            await probes[1].wait { event -> PeerID? in
-                if case .stateChanged(let peer, .connected) = event { return peer }
-                return nil
-            }
-        )
-        return (probes[0], probes[1], bob, ada)
-    }
-
     @Test func sealedDatagramsArriveOnceAndIntact() async throws {
         let (ada, bob, bobID, adaID) = try await connectedPair()
         for index in 0..<200 {
