@@ -4,7 +4,7 @@ import ArgumentParser
 struct Huddle: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "huddle",
-        abstract: "Find nearby devices and share with them, with no daemon and no cloud.",
+        abstract: "Find nearby devices, pair with a code, then chat, share files and clipboards. No daemon, no cloud.",
         discussion: """
             Huddle speaks multicast DNS and DNS-SD (RFC 6762, RFC 6763) on its own, beside Avahi or \
             mDNSResponder if they run, and interoperates with them.

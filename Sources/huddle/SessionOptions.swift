@@ -24,8 +24,8 @@ struct SessionOptions: ParsableArguments {
 
     @Flag(
         help: ArgumentHelp(
-            "Accept every connection request without asking (the code is still printed). For scripts; the user "
-                + "no longer compares codes, so a man in the middle at first contact goes unnoticed."
+            "Accept every connection request without asking. For scripts: nobody compares codes, so a first "
+                + "contact is pinned as trust-on-first-use (not verified) and a man in the middle then goes unnoticed."
         )
     )
     var yes = false
@@ -69,7 +69,8 @@ struct SessionOptions: ParsableArguments {
     func configuration() -> PeerSessionConfiguration {
         var configuration = PeerSessionConfiguration()
         if let dataDirectory { configuration.dataDirectory = URL(fileURLWithPath: dataDirectory) }
-        configuration.trustsOnFirstUse = trustOnFirstUse
+        // Nobody compares a code under --yes either: such pins are trust-on-first-use, never "verified".
+        configuration.trustsOnFirstUse = trustOnFirstUse || yes
         configuration.listenPort = port
         configuration.disconnectTimeout = .milliseconds(Int64(disconnectTimeout * 1000))
         configuration.connection.pingAfter = min(.seconds(5), configuration.disconnectTimeout / 3)

@@ -131,6 +131,9 @@ def test_three_hosts_all_connect_and_everyone_hears_everyone(testbed, huddle, ho
     procs[2].wait_line(lambda l: l == "Bob: from Bob", 5)
     for proc in procs:
         assert sum(1 for _, l in proc.lines if l.startswith("* connected to")) == 2, proc.output()
+    # --yes means nobody compared a code: the pins are trust-on-first-use, not verified.
+    pins = trusted(homes("Ada"))
+    assert len(pins) == 2 and all('"trust":"tofu"' in p for p in pins), pins
     for proc in procs:
         assert proc.stop() == 0, proc.output()
 
