@@ -53,7 +53,8 @@ struct DialTimeoutTests {
         }
         let elapsed = start.duration(to: .now)
         #expect(elapsed >= .milliseconds(400), "\(elapsed)")
-        #expect(elapsed < .seconds(8), "\(elapsed)")
+        // Loose on purpose: a loaded 2-core CI machine delays timers by seconds; the reason proves which deadline.
+        #expect(elapsed < .seconds(30), "\(elapsed)")
         for filler in fillers { try? await filler.close() }
         try? await listener.close()
     }
@@ -90,14 +91,15 @@ struct DialTimeoutTests {
         let (raw, rawLog) = try await RawConnections.connect(to: listener.address, tls: nil)
         // On a loaded machine the listener may already have given up; the outcome below is what counts.
         if !bytes.isEmpty { try? await raw.writeAndFlush(ByteBuffer(bytes: bytes)) }
-        #expect(await RawConnections.waitForClose(raw, within: .seconds(10)))
+        #expect(await RawConnections.waitForClose(raw, within: .seconds(40)))
         let elapsed = start.duration(to: .now)
         let serverLog = try #require(await listener.log(0))
-        let events = await eventsUntilClosed(serverLog, within: 10)
+        let events = await eventsUntilClosed(serverLog, within: 40)
         #expect(events.count == 1)
         #expect(events.last?.closeReason == .some(.tlsHandshakeTimedOut))
         #expect(elapsed >= .milliseconds(500), "\(elapsed)")
-        #expect(elapsed < .seconds(8), "\(elapsed)")
+        // Loose on purpose: a loaded 2-core CI machine delays timers by seconds; the reason proves which deadline.
+        #expect(elapsed < .seconds(30), "\(elapsed)")
         #expect(rawLog.bytesRead == 0)
         await listener.close()
     }

@@ -429,12 +429,13 @@ struct TLSIdentityTests {
             tls: ada.tls,
             wiring: (ada.setup(.initiator, configuration: configuration), ada.verifier(), log.sink)
         )
-        let events = await eventsUntilClosed(log, within: 10)
+        let events = await eventsUntilClosed(log, within: 40)
         let elapsed = start.duration(to: .now)
         #expect(events.count == 1)
         #expect(events.last?.closeReason == .some(.tlsHandshakeTimedOut))
         #expect(elapsed >= .milliseconds(500), "\(elapsed)")
-        #expect(elapsed < .seconds(8), "\(elapsed)")
+        // Loose on purpose: a loaded 2-core CI machine delays timers by seconds; the reason proves which deadline.
+        #expect(elapsed < .seconds(30), "\(elapsed)")
         #expect(await RawConnections.waitForClose(channel, within: .seconds(10)))
         try? await silent.close()
     }
