@@ -22,6 +22,7 @@ let package = Package(
         .library(name: "HuddleTransport", targets: ["HuddleTransport"]),
         .library(name: "Huddle", targets: ["Huddle"]),
         .library(name: "HuddlePasteboard", targets: ["HuddlePasteboard"]),
+        .library(name: "HuddleClipboard", targets: ["HuddleClipboard"]),
         .executable(name: "huddle", targets: ["huddle"]),
     ],
     dependencies: [
@@ -94,6 +95,13 @@ let package = Package(
             name: "HuddlePasteboard",
             swiftSettings: upcoming
         ),
+        .target(
+            name: "HuddleClipboard",
+            dependencies: [
+                "Huddle", "HuddleTransport", "HuddlePasteboard", .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: upcoming
+        ),
         .executableTarget(
             name: "huddle",
             dependencies: [
@@ -104,6 +112,7 @@ let package = Package(
                 "HuddleTransport",
                 "Huddle",
                 "HuddlePasteboard",
+                "HuddleClipboard",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
@@ -180,6 +189,11 @@ let package = Package(
         .testTarget(
             name: "HuddlePasteboardTests",
             dependencies: ["HuddlePasteboard"],
+            swiftSettings: upcoming
+        ),
+        .testTarget(
+            name: "HuddleClipboardTests",
+            dependencies: ["HuddleClipboard", "Huddle", "HuddlePasteboard", "HuddleTransport"],
             swiftSettings: upcoming
         ),
     ]

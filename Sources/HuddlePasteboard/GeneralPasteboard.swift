@@ -61,10 +61,16 @@ public protocol GeneralPasteboard: Sendable {
 }
 
 extension GeneralPasteboard {
-    /// Reads the representations of the known types on offer (and carries the rest by name only).
+    /// Reads the representations of the known types on offer (and carries the rest by name only), and the
+    /// password managers' secret markers, so ``PasteboardItem/isSecret`` holds for what is read.
     public func item(in selection: PasteboardSelection) async throws -> PasteboardItem {
         var item = PasteboardItem()
-        for type in try await self.types(in: selection) where PasteboardTypeCatalog.entry(for: type) != nil {
+        for type in try await self.types(in: selection) {
+            if type == .concealed {
+                item.setData(Data(), for: .concealed)
+                continue
+            }
+            guard PasteboardTypeCatalog.entry(for: type) != nil || type == .passwordManagerHint else { continue }
             let canonical = type.canonical
             guard item.representation(for: canonical) == nil else { continue }
             if let data = try? await self.data(for: canonical, in: selection) { item.setData(data, for: canonical) }

@@ -33,7 +33,7 @@ struct ChatCommand: AsyncParsableCommand {
             throw ExitCode(69)
         }
         Output.line(
-            "Chatting in \"\(options.session)\" as \(session.displayName) (device \(session.identity.deviceID.shortID)). "
+            "Chatting in \"\(options.sessionID())\" as \(session.displayName) (device \(session.identity.deviceID.shortID)). "
                 + "Type to talk; /peers, /quit."
         )
         let room = ChatRoom(session: session, autoAccept: options.yes)

@@ -14,6 +14,8 @@ struct Huddle: AsyncParsableCommand {
               huddle peers                          the session's peers, live; pick one to connect
               huddle send photo.png --to Bob        send files, verified and resumable
               huddle receive --dir ~/Downloads      receive files (asks before each)
+              huddle clip sync                      keep the clipboards of your machines in step
+              huddle clip share --to Bob            send the clipboard to Bob (huddle clip receive there)
               huddle id                             this device's ID
               huddle trust list                     devices paired with this one
               huddle discover                       list the service types on the network
@@ -22,7 +24,8 @@ struct Huddle: AsyncParsableCommand {
             """,
         subcommands: [
             ChatCommand.self, PeersCommand.self, SendCommand.self, ReceiveCommand.self, IDCommand.self,
-            TrustCommand.self, PasteboardCommand.self, URLCommand.self, DiscoverCommand.self, AdvertiseCommand.self,
+            TrustCommand.self, ClipCommand.self, PasteboardCommand.self, URLCommand.self, DiscoverCommand.self,
+            AdvertiseCommand.self,
         ]
     )
 }

@@ -34,7 +34,7 @@ struct PeersCommand: AsyncParsableCommand {
         }
         let picker = PeerPicker(session: session, json: json, autoAccept: options.yes)
         if !json {
-            Output.line("Peers in \"\(options.session)\" (you: \(session.displayName)). Type a number to connect.")
+            Output.line("Peers in \"\(options.sessionID())\" (you: \(session.displayName)). Type a number to connect.")
         }
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await picker.followEvents() }

@@ -6,8 +6,17 @@ import HuddleTransport
 
 /// Options shared by the session commands (`chat`, `peers`): which session, under which name, with which identity.
 struct SessionOptions: ParsableArguments {
-    @Option(help: "The session ID: programs with the same ID meet, others never do.")
-    var session = "TypingTogether"
+    @Option(
+        help: ArgumentHelp(
+            "The session ID: programs with the same ID meet, others never do (default: TypingTogether; "
+                + "HuddleClipboard for the clip commands).",
+            valueName: "id"
+        )
+    )
+    var session: String?
+
+    /// The session to join: --session, else the command's own default.
+    func sessionID(default fallback: String = "TypingTogether") -> String { session ?? fallback }
 
     @Option(help: "The name others see (default: this host's name).")
     var name: String?
@@ -56,7 +65,7 @@ struct SessionOptions: ParsableArguments {
     }
 
     func validate() throws {
-        if session.isEmpty { throw ValidationError("--session must not be empty") }
+        if session?.isEmpty == true { throw ValidationError("--session must not be empty") }
         if let name, name.isEmpty || name.utf8.count > 63 {
             throw ValidationError("--name takes 1 to 63 bytes of text")
         }
@@ -78,16 +87,22 @@ struct SessionOptions: ParsableArguments {
     }
 
     /// Starts a session on multicast DNS with these options.
-    func startSession(mode: PeerSessionMode) async throws -> PeerSession {
+    func startSession(
+        mode: PeerSessionMode,
+        defaultSession: String = "TypingTogether",
+        adjust: (inout PeerSessionConfiguration) -> Void = { _ in }
+    ) async throws -> PeerSession {
         if yes || trustOnFirstUse {
             Output.error("warning: accepting without comparing codes; use only on a network you trust")
         }
         let stack = try await MDNSStack.start(configuration: network.configuration(hostLabel: host))
+        var configuration = configuration()
+        adjust(&configuration)
         let session = try await PeerSession(
-            sessionID: session,
+            sessionID: sessionID(default: defaultSession),
             displayName: displayName,
             mode: mode,
-            configuration: configuration(),
+            configuration: configuration,
             directory: MDNSPeerDirectory(stack: stack)
         )
         try await session.start()

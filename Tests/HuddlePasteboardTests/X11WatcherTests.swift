@@ -132,6 +132,36 @@ extension DisplayServerTests {
             #expect(change.sequence == 1)
         }
 
+        /// The server hands a closed client's id range to the next client: xclip connecting after one of our
+        /// owners ended gets the same window id, and must still count as foreign.
+        @Test("a foreign owner reusing the window id of one of our ended owners is seen")
+        func reusedWindowID() async throws {
+            let server = try await XvfbServer.launch()
+            defer { server.stop() }
+            let pasteboard = try X11Pasteboard(displayName: server.display)
+            let changes = ChangeCollector(try pasteboard.changes(of: .clipboard))
+            defer { changes.stop() }
+            for round in 0..<3 {
+                try await pasteboard.write(PasteboardItem(text: "mine \(round)"), to: .clipboard)
+                // A second write of ours ends the first owner, freeing its client slot for xclip.
+                try await pasteboard.write(PasteboardItem(text: "mine again \(round)"), to: .clipboard)
+                let owner = try await XclipOwner(
+                    server: server,
+                    target: "UTF8_STRING",
+                    data: Data("theirs \(round)".utf8),
+                    pasteboard: pasteboard
+                )
+                // Before the fix the watcher took this owner for one of ours and said nothing.
+                var seen = false
+                for index in 0..<10 where !seen {
+                    guard let (change, _) = try? await changes.change(index, timeout: .seconds(3)) else { break }
+                    seen = change.item.string == "theirs \(round)"
+                }
+                #expect(seen, "round \(round): xclip's copy was not seen")
+                owner.stop()
+            }
+        }
+
         @Test("an item carrying x-kde-passwordManagerHint: secret is flagged secret and its data not read")
         func secretFlagged() async throws {
             let server = try await XvfbServer.launch()

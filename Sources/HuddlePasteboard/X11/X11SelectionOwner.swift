@@ -13,12 +13,16 @@ final class X11SelectionOwner: Sendable {
     /// Windows that owned a selection in this process: a watcher skips changes they make (no echo).
     ///
     /// Keyed by display too: every X server hands out the same window ids to its clients, so a window id alone
-    /// would mistake another server's client for ours.
+    /// would mistake another server's client for ours. And by the ownership's timestamp: a server reuses a
+    /// closed client's id range for the next client, so a program that connects after one of our owners ended
+    /// (xclip copying right after us) can own the selection with the very same window id.
     static let ownWindows = Mutex<Set<OwnWindow>>([])
 
     struct OwnWindow: Hashable {
         var display: String
         var window: XID
+        /// The server time given in SetSelectionOwner (XFixes reports it as `selection_timestamp`).
+        var time: XID
     }
 
     let window: XID
@@ -37,7 +41,7 @@ final class X11SelectionOwner: Sendable {
         // Registered before the server can announce the change, so a watcher in this process never sees its own
         // write as foreign. Kept after the owner ends: an event about it may still be queued in a watcher.
         Self.ownWindows.withLock {
-            _ = $0.insert(OwnWindow(display: connection.displayName, window: connection.window))
+            _ = $0.insert(OwnWindow(display: connection.displayName, window: connection.window, time: XID(time)))
         }
         _ = connection.lib.setSelectionOwner(connection.display, selectionAtom, connection.window, time)
         guard connection.lib.getSelectionOwner(connection.display, selectionAtom) == connection.window else {

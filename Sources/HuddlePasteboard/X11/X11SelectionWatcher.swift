@@ -73,7 +73,11 @@ private struct WatchLoop {
                 _ = event.withPointer { lib.nextEvent(self.connection.display, $0) }
                 guard event.type == self.notifyType else { continue }
                 let owner = event.fixesOwner
-                let own = X11SelectionOwner.OwnWindow(display: self.connection.displayName, window: owner)
+                let own = X11SelectionOwner.OwnWindow(
+                    display: self.connection.displayName,
+                    window: owner,
+                    time: event.fixesSelectionTimestamp
+                )
                 if owner != 0 && X11SelectionOwner.ownWindows.withLock({ $0.contains(own) }) { continue }
                 sequence += 1
                 continuation.yield(self.change(owner: owner, sequence: sequence))

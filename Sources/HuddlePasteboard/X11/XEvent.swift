@@ -51,10 +51,12 @@ struct XEvent {
     var propertyTime: XID { self.word(at: 48) }
     var propertyState: Int32 { self.int32(at: 56) }
 
-    // XFixesSelectionNotifyEvent: window 32, subtype (int) 40, owner 48, selection 56, timestamp 64.
+    // XFixesSelectionNotifyEvent: window 32, subtype (int) 40, owner 48, selection 56, timestamp 64,
+    // selection_timestamp 72 (the time the owner gave in SetSelectionOwner).
     var fixesOwner: XID { self.word(at: 48) }
     var fixesSelection: XID { self.word(at: 56) }
     var fixesTimestamp: XID { self.word(at: 64) }
+    var fixesSelectionTimestamp: XID { self.word(at: 72) }
 
     /// A `SelectionNotify` reply to a conversion request (ICCCM §2.2): property `None` (0) means refused.
     static func selectionNotify(

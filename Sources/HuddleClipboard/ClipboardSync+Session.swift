@@ -1,0 +1,137 @@
+import Huddle
+import HuddlePasteboard
+import HuddleTransport
+
+extension ClipboardSync {
+    func handle(_ event: PeerSessionEvent) async {
+        switch event {
+        case .peerFound(let info):
+            guard configuration.connectsToFoundPeers, let theirs = info.deviceID else { return }
+            // One side dials: the lower (device, instance), so a pair never dials twice.
+            let mine = (session.identity.deviceID, session.peerID.rawValue)
+            guard mine < (theirs, info.id.rawValue) else { return }
+            let session = self.session
+            let emit = self.emit
+            Task {
+                do {
+                    try await session.connect(to: info.id, timeout: .seconds(120))
+                } catch {
+                    emit.yield(.problem("could not connect to \(info.displayName): \(error)"))
+                }
+            }
+        case .stateChanged(let peer, .connected):
+            await peerConnected(peer)
+        case .stateChanged(let peer, .disconnected), .stateChanged(let peer, .unavailable):
+            guard connected.remove(peer) != nil else { return }
+            for (stamp, waiter) in shareWaiters where waiter.peer == peer {
+                shareWaiters[stamp] = nil
+                waiter.continuation.resume(throwing: PeerSessionError.notConnected(peer))
+            }
+            emit.yield(.peerDisconnected(peer, name: await name(peer)))
+        case .stateChanged:
+            return
+        case .connectionRequest(let request):
+            emit.yield(.connectionRequest(request))
+        case .received(let bytes, let peer):
+            await received(bytes, from: peer)
+        case .transferOffered(let transfer):
+            await session.declineTransfer(transfer, reason: "clipboard sync takes no files; use huddle receive")
+        case .peerError(let peer, let error):
+            let who = peer.map { "\($0)" } ?? "session"
+            emit.yield(.problem("\(who): \(error)"))
+        case .connectionRequestEnded, .transferProgress, .transferFinished, .transferFailed:
+            return
+        }
+    }
+
+    /// A connected peer takes part once its device is pinned (paired with the code, or trusted on first use);
+    /// it gets the current item, never older ones.
+    func peerConnected(_ peer: PeerID) async {
+        let name = await name(peer)
+        guard let device = await session.info(for: peer)?.deviceID, session.trustStore.isPinned(device) else {
+            emit.yield(.problem("\(name) is connected but not paired; nothing is exchanged with it"))
+            return
+        }
+        connected.insert(peer)
+        emit.yield(.peerConnected(peer, name: name))
+        if configuration.syncs, let stamp = core.current?.stamp, let currentItem {
+            await send(.sync(stamp, currentItem), to: [peer])
+        }
+    }
+
+    func received(_ bytes: [UInt8], from peer: PeerID) async {
+        let name = await name(peer)
+        let message: ClipMessage
+        do {
+            message = try ClipMessage(decoding: bytes)
+        } catch {
+            emit.yield(.notTaken(nil, from: name, reason: "\(error)"))
+            return
+        }
+        guard connected.contains(peer) else {
+            emit.yield(.notTaken(nil, from: name, reason: "it is not paired with this machine"))
+            return
+        }
+        switch message {
+        case .sync(let stamp, let item):
+            await receivedSync(item, stamp: stamp, from: peer, name: name)
+        case .share(let stamp, let item):
+            if case .refuse(let reason) = configuration.filter.admit(item) {
+                await refuse(item, stamp: stamp, from: peer, name: name, reason: reason)
+                return
+            }
+            emit.yield(.shareOffered(ClipShareOffer(peer: peer, peerName: name, stamp: stamp, item: item)))
+        case .answer(let stamp, let accepted, let reason):
+            if let waiter = shareWaiters[stamp], waiter.peer == peer {
+                shareWaiters[stamp] = nil
+                if accepted {
+                    waiter.continuation.resume()
+                } else {
+                    waiter.continuation.resume(throwing: ClipboardSyncError.declined(reason))
+                }
+            } else if !accepted {
+                emit.yield(.refusedByPeer(name, reason: reason))
+            }
+        }
+    }
+
+    func receivedSync(_ item: PasteboardItem, stamp: ClipStamp, from peer: PeerID, name: String) async {
+        guard configuration.syncs, pasteboard != nil else {
+            await refuse(
+                item,
+                stamp: stamp,
+                from: peer,
+                name: name,
+                reason: "this machine is not syncing its clipboard"
+            )
+            return
+        }
+        let admitted: PasteboardItem
+        switch configuration.filter.admit(item) {
+        case .refuse(let reason):
+            await refuse(item, stamp: stamp, from: peer, name: name, reason: reason)
+            return
+        case .admit(let kept):
+            admitted = kept
+        }
+        let digest = ClipboardItemFilter.digest(of: admitted)
+        switch core.remoteItem(stamp: stamp, digest: digest, now: wallClock()) {
+        case .take(let sameContent):
+            currentItem = admitted
+            if !sameContent { await write(admitted, what: "\(name)'s item") }
+            emit.yield(.taken(ClipItemSummary(admitted, stamp: stamp), from: name))
+            let others = trustedConnectedPeers(except: peer)
+            if !others.isEmpty { await send(.sync(stamp, admitted), to: others) }
+        case .stale, .duplicate:
+            return
+        case .refused(let reason):
+            await refuse(item, stamp: stamp, from: peer, name: name, reason: reason)
+        }
+    }
+
+    /// Tells the sender why its item was not taken, and the user here.
+    func refuse(_ item: PasteboardItem, stamp: ClipStamp, from peer: PeerID, name: String, reason: String) async {
+        emit.yield(.notTaken(ClipItemSummary(item), from: name, reason: reason))
+        await send(.answer(stamp, accepted: false, reason: reason), to: [peer])
+    }
+}

@@ -1,0 +1,171 @@
+public import Foundation
+public import Huddle
+public import HuddlePasteboard
+
+/// Clipboard sharing and continuous sync between the peers of a ``PeerSession``.
+///
+/// Embedding sync in an app takes a few lines:
+///
+/// ```swift
+/// let session = try await PeerSession(sessionID: "Clipboard", displayName: "Ada", mode: .peer)
+/// try await session.start()
+/// let sync = ClipboardSync(session: session, pasteboard: try SystemPasteboard.make())
+/// Task { for await event in sync.events { print(event) } }
+/// try await sync.run()
+/// ```
+///
+/// A copy on this machine goes to every connected trusted peer; theirs come here; the newest copy wins everywhere
+/// (``ClipboardSyncCore``). Items marked secret never leave; items over the size cap or of unsynced kinds are refused
+/// and the refusal is reported on both sides. A peer that connects (or reconnects) gets the current item only, never
+/// the history.
+///
+/// `ClipboardSync` reads the session's events itself; connection requests come out as
+/// ``ClipboardSyncEvent/connectionRequest(_:)`` for the app to answer.
+public actor ClipboardSync {
+    public nonisolated let session: PeerSession
+    public nonisolated let configuration: ClipboardSyncConfiguration
+    /// What happened, for the user to see. One consumer.
+    public nonisolated let events: AsyncStream<ClipboardSyncEvent>
+    let pasteboard: (any GeneralPasteboard)?
+    let emit: AsyncStream<ClipboardSyncEvent>.Continuation
+    let wallClock: @Sendable () -> UInt64
+    var core: ClipboardSyncCore
+    /// The newest item's content, for peers that connect later.
+    var currentItem: PasteboardItem?
+    /// Shares sent from here, waiting for their answer.
+    var shareWaiters: [ClipStamp: (peer: PeerID, continuation: CheckedContinuation<Void, any Error>)] = [:]
+    var connected: Set<PeerID> = []
+    /// When this machine last wrote to the clipboard.
+    var lastWrite: Date?
+    /// The item the clipboard should end up holding, while a write is under way.
+    var wantedWrite: (item: PasteboardItem, what: String, generation: Int)?
+    var writerBusy = false
+
+    /// - Parameters:
+    ///   - pasteboard: the clipboard to keep in step; nil to only exchange deliberate shares (e.g. to save them
+    ///     to files).
+    ///   - wallClock: milliseconds since 1970; injected for tests.
+    public init(
+        session: PeerSession,
+        pasteboard: (any GeneralPasteboard)?,
+        configuration: ClipboardSyncConfiguration = ClipboardSyncConfiguration(),
+        wallClock: @escaping @Sendable () -> UInt64 = { UInt64(max(0, Date().timeIntervalSince1970 * 1000)) }
+    ) {
+        self.session = session
+        self.pasteboard = pasteboard
+        self.configuration = configuration
+        self.wallClock = wallClock
+        self.core = ClipboardSyncCore(origin: session.peerID.rawValue)
+        (self.events, self.emit) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1024))
+    }
+
+    /// Runs until cancelled (or until the clipboard watch and the session both end): watches the clipboard when
+    /// syncing, and follows the session.
+    public func run() async throws {
+        var changes: AsyncStream<PasteboardChange>?
+        if configuration.syncs, let pasteboard {
+            changes = try pasteboard.changes(of: configuration.selection)
+            let present = try? await pasteboard.item(in: configuration.selection)
+            if let present, !present.isEmpty, case .admit(let item) = configuration.filter.admit(present) {
+                core.start(withClipboard: ClipboardItemFilter.digest(of: item))
+            }
+        }
+        await withTaskGroup(of: Void.self) { group in
+            if let changes {
+                group.addTask {
+                    for await change in changes { await self.localChange(change) }
+                }
+            }
+            group.addTask {
+                for await event in self.session.events { await self.handle(event) }
+            }
+            _ = await group.next()
+            group.cancelAll()
+        }
+        for (_, waiter) in shareWaiters { waiter.continuation.resume(throwing: CancellationError()) }
+        shareWaiters.removeAll()
+        emit.finish()
+    }
+
+    /// The stamp of the newest item known, if any.
+    public var currentStamp: ClipStamp? { core.current?.stamp }
+
+    func localChange(_ change: PasteboardChange) async {
+        guard !change.isEmpty else { return }
+        let summary = ClipItemSummary(change.item)
+        if change.isSecret {
+            emit.yield(.notShared(summary, reason: "it is marked secret by a password manager"))
+            return
+        }
+        let item: PasteboardItem
+        switch configuration.filter.admit(change.item) {
+        case .refuse(let reason):
+            emit.yield(.notShared(summary, reason: reason))
+            return
+        case .admit(let admitted):
+            item = admitted
+        }
+        guard case .share(let stamp) = core.localChange(digest: ClipboardItemFilter.digest(of: item), now: wallClock())
+        else { return }
+        currentItem = item
+        // The watcher reads an item a moment after its owner took the clipboard; if a peer's item was written
+        // here meanwhile, the clipboard may now hold that one while this newer copy goes to everyone else. Put
+        // the winner back so this machine ends where the others do.
+        if writerBusy || lastWrite.map({ $0.addingTimeInterval(Self.writeRaceWindow) > change.date }) == true {
+            await write(item, what: "this copy")
+        }
+        let peers = trustedConnectedPeers()
+        guard !peers.isEmpty else { return }
+        await send(.sync(stamp, item), to: peers)
+        emit.yield(.shared(ClipItemSummary(item, stamp: stamp), to: await names(peers)))
+    }
+
+    /// How close before a local change a write of ours must be to have possibly replaced it.
+    static let writeRaceWindow: TimeInterval = 1
+
+    /// Puts an item on the clipboard; a failure is reported, not thrown (sync goes on).
+    ///
+    /// Writes are serialised and the last one asked for is the one that stays: a write takes a moment off the
+    /// actor, and a newer item decided meanwhile must not be overtaken by the older write finishing later.
+    func write(_ item: PasteboardItem, what: String) async {
+        guard let pasteboard else { return }
+        wantedWrite = (item, what, (wantedWrite?.generation ?? 0) + 1)
+        lastWrite = Date()
+        guard !writerBusy else { return }
+        writerBusy = true
+        var written = 0
+        while let next = wantedWrite, next.generation != written {
+            written = next.generation
+            do {
+                try await pasteboard.write(next.item, to: configuration.selection)
+            } catch {
+                emit.yield(.problem("could not put \(next.what) on the clipboard: \(error)"))
+            }
+            lastWrite = Date()
+        }
+        wantedWrite = nil
+        writerBusy = false
+    }
+
+    func trustedConnectedPeers(except excluded: PeerID? = nil) -> [PeerID] {
+        connected.filter { $0 != excluded }.sorted()
+    }
+
+    func send(_ message: ClipMessage, to peers: [PeerID]) async {
+        do {
+            try await session.send(message.encoded(), to: peers)
+        } catch {
+            emit.yield(.problem("could not send to \(await names(peers).joined(separator: ", ")): \(error)"))
+        }
+    }
+
+    func name(_ peer: PeerID) async -> String {
+        await session.displayName(for: peer) ?? peer.rawValue
+    }
+
+    func names(_ peers: [PeerID]) async -> [String] {
+        var names: [String] = []
+        for peer in peers { names.append(await name(peer)) }
+        return names
+    }
+}

@@ -1,0 +1,16 @@
+public import HuddlePasteboard
+
+/// How a ``ClipboardSync`` behaves.
+public struct ClipboardSyncConfiguration: Sendable {
+    /// Continuous two-way sync: local copies go to every connected trusted peer, and their copies come here.
+    /// When false, only deliberate shares are exchanged (``ClipboardSync/share(_:to:)``, `shareOffered`).
+    public var syncs = true
+    /// What may leave and enter: kinds of data, size cap; secret items never.
+    public var filter = ClipboardItemFilter()
+    /// The selection to keep in step.
+    public var selection: PasteboardSelection = .clipboard
+    /// Dial the peers found in the session (in each pair the side with the lower device and instance dials).
+    public var connectsToFoundPeers = true
+
+    public init() {}
+}

@@ -1,0 +1,131 @@
+import ArgumentParser
+import Foundation
+import Huddle
+import HuddleClipboard
+import HuddlePasteboard
+import HuddleTransport
+import HuddleWire
+
+struct ClipCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "clip",
+        abstract: "Share the clipboard with a peer, or keep the clipboards of your machines in step.",
+        discussion: """
+            share sends what is on the clipboard now, after asking; receive asks before putting a shared item \
+            on this clipboard; sync keeps the clipboards of paired machines in step for as long as it runs. \
+            All three meet in the session HuddleClipboard unless --session says otherwise.
+
+              huddle clip sync                      on each machine; pair once by comparing the code
+              huddle clip share --to Bob            send the clipboard to Bob, who runs:
+              huddle clip receive                   …and answers y to take it
+            """,
+        subcommands: [ClipSyncCommand.self, ClipShareCommand.self, ClipReceiveCommand.self, ClipUnitCommand.self]
+    )
+}
+
+/// What may go through: kinds of data and a size cap; and which selection.
+struct ClipFilterOptions: ParsableArguments {
+    @Option(
+        help: ArgumentHelp(
+            "The kinds of data to exchange, comma-separated: text, image, url, other (default: all).",
+            valueName: "kinds"
+        )
+    )
+    var types = "text,image,url,other"
+
+    @Option(
+        name: .customLong("max-size"),
+        help: ArgumentHelp("The largest item to send or take: bytes, or with K or M (most 48M).", valueName: "size")
+    )
+    var maxSize = "16M"
+
+    @Flag(help: "Use the PRIMARY selection (X11's select-to-copy) instead of CLIPBOARD.")
+    var primary = false
+
+    /// The largest --max-size: the session's message ceiling less room for the framing.
+    static let ceiling = 48 * 1024 * 1024
+
+    var selection: PasteboardSelection { primary ? .primary : .clipboard }
+
+    func validate() throws {
+        _ = try filter()
+    }
+
+    func filter() throws -> ClipboardItemFilter {
+        let kinds: Set<ClipboardItemFilter.Kind>
+        do {
+            kinds = try ClipboardItemFilter.kinds(parsing: types)
+        } catch {
+            throw ValidationError("--types: \(error)")
+        }
+        guard let bytes = Self.bytes(maxSize), bytes > 0, bytes <= Self.ceiling else {
+            throw ValidationError("--max-size takes a size from 1 byte to 48M, e.g. 512K or 16M")
+        }
+        return ClipboardItemFilter(kinds: kinds, maximumBytes: bytes)
+    }
+
+    /// `123`, `512K`, `16M` (binary units).
+    static func bytes(_ text: String) -> Int? {
+        let upper = text.uppercased().replacingOccurrences(of: "IB", with: "").replacingOccurrences(of: "B", with: "")
+        let (digits, scale) =
+            switch upper.last {
+            case "K": (upper.dropLast(), 1024)
+            case "M": (upper.dropLast(), 1024 * 1024)
+            default: (Substring(upper), 1)
+            }
+        return Int(digits).map { $0 * scale }
+    }
+
+    /// Joins the clipboard session for deliberate shares only (share / receive): no clipboard watching, no sync.
+    func startSharing(_ options: SessionOptions) async throws -> ClipboardSync {
+        let session = try await options.startSession(mode: .peer, defaultSession: "HuddleClipboard", adjust: adjust)
+        var configuration = ClipboardSyncConfiguration()
+        configuration.syncs = false
+        configuration.connectsToFoundPeers = false
+        configuration.filter = try filter()
+        return ClipboardSync(session: session, pasteboard: nil, configuration: configuration)
+    }
+
+    /// Session messages large enough for the biggest item allowed.
+    func adjust(_ configuration: inout PeerSessionConfiguration) {
+        let limit = ((try? filter())?.maximumBytes ?? Self.ceiling) + 1024 * 1024
+        configuration.connection.maximumMessageSize = min(limit, PeerConnectionConfiguration.messageSizeCeiling)
+    }
+}
+
+/// Asks on standard input whether to pair with a first contact; end of input (no terminal, a service) is no.
+enum ClipPairing {
+    static func answer(
+        _ request: PeerConnectionRequest,
+        session: PeerSession,
+        input: InputAnswers,
+        autoAccept: Bool
+    )
+        async
+    {
+        let who = "\(request.displayName) (\(request.deviceID.shortID))"
+        if let code = request.code {
+            Output.line("? \(who) asks to pair. Code: \(code) — check \(request.displayName) shows the same. [y/n]")
+        } else {
+            Output.line("? \(who) asks to connect. [y/n]")
+        }
+        let yes = autoAccept ? true : await input.answer()
+        if yes {
+            await session.accept(request)
+            return
+        }
+        await session.deny(request)
+        Output.line(
+            "! not paired with \(who): answered no, or no terminal to ask (run this command in a terminal once "
+                + "to compare the code)"
+        )
+    }
+}
+
+extension ClipItemSummary {
+    /// The summary, with the start of the text when the item has text.
+    func described(_ item: PasteboardItem) -> String {
+        guard let text = item.string else { return description }
+        return "\(description) \"\(DisplayText.sanitized(text, limit: 60))\""
+    }
+}

@@ -1,0 +1,126 @@
+import ArgumentParser
+import Foundation
+import Huddle
+import HuddleClipboard
+import HuddlePasteboard
+
+struct ClipReceiveCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "receive",
+        abstract: "Wait for clipboard items shared with `huddle clip share`; ask before taking each.",
+        discussion: """
+            Shows who shares, the types and sizes (and the start of any text), and asks before putting the item \
+            on this clipboard (--yes takes all, --from NAME only that peer's). With --out FILE the item is saved \
+            to the file instead (the --type representation, else the first). A declined item writes nothing.
+
+              huddle clip receive
+              huddle clip receive --from Ada --out shot.png --type image/png --count 1
+            """
+    )
+
+    @Option(help: "Take items only from the peer with this name; others are declined.") var from: String?
+    @Option(help: ArgumentHelp("Save the item to this file instead of the clipboard.", valueName: "file"))
+    var out: String?
+    @Option(help: ArgumentHelp("With --out: the type to save (default: the first).", valueName: "T")) var type: String?
+    @Option(help: "Stop after this many items (default: run until interrupted).") var count: Int?
+    @OptionGroup var filterOptions: ClipFilterOptions
+    @OptionGroup var options: SessionOptions
+
+    func validate() throws {
+        if let count, count < 1 { throw ValidationError("--count takes 1 or more") }
+        if type != nil && out == nil { throw ValidationError("--type applies to --out: add --out FILE") }
+    }
+
+    func run() async throws {
+        let pasteboard: (any GeneralPasteboard)? =
+            out == nil ? try await PasteboardFailure.run { try SystemPasteboard.make() } : nil
+        let sync = try await filterOptions.startSharing(options)
+        let session = sync.session
+        Output.line(
+            "Waiting for shared clipboard items as \(session.displayName) in \"\(session.sessionID)\". Ctrl-C to stop."
+        )
+        let input = InputAnswers()
+        let running = Task { try await sync.run() }
+        var handled = 0
+        events: for await event in sync.events {
+            switch event {
+            case .connectionRequest(let request):
+                await ClipPairing.answer(request, session: session, input: input, autoAccept: options.yes)
+            case .shareOffered(let offer):
+                await answer(offer, sync: sync, pasteboard: pasteboard, input: input)
+                handled += 1
+                if let count, handled >= count { break events }
+            case .notTaken(let summary, let peer, let reason):
+                Output.line("! not taken from \(peer)\(summary.map { " (\($0))" } ?? ""): \(reason)")
+            case .problem(let text):
+                Output.line("! \(text)")
+            default:
+                continue
+            }
+        }
+        running.cancel()
+        await session.stop()
+    }
+
+    func answer(
+        _ offer: ClipShareOffer,
+        sync: ClipboardSync,
+        pasteboard: (any GeneralPasteboard)?,
+        input: InputAnswers
+    )
+        async
+    {
+        if let from, offer.peerName != from {
+            await sync.declineShare(offer, reason: "only taking items from \(from)")
+            Output.line("! declined an item from \(offer.peerName): only taking items from \(from)")
+            return
+        }
+        let destination = out.map { "Save it to \($0)?" } ?? "Put it on the clipboard?"
+        Output.line("? \(offer.peerName) shares \(offer.summary.described(offer.item)). \(destination) [y/n]")
+        let yes = options.yes ? true : await input.answer()
+        guard yes else {
+            await sync.declineShare(offer, reason: "declined by the user")
+            Output.line("declined; nothing written")
+            return
+        }
+        do {
+            let item = offer.item
+            if let out {
+                try save(item, to: out)
+            } else if let pasteboard {
+                try await put(item, on: pasteboard)
+            }
+            _ = await sync.acceptShare(offer)
+            Output.line(out.map { "saved to \($0)" } ?? "on the clipboard: \(offer.summary)")
+        } catch {
+            await sync.declineShare(offer, reason: "could not be written here: \(error)")
+            Output.error("could not write the item: \(error)")
+        }
+    }
+
+    func save(_ item: PasteboardItem, to path: String) throws {
+        let representation: PasteboardItem.Representation?
+        if let type {
+            representation = item.representation(for: PasteboardType(type))
+        } else {
+            representation = item.representations.first
+        }
+        guard let representation else {
+            let offered = item.types.map { $0.mimeType ?? $0.rawValue }.joined(separator: ", ")
+            throw PasteboardError(.typeNotOffered, "the item has no \(type ?? "data"); it has \(offered)")
+        }
+        try representation.data.write(to: URL(fileURLWithPath: path), options: .atomic)
+    }
+
+    func put(_ item: PasteboardItem, on pasteboard: any GeneralPasteboard) async throws {
+        #if os(Linux)
+        // On X11 the data lives in the program that owns the selection: hand it to a background owner, so it
+        // stays pasteable after this command ends (as `huddle pb copy` does).
+        if pasteboard is X11Pasteboard {
+            try BackgroundOwner.start(item: item, selection: filterOptions.selection)
+            return
+        }
+        #endif
+        try await pasteboard.write(item, to: filterOptions.selection)
+    }
+}

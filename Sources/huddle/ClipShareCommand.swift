@@ -1,0 +1,108 @@
+import ArgumentParser
+import Foundation
+import Huddle
+import HuddleClipboard
+import HuddlePasteboard
+
+struct ClipShareCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "share",
+        abstract: "Send what is on the clipboard now to a peer, after showing what will go.",
+        discussion: """
+            Reads every representation on the clipboard (or only --type), shows the types and sizes, asks, and \
+            sends them to the peer named by --to (the only one, if there is just one), which runs \
+            `huddle clip receive`. Exits 0 when the peer took the item, 1 when it declined (with its reason). \
+            Items a password manager marks secret are never sent.
+
+              huddle clip share --to Bob
+              huddle clip share --to Bob --type image/png --yes
+            """
+    )
+
+    @Option(help: "The peer's name (default: the only peer found).") var to: String?
+    @Option(help: ArgumentHelp("Send only this type (text/plain, image/png, …).", valueName: "T")) var type: String?
+    @Option(help: "How long to look for the peer, in seconds.") var wait: Double = 15
+    @OptionGroup var filterOptions: ClipFilterOptions
+    @OptionGroup var options: SessionOptions
+
+    func run() async throws {
+        let whole = try await PasteboardFailure.run { try await self.readItem() }
+        if whole.isSecret {
+            Output.error("not shared: it is marked secret by a password manager")
+            throw ExitCode(1)
+        }
+        let item = try await PasteboardFailure.run { try self.chosen(from: whole) }
+        let filter = try filterOptions.filter()
+        guard case .admit(let admitted) = filter.admit(item) else {
+            if case .refuse(let reason) = filter.admit(item) { Output.error("not shared: \(reason)") }
+            throw ExitCode(1)
+        }
+        let sync = try await filterOptions.startSharing(options)
+        let session = sync.session
+        let input = InputAnswers()
+        let running = Task { try await sync.run() }
+        let autoAccept = options.yes
+        let prompts = Task {
+            for await event in sync.events {
+                if case .connectionRequest(let request) = event {
+                    await ClipPairing.answer(request, session: session, input: input, autoAccept: autoAccept)
+                }
+            }
+        }
+        defer {
+            running.cancel()
+            prompts.cancel()
+        }
+        do {
+            try await share(admitted, sync: sync, input: input)
+        } catch {
+            await session.stop()
+            throw error
+        }
+        await session.stop()
+    }
+
+    func share(_ item: PasteboardItem, sync: ClipboardSync, input: InputAnswers) async throws {
+        let session = sync.session
+        let peer = try await Rendezvous(session: session).connect(to: to, within: wait)
+        let name = await session.displayName(for: peer) ?? peer.rawValue
+        // The sync's own view of the connection follows the session's events: wait for it to catch up.
+        let deadline = ContinuousClock.now + .seconds(5)
+        while await !sync.connectedPeers.contains(peer), ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        Output.line("Share with \(name): \(ClipItemSummary(item).described(item))? [y/n]")
+        let yes = options.yes ? true : await input.answer()
+        guard yes else {
+            Output.line("not shared")
+            throw ExitCode(1)
+        }
+        do {
+            try await sync.share(item, to: peer)
+            Output.line("\(name) took it")
+        } catch ClipboardSyncError.declined(let reason) {
+            Output.error("\(name) declined: \(reason)")
+            throw ExitCode(1)
+        }
+    }
+
+    func readItem() async throws -> PasteboardItem {
+        let pasteboard = try SystemPasteboard.make()
+        let item = try await pasteboard.item(in: filterOptions.selection)
+        guard !item.isEmpty else { throw PasteboardError(.empty, "the clipboard is empty: nothing to share") }
+        return item
+    }
+
+    /// The whole item, or only its --type representation.
+    func chosen(from item: PasteboardItem) throws -> PasteboardItem {
+        if let type {
+            let wanted = PasteboardType(type)
+            guard let representation = item.representation(for: wanted) else {
+                let offered = item.types.map { $0.mimeType ?? $0.rawValue }.joined(separator: ", ")
+                throw PasteboardError(.typeNotOffered, "the clipboard has no \(type); it offers \(offered)")
+            }
+            return PasteboardItem([representation])
+        }
+        return item
+    }
+}

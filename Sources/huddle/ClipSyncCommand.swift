@@ -1,0 +1,148 @@
+import ArgumentParser
+import Foundation
+import Huddle
+import HuddleClipboard
+import HuddlePasteboard
+import HuddleTransport
+import HuddleWire
+
+struct ClipSyncCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sync",
+        abstract: "Keep this clipboard in step with your other machines, for as long as it runs.",
+        discussion: """
+            Run it on each machine. At first contact both screens show the same six-digit code: compare them and \
+            answer y; paired machines reconnect by themselves afterwards. A copy on any machine then appears on \
+            the others' clipboards; when two copies cross, every machine keeps the same one (the later, by a \
+            clock that tolerates skew). Items a password manager marks secret never leave this machine; \
+            --types and --max-size limit what goes and comes. A machine that returns gets the latest item only.
+
+            Each event is one plain line (fit for the journal); --quiet prints only refusals and problems. As a \
+            background service: see `huddle clip unit`.
+            """
+    )
+
+    @OptionGroup var filterOptions: ClipFilterOptions
+    @Flag(help: "Print only refusals and problems.") var quiet = false
+    @Flag(help: "Print one JSON object per line.") var json = false
+    @OptionGroup var options: SessionOptions
+
+    func run() async throws {
+        let pasteboard: any GeneralPasteboard = try await PasteboardFailure.run { try SystemPasteboard.make() }
+        let session = try await options.startSession(
+            mode: .peer,
+            defaultSession: "HuddleClipboard",
+            adjust: filterOptions.adjust
+        )
+        var configuration = ClipboardSyncConfiguration()
+        configuration.filter = try filterOptions.filter()
+        configuration.selection = filterOptions.selection
+        let sync = ClipboardSync(session: session, pasteboard: pasteboard, configuration: configuration)
+        let log = ClipSyncLog(quiet: quiet, json: json)
+        log.started(
+            "syncing the clipboard (\(pasteboard.backendDescription), \(filterOptions.selection.rawValue)) in "
+                + "\"\(session.sessionID)\" as \(session.displayName), device \(session.identity.deviceID.shortID); "
+                + "types \(filterOptions.types), up to \(ByteCountText.describe(configuration.filter.maximumBytes))"
+        )
+        let input = InputAnswers()
+        let autoAccept = options.yes
+        await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await sync.run() }
+            group.addTask {
+                for await event in sync.events {
+                    switch event {
+                    case .connectionRequest(let request):
+                        Task {
+                            await ClipPairing.answer(request, session: session, input: input, autoAccept: autoAccept)
+                        }
+                    case .shareOffered(let offer):
+                        await sync.declineShare(
+                            offer,
+                            reason: "\(session.displayName) runs clip sync, not clip receive"
+                        )
+                        log.show(event)
+                    default:
+                        log.show(event)
+                    }
+                }
+            }
+            group.addTask { await Signals.waitForTermination() }
+            _ = try? await group.next()
+            group.cancelAll()
+        }
+        await session.stop()
+        log.started("stopped")
+    }
+}
+
+/// One line per event: plain text for people and the journal, or JSON.
+struct ClipSyncLog {
+    let quiet: Bool
+    let json: Bool
+
+    func started(_ text: String) {
+        if json {
+            Output.json(["event": "status", "text": text])
+        } else if !quiet {
+            Output.line(text)
+        }
+    }
+
+    func show(_ event: ClipboardSyncEvent) {
+        let (name, fields, text, isRefusal) = describe(event)
+        if json {
+            Output.json(fields.merging(["event": name]) { $1 })
+        } else if !quiet || isRefusal {
+            Output.line(text)
+        }
+    }
+
+    func describe(_ event: ClipboardSyncEvent) -> (String, [String: Any], String, Bool) {
+        switch event {
+        case .peerConnected(_, let name):
+            return ("connected", ["peer": name], "+ \(name) connected", false)
+        case .peerDisconnected(_, let name):
+            return ("disconnected", ["peer": name], "- \(name) left", false)
+        case .shared(let summary, let peers):
+            return (
+                "shared",
+                ["types": types(summary), "bytes": summary.byteCount, "peers": peers, "stamp": stamp(summary)],
+                "→ shared \(summary) with \(peers.joined(separator: ", "))", false
+            )
+        case .taken(let summary, let peer):
+            return (
+                "taken", ["types": types(summary), "bytes": summary.byteCount, "peer": peer, "stamp": stamp(summary)],
+                "← \(peer)'s copy is on the clipboard: \(summary)", false
+            )
+        case .notShared(let summary, let reason):
+            return (
+                "not-shared", ["types": types(summary), "bytes": summary.byteCount, "reason": reason],
+                "! not shared (\(summary)): \(reason)", true
+            )
+        case .notTaken(let summary, let peer, let reason):
+            return (
+                "not-taken", ["types": summary.map(types) ?? [], "peer": peer, "reason": reason],
+                "! not taken from \(peer)\(summary.map { " (\($0))" } ?? ""): \(reason)", true
+            )
+        case .refusedByPeer(let peer, let reason):
+            return ("refused-by-peer", ["peer": peer, "reason": reason], "! \(peer) refused our copy: \(reason)", true)
+        case .shareOffered(let offer):
+            return (
+                "share-declined", ["peer": offer.peerName, "types": types(offer.summary)],
+                "! declined a share from \(offer.peerName): use huddle clip receive to take shared items", true
+            )
+        case .problem(let text):
+            return ("problem", ["text": text], "! \(text)", true)
+        case .connectionRequest(let request):
+            return ("pairing", ["peer": request.displayName], "? \(request.displayName) asks to pair", false)
+        }
+    }
+
+    func stamp(_ summary: ClipItemSummary) -> String {
+        summary.stamp?.description ?? ""
+    }
+
+    func types(_ summary: ClipItemSummary) -> [String] {
+        summary.types.map { $0.mimeType ?? $0.rawValue }
+    }
+}

@@ -1,0 +1,143 @@
+import HuddleClipboard
+import Testing
+
+@Suite("Clipboard sync rules (pure)")
+struct ClipboardSyncCoreTests {
+    @Test func aLocalCopyIsSharedOnceAndItsEchoIsIgnored() {
+        var core = ClipboardSyncCore(origin: "a")
+        core.start(withClipboard: "present-at-start")
+        #expect(core.localChange(digest: "present-at-start", now: 10) == .unchanged)
+        #expect(core.localChange(digest: "x", now: 20) == .share(ClipStamp(time: 20, counter: 0, origin: "a")))
+        // The same content again (our write read back, a clipboard manager re-owning it): nothing to share.
+        #expect(core.localChange(digest: "x", now: 30) == .unchanged)
+        #expect(core.localChange(digest: "y", now: 30) == .share(ClipStamp(time: 30, counter: 0, origin: "a")))
+    }
+
+    @Test func newerRemoteItemsAreTakenOlderAndRepeatedOnesIgnored() {
+        var core = ClipboardSyncCore(origin: "a")
+        guard case .share(let mine) = core.localChange(digest: "mine", now: 100) else {
+            Issue.record("a first copy is shared")
+            return
+        }
+        let older = ClipStamp(time: 90, counter: 0, origin: "b")
+        #expect(core.remoteItem(stamp: older, digest: "old", now: 101) == .stale(current: mine))
+        let newer = ClipStamp(time: 150, counter: 0, origin: "b")
+        #expect(core.remoteItem(stamp: newer, digest: "new", now: 101) == .take(sameContent: false))
+        #expect(core.remoteItem(stamp: newer, digest: "new", now: 102) == .duplicate)
+        #expect(core.current == ClipboardSyncCore.Current(stamp: newer, digest: "new"))
+        // Our next copy is newer than what we took, although our wall clock is behind theirs.
+        guard case .share(let next) = core.localChange(digest: "again", now: 103) else {
+            Issue.record("a new copy is shared")
+            return
+        }
+        #expect(next > newer)
+    }
+
+    @Test func takingWhatTheClipboardAlreadyHoldsNeedsNoWrite() {
+        var core = ClipboardSyncCore(origin: "a")
+        core.start(withClipboard: "same")
+        #expect(
+            core.remoteItem(stamp: ClipStamp(time: 5, counter: 0, origin: "b"), digest: "same", now: 5)
+                == .take(sameContent: true)
+        )
+    }
+
+    @Test func hostileStampsAreRefusedAndCannotBreakTheClock() {
+        var core = ClipboardSyncCore(origin: "a")
+        let now: UInt64 = 1_000_000_000
+        let lead = ClipboardSyncCore.maximumClockLead
+        guard
+            case .refused(let farAhead) = core.remoteItem(
+                stamp: ClipStamp(time: now + lead + 3_600_000, counter: 0, origin: "b"),
+                digest: "d",
+                now: now
+            )
+        else {
+            Issue.record("a stamp a day and an hour ahead is refused")
+            return
+        }
+        #expect(farAhead.contains("25 hours ahead"))
+        guard
+            case .refused = core.remoteItem(
+                stamp: ClipStamp(time: now, counter: .max, origin: "b"),
+                digest: "d",
+                now: now
+            )
+        else {
+            Issue.record("a counter at the top is refused")
+            return
+        }
+        #expect(core.current == nil)
+        #expect(core.clock.time == 0)
+    }
+
+    /// Three to five machines with skewed clocks copy at random moments; messages are delivered in random order
+    /// with relaying as ``ClipboardSync`` does it. Every machine ends with the newest copy, and each machine passes
+    /// each item on at most once (no echo loops).
+    @Test(arguments: 0..<40)
+    func machinesConvergeOnTheNewestCopyWithoutLoops(seed: UInt64) {
+        var random = SplitMix(seed: seed)
+        let count = 3 + Int(random.next() % 3)
+        var machines = (0..<count).map { Machine(core: ClipboardSyncCore(origin: "m\($0)")) }
+        let skews = (0..<count).map { _ in Int64(random.next() % 20_000) - 10_000 }
+        var inFlight: [(to: Int, from: Int, stamp: ClipStamp, digest: String)] = []
+        var now: UInt64 = 1_000_000
+        var copies = 0
+        var sends = 0
+        while copies < 12 || !inFlight.isEmpty {
+            now += random.next() % 5
+            let clock = { (machine: Int) in UInt64(Int64(now) + skews[machine]) }
+            if copies < 12, random.next() % 3 == 0 {
+                let machine = Int(random.next() % UInt64(count))
+                let digest = "copy\(copies)"
+                copies += 1
+                if case .share(let stamp) = machines[machine].core.localChange(digest: digest, now: clock(machine)) {
+                    for other in 0..<count where other != machine {
+                        inFlight.append((other, machine, stamp, digest))
+                        sends += 1
+                    }
+                }
+            } else if !inFlight.isEmpty {
+                let message = inFlight.remove(at: Int(random.next() % UInt64(inFlight.count)))
+                let decision = machines[message.to].core.remoteItem(
+                    stamp: message.stamp,
+                    digest: message.digest,
+                    now: clock(message.to)
+                )
+                if case .take = decision {
+                    machines[message.to].relayed[message.stamp, default: 0] += 1
+                    for other in 0..<count where other != message.to && other != message.from {
+                        inFlight.append((other, message.to, message.stamp, message.digest))
+                        sends += 1
+                    }
+                }
+            }
+            #expect(sends < 10_000, "relaying must stop")
+            if sends >= 10_000 { return }
+        }
+        let newest = machines.compactMap(\.core.current).max { $0.stamp < $1.stamp }
+        #expect(newest != nil)
+        for machine in machines {
+            #expect(machine.core.current == newest)
+            #expect(machine.relayed.values.allSatisfy { $0 == 1 })
+        }
+    }
+
+    struct Machine {
+        var core: ClipboardSyncCore
+        var relayed: [ClipStamp: Int] = [:]
+    }
+}
+
+/// A small deterministic generator (SplitMix64) so each seed replays the same run.
+struct SplitMix {
+    var state: UInt64
+    init(seed: UInt64) { state = seed &+ 0x9E37_79B9_7F4A_7C15 }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
