@@ -250,3 +250,41 @@ def test_share_and_receive_ask_first_and_a_decline_writes_nothing(testbed, huddl
         pane.wait("EXIT=0")
     finally:
         pane.close()
+
+
+@pytest.mark.hosts(3)
+def test_sync_pairs_once_by_code_and_refuses_an_unpaired_machine_with_a_reason(testbed, huddle, homes, xdisplays):
+    a, b, c = testbed[0], testbed[1], testbed[2]
+    x_ada, x_bob, x_cy = xdisplays(), xdisplays(), xdisplays()
+    ada = clip(a, homes("Ada"), x_ada, "Ada", "sync", stdin=True)
+    bob = clip(b, homes("Bob"), x_bob, "Bob", "sync", stdin=True)
+    codes = []
+    for proc in (ada, bob):
+        line = proc.wait_line(lambda l: "asks to pair. Code:" in l, 30)
+        codes.append(line.split("Code: ")[1].split(" —")[0])
+    assert codes[0] == codes[1], codes
+    ada.send("y")
+    bob.send("y")
+    ada.wait_line(lambda l: l == "+ Bob connected", 15)
+    x_ada.copy(b"paired by code")
+    x_bob.wait_for(b"paired by code")
+    for proc in (ada, bob):
+        assert proc.stop() == 0, proc.output()
+    # Restarted with no terminal to ask (standard input is /dev/null, as under systemd): the pair reconnects by
+    # itself, and a first contact from Cy is refused with the reason on Cy's side and here.
+    ada = clip(a, homes("Ada"), x_ada, "Ada", "sync", "--quiet")
+    bob = clip(b, homes("Bob"), x_bob, "Bob", "sync")
+    bob.wait_line(lambda l: l == "+ Ada connected", 30)
+    cy = clip(c, homes("Cy"), x_cy, "Cy", "sync")
+    for proc in (bob, cy):
+        proc.wait_line(lambda l: l.startswith("! not paired with"), 30)
+    x_cy.copy(b"from an unpaired machine")
+    x_bob.copy(b"between paired machines")
+    x_ada.wait_for(b"between paired machines")
+    time.sleep(1)
+    assert x_ada.paste() == b"between paired machines"
+    assert not any(l.startswith("+ Cy") for _, l in bob.lines), bob.output()
+    # --quiet: only refusals and problems.
+    assert all(l.startswith("!") or l.startswith("?") for _, l in ada.lines), ada.output()
+    for proc in (ada, bob, cy):
+        assert proc.stop() == 0, proc.output()
