@@ -60,15 +60,16 @@ struct DirectoryStaging {
     func prepare() throws -> (needed: [TransferResumePoint], present: UInt64) {
         var needed: [TransferResumePoint] = []
         var present: UInt64 = 0
+        var made: Set<String> = []  // directories made or checked already: one system call each, not one per file
         for (index, entry) in offer.entries.enumerated() {
             var place = tree
             for component in components(of: index).dropLast() {
                 place.appendPathComponent(component)
-                try Self.makeDirectory(place)
+                if made.insert(place.path).inserted { try Self.makeDirectory(place) }
             }
             place.appendPathComponent(components(of: index).last ?? "")
             guard case .file(let size, let sha256) = entry.kind else {
-                try Self.makeDirectory(place)
+                if made.insert(place.path).inserted { try Self.makeDirectory(place) }
                 continue
             }
             if try Self.holds(place, size: size, sha256: sha256) {
@@ -98,13 +99,16 @@ struct DirectoryStaging {
     /// Opens the part of file `index` for writing at `offset`, with the SHA-256 state of the bytes before it.
     func openPart(_ index: Int, at offset: UInt64) throws -> (FileHandle, FileHasher) {
         let path = part(index).path
-        let descriptor = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        let fresh = offset == 0 ? O_TRUNC : 0
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC | fresh, 0o600)
         guard descriptor >= 0 else { throw Self.error("cannot write \(offer.entries[index].path)") }
         let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
         var hasher = FileHasher()
-        if offset > 0 { try hasher.update(prefixOf: part(index), length: offset) }
-        try handle.truncate(atOffset: offset)
-        try handle.seek(toOffset: offset)
+        if offset > 0 {
+            try hasher.update(prefixOf: part(index), length: offset)
+            try handle.truncate(atOffset: offset)
+            try handle.seek(toOffset: offset)
+        }
         return (handle, hasher)
     }
 

@@ -125,4 +125,61 @@ struct HostileDirectoryTests {
         await mallory.session.stop()
         await bob.session.stop()
     }
+
+    /// Links planted in a staging directory (by anyone who can write in the target) are refused, not followed.
+    @Test func linksInTheStagingDirectoryAreNeverFollowed() async throws {
+        let (mallory, bob, bobID, _) = try await connectedPair(["Mallory", "Bob"])
+        let (parent, target) = try Self.target()
+        let outside = parent.appendingPathComponent("outside")
+        try FileManager.default.createDirectory(at: outside, withIntermediateDirectories: false)
+        let victim = outside.appendingPathComponent("victim")
+        try Data("keep me".utf8).write(to: victim)
+        let data: [UInt8] = Array(repeating: 4, count: 300)
+        let plants: [(String, String)] = [("tree/sub", outside.path), ("parts/2", victim.path)]
+        for (number, (place, destination)) in plants.enumerated() {
+            let id = TransferID(bytes: Array(repeating: UInt8(200 + number), count: 16))
+            let entries = [
+                DirectoryEntry(path: "sub", kind: .directory), Self.file("sub/a", data), Self.file("sub/b", data),
+            ]
+            bob.clear()
+            let offer = DirectoryOffer(id: id, name: "planted\(number)", entries: entries)
+            try await mallory.session.sendResource(.directoryOffer(offer), to: bobID)
+            let offered = try #require(await bob.offer())
+            let staging = target.appendingPathComponent(".planted\(number).\(offered.sha256.prefix(16)).huddle-partial")
+            for directory in ["tree", "parts"] {
+                try FileManager.default.createDirectory(
+                    at: staging.appendingPathComponent(directory),
+                    withIntermediateDirectories: true
+                )
+            }
+            if place == "parts/2" {
+                try FileManager.default.createDirectory(
+                    at: staging.appendingPathComponent("tree/sub"),
+                    withIntermediateDirectories: true
+                )
+            }
+            try FileManager.default.createSymbolicLink(
+                atPath: staging.appendingPathComponent(place).path,
+                withDestinationPath: destination
+            )
+            await #expect(throws: PeerSessionError.self) { try await bob.session.acceptTransfer(offered, into: target) }
+            for (index, bytes) in [(1, data), (2, data)] {
+                let chunk = TransferMessage.entryChunk(
+                    id,
+                    index: UInt32(index),
+                    offset: 0,
+                    data: ByteBuffer(bytes: bytes)
+                )
+                try await mallory.session.sendResource(chunk, to: bobID)
+            }
+            try await mallory.session.sendResource(.end(id), to: bobID)
+        }
+        let finished = bob.events.count { if case .transferFinished = $0 { true } else { false } }
+        #expect(finished == 0)
+        #expect(try Self.names(in: outside) == ["victim"])
+        #expect(try Data(contentsOf: victim) == Data("keep me".utf8))
+        #expect(try Self.names(in: parent) == ["inbox", "outside"])
+        await mallory.session.stop()
+        await bob.session.stop()
+    }
 }
