@@ -100,6 +100,7 @@ struct HostileDirectoryTests {
             (0, 100, "file 0 was not asked for"),  // a directory entry
             (7, 100, "file 7 was not asked for"),  // beyond the manifest
             (1, 150, "x/f: chunk at 0 of 150 bytes does not fit (have 0)"),  // more than declared
+            (1, 60, "ended with 1 file(s) incomplete"),  // less than declared, then END
         ]
         for (number, test) in cases.enumerated() {
             let id = TransferID(bytes: Array(repeating: UInt8(100 + number), count: 16))
@@ -118,6 +119,7 @@ struct HostileDirectoryTests {
                 data: ByteBuffer(bytes: Array(repeating: 1, count: test.bytes))
             )
             try await mallory.session.sendResource(chunk, to: bobID)
+            if test.bytes < 100 { try await mallory.session.sendResource(.end(id), to: bobID) }
             #expect(await bob.failure() == test.reason)
         }
         #expect(try Self.names(in: target).allSatisfy { $0.hasPrefix(".t") && $0.hasSuffix(".huddle-partial") })
