@@ -16,9 +16,27 @@ extension PeerSession {
     @discardableResult
     public func sendFile(at url: URL, to peer: PeerID, type: String = "") async throws -> TransferID {
         guard flow.channel(for: peer) != nil else { throw PeerSessionError.notConnected(peer) }
-        let name = url.lastPathComponent
         let (size, digest) = try await Task.detached { try FileHasher.digest(of: url) }.value
-        let id = TransferID(bytes: (0..<16).map { _ in UInt8.random(in: 0...255) })
+        return try await sendSingle(
+            name: url.lastPathComponent,
+            size: size,
+            digest: digest,
+            type: type,
+            source: .file(url),
+            to: peer
+        )
+    }
+
+    /// Offers one file's worth of bytes, streams what the receiver lacks and waits for its verdict.
+    func sendSingle(
+        name: String,
+        size: UInt64,
+        digest: [UInt8],
+        type: String,
+        source: TransferSource,
+        to peer: PeerID
+    ) async throws -> TransferID {
+        let id = TransferID.random()
         outgoing[id] = OutgoingTransfer(peer: peer)
         defer {
             outgoing[id] = nil
@@ -28,18 +46,43 @@ extension PeerSession {
             .offer(TransferOffer(id: id, name: name, size: size, sha256: digest, type: type)),
             to: peer
         )
-        let offset = try await withCheckedThrowingContinuation { outgoing[id]?.waiter = $0 }
+        guard case .offset(let offset) = try await reply(to: id) else {
+            throw PeerSessionError.transferFailed("the receiver answered a file offer as a directory")
+        }
         guard offset <= size else { throw PeerSessionError.transferFailed("the receiver asked to resume past the end") }
-        try await streamFile(url, id: id, from: offset, size: size, to: peer)
+        try await streamSingle(source, name: name, id: id, from: offset, size: size, to: peer)
         try await sendResource(.end(id), to: peer)
-        _ = try await withCheckedThrowingContinuation { outgoing[id]?.waiter = $0 }
+        _ = try await reply(to: id)
         return id
     }
 
-    /// Accepts an offered file into `directory`: written to a hidden partial file there (kept if the transfer
-    /// breaks, so the next offer of the same content resumes), checked against the offered SHA-256, then renamed
-    /// to a name that does not exist yet (`name (2).ext`, …) — nothing is ever overwritten.
+    /// Waits for the receiver's next answer about `id` (accept, decline, result, cancel).
+    func reply(to id: TransferID) async throws -> OutgoingReply {
+        if cancelledTransfers.withLock({ $0.contains(id) }) { throw PeerSessionError.cancelled }
+        return try await withCheckedThrowingContinuation { continuation in
+            guard outgoing[id] != nil else { return continuation.resume(throwing: PeerSessionError.cancelled) }
+            outgoing[id]?.waiter = continuation
+        }
+    }
+
+    /// Hands the waiting sender its answer.
+    func answer(_ id: TransferID, with result: Result<OutgoingReply, PeerSessionError>) {
+        outgoing[id]?.waiter?.resume(with: result)
+        outgoing[id]?.waiter = nil
+    }
+
+    /// Accepts an offered file or directory into `directory`.
+    ///
+    /// A file is written to a hidden partial file there (kept if the transfer breaks, so the next offer of the
+    /// same content resumes), checked against the offered SHA-256, then renamed to a name that does not exist yet
+    /// (`name (2).ext`, …) — nothing is ever overwritten.
+    ///
+    /// A directory is built in a hidden staging directory there: each file is checked against its own SHA-256
+    /// before it gets its name in the tree, and the finished tree is renamed to the offered name (or `name (2)`, …)
+    /// only when every file is verified. A later offer of the same directory continues from the staging
+    /// directory: files it has complete are not sent again, partial ones resume.
     public func acceptTransfer(_ transfer: IncomingTransfer, into directory: URL) throws {
+        if pendingDirectories[transfer.id] != nil { return try acceptDirectory(transfer, into: directory) }
         offerPeers[transfer.id] = nil
         guard let offer = pendingOffers.removeValue(forKey: transfer.id) else {
             throw PeerSessionError.transferFailed("no such offer")
@@ -65,37 +108,42 @@ extension PeerSession {
         incoming[transfer.id] = IncomingFile(
             transfer: transfer,
             offer: offer,
-            partial: partial,
-            directory: directory,
-            handle: handle,
+            sink: .file(handle: handle, partial: partial, directory: directory),
             hasher: hasher,
             written: have
         )
         sendResourceNow(.accept(transfer.id, offset: have), to: transfer.peer)
     }
 
-    /// Declines an offered file; the sender's `sendFile` throws `.transferDeclined`.
+    /// Declines an offered file or directory; the sender's call throws `.transferDeclined`.
     public func declineTransfer(_ transfer: IncomingTransfer, reason: String = "declined") {
         offerPeers[transfer.id] = nil
-        guard pendingOffers.removeValue(forKey: transfer.id) != nil else { return }
+        let wasPending =
+            pendingOffers.removeValue(forKey: transfer.id) != nil
+            || pendingDirectories.removeValue(forKey: transfer.id) != nil
+        guard wasPending else { return }
         sendResourceNow(.decline(transfer.id, reason: reason), to: transfer.peer)
     }
 
-    /// Stops a transfer from either side: the other side is told (CANCEL), the sender's `sendFile` throws
-    /// `.cancelled`, and the receiver keeps its partial file for a later resume.
+    /// Stops a transfer from either side: the other side is told (CANCEL), the sender's call throws `.cancelled`,
+    /// and the receiver keeps its partial file (or staging directory) for a later resume.
     public func cancelTransfer(_ id: TransferID) {
         if let transfer = outgoing[id] {
             cancelledTransfers.withLock { _ = $0.insert(id) }
             sendResourceNow(.cancel(id, reason: "cancelled by the sender"), to: transfer.peer)
-            transfer.waiter?.resume(throwing: PeerSessionError.cancelled)
-            outgoing[id]?.waiter = nil
+            answer(id, with: .failure(.cancelled))
         }
         if let file = incoming.removeValue(forKey: id) {
             sendResourceNow(.cancel(id, reason: "cancelled by the receiver"), to: file.transfer.peer)
             closeKeepingPartial(file, reason: "cancelled")
         }
-        if let offer = pendingOffers.removeValue(forKey: id), let peer = offerPeers.removeValue(forKey: id) {
-            sendResourceNow(.decline(offer.id, reason: "cancelled"), to: peer)
+        if let tree = incomingDirectories[id] {
+            sendResourceNow(.cancel(id, reason: "cancelled by the receiver"), to: tree.transfer.peer)
+            stopDirectory(tree, reason: "cancelled")
+        }
+        let offer = pendingOffers.removeValue(forKey: id) != nil || pendingDirectories.removeValue(forKey: id) != nil
+        if offer, let peer = offerPeers.removeValue(forKey: id) {
+            sendResourceNow(.decline(id, reason: "cancelled"), to: peer)
         }
     }
 
@@ -119,9 +167,10 @@ extension PeerSession {
         channel.writeAndFlush(PeerOutbound.resource(buffer), promise: nil)
     }
 
-    /// Reads the file in chunks and sends them; each send waits while the connection's buffer is full.
-    nonisolated func streamFile(
-        _ url: URL,
+    /// Reads the file (or data) in chunks and sends them; each send waits while the connection's buffer is full.
+    nonisolated func streamSingle(
+        _ source: TransferSource,
+        name: String,
         id: TransferID,
         from offset: UInt64,
         size: UInt64,
@@ -129,16 +178,15 @@ extension PeerSession {
     )
         async throws
     {
-        let handle = try FileHandle(forReadingFrom: url)
-        defer { try? handle.close() }
-        try handle.seek(toOffset: offset)
+        var reader = try source.open(at: offset)
+        defer { reader.close() }
         var position = offset
         var reported = offset
         let chunk = configuration.transfers.chunkSize
         while position < size {
             if cancelledTransfers.withLock({ $0.contains(id) }) { throw PeerSessionError.cancelled }
-            guard let data = try handle.read(upToCount: Int(min(UInt64(chunk), size - position))), !data.isEmpty
-            else { throw PeerSessionError.transferFailed("\(url.lastPathComponent) shrank while being sent") }
+            let data = try reader.read(upTo: Int(min(UInt64(chunk), size - position)))
+            guard !data.isEmpty else { throw PeerSessionError.transferFailed("\(name) shrank while being sent") }
             try await sendResource(.chunk(id, offset: position, data: ByteBuffer(bytes: data)), to: peer)
             position += UInt64(data.count)
             if position - reported >= 1 << 20 || position == size {
@@ -158,155 +206,25 @@ extension PeerSession {
             }
         }
     }
-
-    // MARK: - Receiving side
-
-    func receivedResource(_ buffer: ByteBuffer, from peer: PeerID) {
-        guard let message = try? TransferMessage(decoding: buffer) else { return }
-        switch message {
-        case .offer(let offer):
-            do {
-                let name = try TransferName.validate(offer.name)
-                let transfer = IncomingTransfer(
-                    id: offer.id,
-                    peer: peer,
-                    name: name,
-                    size: offer.size,
-                    sha256: offer.sha256.map { String(format: "%02x", $0) }.joined(),
-                    type: offer.type
-                )
-                pendingOffers[offer.id] = offer
-                offerPeers[offer.id] = peer
-                emit(.transferOffered(transfer))
-            } catch {
-                sendResourceNow(.decline(offer.id, reason: "refused name: \(error)"), to: peer)
-                emit(.peerError(peer, .transferFailed("refused an offered file: \(error)")))
-            }
-        case .accept(let id, let offset):
-            outgoing[id]?.waiter?.resume(returning: offset)
-            outgoing[id]?.waiter = nil
-        case .decline(let id, let reason):
-            outgoing[id]?.waiter?.resume(throwing: PeerSessionError.transferDeclined(reason))
-            outgoing[id]?.waiter = nil
-        case .result(let id, let ok, let reason):
-            if ok {
-                outgoing[id]?.waiter?.resume(returning: 0)
-            } else {
-                outgoing[id]?.waiter?.resume(throwing: PeerSessionError.transferFailed(reason))
-            }
-            outgoing[id]?.waiter = nil
-        case .cancel(let id, let reason):
-            if outgoing[id] != nil { cancelledTransfers.withLock { _ = $0.insert(id) } }
-            outgoing[id]?.waiter?.resume(throwing: PeerSessionError.transferFailed("cancelled: \(reason)"))
-            outgoing[id]?.waiter = nil
-            if let file = incoming.removeValue(forKey: id) { closeKeepingPartial(file, reason: reason) }
-        case .chunk(let id, let offset, let data):
-            receivedChunk(id, offset: offset, data: data)
-        case .end(let id):
-            finish(id)
-        }
-    }
-
-    func receivedChunk(_ id: TransferID, offset: UInt64, data: ByteBuffer) {
-        guard let file = incoming[id] else { return }
-        let count = UInt64(data.readableBytes)
-        guard offset == file.written, file.written + count <= file.offer.size else {
-            fail(file, reason: "chunk at \(offset) of \(count) bytes does not fit (have \(file.written))")
-            return
-        }
-        do {
-            try data.withUnsafeReadableBytes { try file.handle.write(contentsOf: $0) }
-        } catch {
-            fail(file, reason: "cannot write: \(error)", keepPartial: true)
-            return
-        }
-        data.withUnsafeReadableBytes { file.hasher.update($0) }
-        file.written += count
-        if file.written - file.reportedAt >= 1 << 20 || file.written == file.offer.size {
-            file.reportedAt = file.written
-            emit(
-                .transferProgress(
-                    TransferProgress(
-                        id: id,
-                        peer: file.transfer.peer,
-                        direction: .receiving,
-                        completed: file.written,
-                        total: file.offer.size,
-                        startedAt: file.startedAt
-                    )
-                )
-            )
-        }
-    }
-
-    func finish(_ id: TransferID) {
-        guard let file = incoming.removeValue(forKey: id) else { return }
-        try? file.handle.synchronize()
-        try? file.handle.close()
-        guard file.written == file.offer.size else {
-            fail(file, reason: "ended at \(file.written) of \(file.offer.size) bytes", keepPartial: true)
-            return
-        }
-        guard file.hasher.digest() == file.offer.sha256 else {
-            try? FileManager.default.removeItem(at: file.partial)
-            fail(file, reason: "SHA-256 mismatch: the data does not match the offer")
-            return
-        }
-        do {
-            let final = try Self.keep(file.partial, as: file.transfer.name, in: file.directory)
-            sendResourceNow(.result(id, ok: true, reason: ""), to: file.transfer.peer)
-            emit(.transferFinished(id, file.transfer.peer, final))
-        } catch {
-            fail(file, reason: "cannot keep the file: \(error)", keepPartial: true)
-        }
-    }
-
-    func fail(_ file: IncomingFile, reason: String, keepPartial: Bool = false) {
-        incoming[file.transfer.id] = nil
-        try? file.handle.close()
-        if !keepPartial { try? FileManager.default.removeItem(at: file.partial) }
-        sendResourceNow(.result(file.transfer.id, ok: false, reason: reason), to: file.transfer.peer)
-        emit(.transferFailed(file.transfer.id, file.transfer.peer, .transferFailed(reason)))
-    }
-
-    func closeKeepingPartial(_ file: IncomingFile, reason: String) {
-        try? file.handle.synchronize()
-        try? file.handle.close()
-        emit(.transferFailed(file.transfer.id, file.transfer.peer, .transferFailed(reason)))
-    }
-
-    /// The peer went away: partial files stay for a resume, senders' calls fail.
-    func transfersEnded(with peer: PeerID) {
-        for (id, file) in incoming where file.transfer.peer == peer {
-            incoming[id] = nil
-            closeKeepingPartial(file, reason: "the connection ended; the partial file is kept for a resume")
-        }
-        for (id, transfer) in outgoing where transfer.peer == peer {
-            transfer.waiter?.resume(throwing: PeerSessionError.notConnected(peer))
-            outgoing[id]?.waiter = nil
-        }
-    }
-
-    /// Renames `partial` to `name` in `directory`, or `name (2)`, `name (3)`, … — never over an existing file.
-    static func keep(_ partial: URL, as name: String, in directory: URL) throws -> URL {
-        let base = (name as NSString).deletingPathExtension
-        let ext = (name as NSString).pathExtension
-        for index in 1...1000 {
-            let candidate = index == 1 ? name : "\(base) (\(index))" + (ext.isEmpty ? "" : ".\(ext)")
-            let target = directory.appendingPathComponent(candidate)
-            // link() fails if the target exists, so a file appearing meanwhile is never replaced.
-            if link(partial.path, target.path) == 0 {
-                unlink(partial.path)
-                return target
-            }
-            guard errno == EEXIST else { throw PeerSessionError.transferFailed(String(cString: strerror(errno))) }
-        }
-        throw PeerSessionError.transferFailed("no free name for \(name)")
-    }
 }
 
-/// A file being sent: who to, and the call waiting for the receiver's next answer.
+extension TransferID {
+    /// 16 fresh random bytes.
+    static func random() -> Self { TransferID(bytes: (0..<16).map { _ in UInt8.random(in: 0...255) }) }
+}
+
+/// A file or directory being sent: who to, and the call waiting for the receiver's next answer.
 struct OutgoingTransfer {
     let peer: PeerID
-    var waiter: CheckedContinuation<UInt64, any Error>?
+    var waiter: CheckedContinuation<OutgoingReply, any Error>?
+}
+
+/// What a receiver answered a sender.
+enum OutgoingReply {
+    /// A file was accepted; send from this offset.
+    case offset(UInt64)
+    /// A directory was accepted; send these files, each from its offset.
+    case needed([TransferResumePoint])
+    /// Everything arrived and was verified.
+    case verified
 }

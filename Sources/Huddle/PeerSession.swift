@@ -65,6 +65,8 @@ public actor PeerSession {
     var outgoing: [TransferID: OutgoingTransfer] = [:]
     var incoming: [TransferID: IncomingFile] = [:]
     var pendingOffers: [TransferID: TransferOffer] = [:]
+    var pendingDirectories: [TransferID: DirectoryOffer] = [:]
+    var incomingDirectories: [TransferID: IncomingDirectory] = [:]
     var offerPeers: [TransferID: PeerID] = [:]
     /// Outgoing transfers to stop at their next chunk.
     nonisolated let cancelledTransfers = Mutex<Set<TransferID>>([])

@@ -23,6 +23,8 @@ public enum PeerSessionError: Error, Hashable, Sendable, CustomStringConvertible
     case transferDeclined(String)
     /// A transfer failed; see why.
     case transferFailed(String)
+    /// The offer is larger than this side takes into memory (``TransferConfiguration/maximumInMemorySize``).
+    case transferTooLarge(limit: UInt64, size: UInt64)
     /// The connection failed or ended; see why.
     case connection(PeerConnectionError)
 
@@ -38,6 +40,7 @@ public enum PeerSessionError: Error, Hashable, Sendable, CustomStringConvertible
         case .messageTooLarge(let limit, let size): "a message of \(size) bytes is over the limit of \(limit)"
         case .transferDeclined(let reason): "the file was declined (\(reason))"
         case .transferFailed(let reason): "the transfer failed: \(reason)"
+        case .transferTooLarge(let limit, let size): "\(size) bytes is over the in-memory limit of \(limit)"
         case .connection(.wire(.pairingRejected(reason: let reason))): "the connection was refused (\(reason))"
         case .connection(let error): "\(error)"
         }

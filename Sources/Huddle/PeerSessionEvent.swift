@@ -14,12 +14,15 @@ public enum PeerSessionEvent: Sendable {
     case connectionRequestEnded(PeerConnectionRequest.ID, PeerSessionError)
     /// A reliable message arrived.
     case received([UInt8], from: PeerID)
-    /// A peer offers a file: ``PeerSession/acceptTransfer(_:into:)`` or ``PeerSession/declineTransfer(_:reason:)``.
+    /// A peer offers a file or a directory: ``PeerSession/acceptTransfer(_:into:)``,
+    /// ``PeerSession/acceptTransferIntoMemory(_:)`` or ``PeerSession/declineTransfer(_:reason:)``.
     case transferOffered(IncomingTransfer)
-    /// Bytes of a transfer done (about every MiB, and at the end).
+    /// Bytes of a transfer done (about every MiB, at the end, and after each file of a directory).
     case transferProgress(TransferProgress)
-    /// A received file was verified and kept at the URL.
+    /// A received file, or every file of a received directory, was verified and kept at the URL.
     case transferFinished(TransferID, PeerID, URL)
+    /// A transfer accepted into memory arrived whole and verified.
+    case transferReceivedData(TransferID, PeerID, Data)
     /// A received file failed (the partial file is kept when the data so far is sound).
     case transferFailed(TransferID, PeerID, PeerSessionError)
     /// Something went wrong with a peer that no call is waiting for.

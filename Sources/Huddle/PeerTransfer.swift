@@ -1,17 +1,23 @@
 import Foundation
 public import HuddleWire
 
-/// A file a peer offers to send: answer with ``PeerSession/acceptTransfer(_:into:)`` or
-/// ``PeerSession/declineTransfer(_:)``.
+/// A file or directory a peer offers to send: answer with ``PeerSession/acceptTransfer(_:into:)`` (or, for a
+/// file, ``PeerSession/acceptTransferIntoMemory(_:)``) or ``PeerSession/declineTransfer(_:reason:)``.
 public struct IncomingTransfer: Hashable, Sendable {
     public let id: TransferID
     public let peer: PeerID
-    /// The file name, checked by ``TransferName`` (no paths, no control characters, no device names).
+    /// The file or directory name, checked by ``TransferName`` (no paths, no control characters, no device
+    /// names). A directory's entries were all checked too (``DirectoryOffer/validate(limits:)``).
     public let name: String
+    /// Bytes of the file, or of all files of the directory.
     public let size: UInt64
-    /// SHA-256 of the whole file, hex.
+    /// SHA-256 of the whole file, hex; for a directory, of its manifest (each file has its own, checked on arrival).
     public let sha256: String
     public let type: String
+    /// Whether a whole directory is offered.
+    public let isDirectory: Bool
+    /// How many files: 1 for a file, the number of files in the tree for a directory.
+    public let fileCount: Int
 }
 
 /// Which way a transfer goes.
@@ -27,8 +33,21 @@ public struct TransferProgress: Hashable, Sendable {
     /// Bytes of the file verified present at the receiver (resumed bytes included).
     public let completed: UInt64
     public let total: UInt64
-    /// Where this run started (non-zero when it resumed a partial file).
+    /// Where this run started (non-zero when it resumed a partial file, or found files of a directory present).
     public let startedAt: UInt64
+    /// For a directory: the file being sent or received now, and how many files are done.
+    public var file: TransferFileProgress? = nil
+}
+
+/// Where one file of a directory transfer stands, and the directory's count of files.
+public struct TransferFileProgress: Hashable, Sendable {
+    /// The file's path relative to the directory, `/`-separated.
+    public let path: String
+    public let completed: UInt64
+    public let total: UInt64
+    /// Files of the directory complete (verified by the receiver, or sent in full by the sender) so far.
+    public let filesCompleted: Int
+    public let fileCount: Int
 }
 
 /// Limits and places of transfers.
@@ -37,38 +56,67 @@ public struct TransferConfiguration: Hashable, Sendable {
     public var chunkSize = 60 * 1024
     /// How long a sender waits for the receiver to accept or decline.
     public var decisionTimeout: Duration = .seconds(300)
+    /// The largest offer ``PeerSession/acceptTransferIntoMemory(_:)`` takes (64 MiB): a photo or a document fits
+    /// easily, and a peer cannot make the receiver hold more than this in memory per transfer.
+    public var maximumInMemorySize: UInt64 = 64 * 1024 * 1024
+    /// Bounds on directory offers: entries, manifest bytes, path length and depth, total size.
+    public var manifestLimits = DirectoryManifestLimits()
     public init() {}
 }
 
 /// Incremental state of a file being received.
 final class IncomingFile {
+    /// Where the bytes go: a hidden partial file beside the final name, or memory.
+    enum Sink {
+        case file(handle: FileHandle, partial: URL, directory: URL)
+        case memory
+    }
+
     let transfer: IncomingTransfer
     let offer: TransferOffer
-    let partial: URL
-    let directory: URL
-    let handle: FileHandle
+    let sink: Sink
+    /// The bytes so far, for a transfer into memory.
+    var memory = Data()
     var hasher: FileHasher
     var written: UInt64
     var reportedAt: UInt64
     let startedAt: UInt64
 
-    init(
-        transfer: IncomingTransfer,
-        offer: TransferOffer,
-        partial: URL,
-        directory: URL,
-        handle: FileHandle,
-        hasher: FileHasher,
-        written: UInt64
-    ) {
+    init(transfer: IncomingTransfer, offer: TransferOffer, sink: Sink, hasher: FileHasher, written: UInt64) {
         self.transfer = transfer
         self.offer = offer
-        self.partial = partial
-        self.directory = directory
-        self.handle = handle
+        self.sink = sink
         self.hasher = hasher
         self.written = written
         self.reportedAt = written
         self.startedAt = written
     }
+}
+
+extension IncomingFile {
+    /// The partial file, for a transfer into a file.
+    var partial: URL? {
+        if case .file(_, let partial, _) = sink { return partial }
+        return nil
+    }
+
+    /// Closes the partial file (flushed to disk first when `sync`).
+    func close(sync: Bool) {
+        guard case .file(let handle, _, _) = sink else { return }
+        if sync { try? handle.synchronize() }
+        try? handle.close()
+    }
+}
+
+/// What a directory transfer did, as the sender saw it.
+public struct DirectoryTransferReport: Hashable, Sendable {
+    public let id: TransferID
+    /// Files in the directory, and how many of them needed sending (the rest the receiver had, verified).
+    public let fileCount: Int
+    public let filesSent: Int
+    /// Bytes of all files, and the bytes of file data actually sent in this run.
+    public let totalSize: UInt64
+    public let bytesSent: UInt64
+    /// Relative paths of symbolic links and special files in the tree, which are never sent.
+    public let skipped: [String]
 }

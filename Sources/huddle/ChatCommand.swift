@@ -113,7 +113,7 @@ actor ChatRoom {
             Output.line("! \(peer.map { $0.rawValue } ?? "session"): \(error)")
         case .transferOffered(let transfer):
             await session.declineTransfer(transfer, reason: "chat does not take files; use huddle receive")
-        case .transferProgress, .transferFinished, .transferFailed:
+        case .transferProgress, .transferFinished, .transferReceivedData, .transferFailed:
             break
         }
     }

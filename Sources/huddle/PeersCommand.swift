@@ -107,7 +107,8 @@ actor PeerPicker {
             } else {
                 Output.line("! \(error)")
             }
-        case .received, .transferOffered, .transferProgress, .transferFinished, .transferFailed:
+        case .received, .transferOffered, .transferProgress, .transferFinished, .transferReceivedData,
+            .transferFailed:
             break
         }
     }

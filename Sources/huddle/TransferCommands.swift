@@ -8,33 +8,38 @@ import Synchronization
 struct SendCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "send",
-        abstract: "Send files to a peer: verified on arrival, resumed if interrupted.",
+        abstract: "Send files and directories to a peer: verified on arrival, resumed if interrupted.",
         discussion: """
             Finds the peer named by --to in the session (the only one, if there is just one), connects (compare \
-            the code at first contact), and sends each file. The receiver checks every file's SHA-256 before \
-            keeping it; an interrupted transfer of the same file continues where it stopped. Exits 0 only when \
-            every file was verified on the other side.
+            the code at first contact), and sends each path in turn. The receiver checks every file's SHA-256 \
+            before keeping it. Exits 0 only when every file was verified on the other side.
+
+            A directory goes whole, with its structure: one offer lists every file (path, size, SHA-256), the \
+            receiver answers once, and the files follow back to back. Symbolic links, sockets and devices inside \
+            it are not sent (each is reported as skipped).
+
+            Interrupted? Run the same command again: a file continues where it stopped, and a directory sends \
+            only the files the receiver does not have yet (and the rest of the one it was in the middle of).
+
+            Progress shows per file and overall: a live line on a terminal, plain lines in a pipe, or with \
+            --json one object per line: progress (completed, total, bytesPerSecond, etaSeconds, and for a \
+            directory file, fileCompleted, fileTotal, filesCompleted, fileCount), sent, skipped, failed.
 
               huddle send photo.png --to Bob
+              huddle send ~/Pictures/holiday notes.txt --to Bob
             """
     )
 
-    @Argument(help: "Files to send.") var paths: [String]
-    @Flag(help: "Print one JSON object per line (progress, sent, failed).") var json = false
+    @Argument(help: "Files and directories to send.") var paths: [String]
+    @Flag(help: "Print one JSON object per line (progress, sent, skipped, failed).") var json = false
     @Option(help: "The peer's name (default: the only peer found).") var to: String?
     @Option(help: "How long to look for the peer, in seconds.") var wait: Double = 15
     @OptionGroup var options: SessionOptions
 
     func validate() throws {
-        if paths.isEmpty { throw ValidationError("name at least one file") }
-        for path in paths {
-            var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-                throw ValidationError("no such file: \(path)")
-            }
-            if isDirectory.boolValue {
-                throw ValidationError("\(path) is a directory; directories are not supported yet")
-            }
+        if paths.isEmpty { throw ValidationError("name at least one file or directory") }
+        for path in paths where !FileManager.default.fileExists(atPath: path) {
+            throw ValidationError("no such file or directory: \(path)")
         }
     }
 
@@ -71,12 +76,18 @@ struct SendCommand: AsyncParsableCommand {
         for path in paths {
             let url = URL(fileURLWithPath: path)
             do {
-                try await session.sendFile(at: url, to: peer)
-                reporter.result(
-                    "sent",
-                    ["file": url.lastPathComponent],
-                    text: "sent \(url.lastPathComponent): verified by the receiver"
-                )
+                var isDirectory: ObjCBool = false
+                _ = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
+                if isDirectory.boolValue {
+                    try await sendDirectory(url, to: peer, on: session, reporter: reporter)
+                } else {
+                    try await session.sendFile(at: url, to: peer)
+                    reporter.result(
+                        "sent",
+                        ["file": url.lastPathComponent],
+                        text: "sent \(url.lastPathComponent): verified by the receiver"
+                    )
+                }
             } catch {
                 if json { reporter.result("failed", ["file": url.lastPathComponent, "error": "\(error)"], text: "") }
                 Output.error("\(url.lastPathComponent): \(error)")
@@ -87,23 +98,59 @@ struct SendCommand: AsyncParsableCommand {
         await session.stop()
         if failed { throw ExitCode(1) }
     }
+
+    func sendDirectory(_ url: URL, to peer: PeerID, on session: PeerSession, reporter: ProgressReporter) async throws {
+        let report = try await session.sendDirectory(at: url, to: peer)
+        let name = url.standardizedFileURL.resolvingSymlinksInPath().lastPathComponent
+        for path in report.skipped {
+            reporter.result(
+                "skipped",
+                ["file": name + "/" + path, "reason": "not a regular file or directory"],
+                text: "skipped \(name)/\(path): links and special files are not sent"
+            )
+        }
+        reporter.result(
+            "sent",
+            [
+                "file": name, "directory": true, "id": "\(report.id)", "files": report.fileCount,
+                "bytes": report.totalSize, "filesSent": report.filesSent, "bytesSent": report.bytesSent,
+                "skipped": report.skipped.count,
+            ],
+            text: "sent \(name)/: \(report.fileCount) files, \(report.totalSize) bytes (this run: \(report.filesSent) "
+                + "files, \(report.bytesSent) bytes), all verified by the receiver"
+        )
+    }
 }
 
 struct ReceiveCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "receive",
-        abstract: "Receive files from peers into a directory.",
+        abstract: "Receive files and directories from peers into a directory.",
         discussion: """
             Waits for offers and asks before accepting each (--yes accepts all). Files are written to a hidden \
             partial file, checked against their SHA-256, then given their name — or "name (2).ext" if that exists: \
             nothing is overwritten. A broken transfer leaves its partial file, and the next offer of the same \
             file continues from it. Names with paths, control characters or device names are refused.
+
+            A directory offer shows its file count and total size. It is built in a hidden staging directory \
+            (.NAME.<digest>.huddle-partial) where each file appears only once verified; when all are, the tree \
+            moves into place as NAME, or "NAME (2)" if that exists. Every path in it is checked first (no .., \
+            no absolute paths, no control characters, no device names, no duplicates): one bad path refuses the \
+            whole offer, and nothing is ever written outside --dir. If it breaks, the staging directory stays \
+            and the next offer of the same tree sends only what is missing.
+
+            Prints where each file or tree went; with --json one object per line: offer (name, size, files, \
+            directory, from, sha256), progress, received (path, files, directory), failed.
+
+              huddle receive --dir ~/Downloads
+              huddle receive --dir inbox --yes --count 1 --json
             """
     )
 
-    @Option(help: "Where to put received files.") var dir = "."
+    @Option(help: "Where to put received files and directories.") var dir = "."
     @Flag(help: "Print one JSON object per line (offer, progress, received, failed).") var json = false
-    @Option(help: "Stop after this many files (default: run until interrupted).") var count: Int?
+    @Option(help: "Stop after this many transfers, a directory counting once (default: run until interrupted).")
+    var count: Int?
     @OptionGroup var options: SessionOptions
 
     func validate() throws {
@@ -119,6 +166,7 @@ struct ReceiveCommand: AsyncParsableCommand {
         Output.line("Receiving into \(directory.path) as \(session.displayName). Ctrl-C to stop.")
         let reporter = ProgressReporter(json: json)
         var received = 0
+        var offered: [TransferID: IncomingTransfer] = [:]
         let input = InputAnswers()
         events: for await event in session.events {
             switch event {
@@ -129,10 +177,18 @@ struct ReceiveCommand: AsyncParsableCommand {
                 if yes { await session.accept(request) } else { await session.deny(request) }
             case .transferOffered(let transfer):
                 let from = await session.displayName(for: transfer.peer) ?? "?"
+                offered[transfer.id] = transfer
+                let what =
+                    transfer.isDirectory
+                    ? "directory \(transfer.name)/ (\(transfer.fileCount) files, \(transfer.size) bytes)"
+                    : "\(transfer.name) (\(transfer.size) bytes)"
                 reporter.result(
                     "offer",
-                    ["name": transfer.name, "size": transfer.size, "from": from, "sha256": transfer.sha256],
-                    text: "? \(transfer.name) (\(transfer.size) bytes) from \(from). Accept? [y/n]"
+                    [
+                        "name": transfer.name, "size": transfer.size, "from": from, "sha256": transfer.sha256,
+                        "directory": transfer.isDirectory, "files": transfer.fileCount, "id": "\(transfer.id)",
+                    ],
+                    text: "? \(what) from \(from). Accept? [y/n]"
                 )
                 let yes = options.yes ? true : await input.answer()
                 if yes {
@@ -144,8 +200,15 @@ struct ReceiveCommand: AsyncParsableCommand {
                 }
             case .transferProgress(let progress):
                 reporter.show(progress)
-            case .transferFinished(_, _, let url):
-                reporter.result("received", ["path": url.path], text: "received \(url.path)")
+            case .transferFinished(let id, _, let url):
+                let transfer = offered.removeValue(forKey: id)
+                let files = transfer?.fileCount ?? 1
+                let directory = transfer?.isDirectory == true
+                reporter.result(
+                    "received",
+                    ["path": url.path, "files": files, "directory": directory, "id": "\(id)"],
+                    text: directory ? "received \(url.path)/ (\(files) files, all verified)" : "received \(url.path)"
+                )
                 received += 1
                 if let count, received >= count { break events }
             case .transferFailed(let id, _, let error):
@@ -197,59 +260,5 @@ final class InputAnswers: Sendable {
             return line.trimmingCharacters(in: .whitespaces).lowercased().hasPrefix("y")
         }
         return false
-    }
-}
-
-/// Progress and results: a redrawn line on a terminal, plain lines every 16 MiB in a pipe, or JSON objects.
-final class ProgressReporter: Sendable {
-    let json: Bool
-    let isTerminal = isatty(1) == 1
-    private let started = Mutex<[TransferID: ContinuousClock.Instant]>([:])
-
-    init(json: Bool) {
-        self.json = json
-    }
-
-    func show(_ progress: TransferProgress) {
-        let (first, since) = started.withLock { started -> (Bool, ContinuousClock.Instant) in
-            if let start = started[progress.id] { return (false, start) }
-            started[progress.id] = .now
-            return (true, .now)
-        }
-        let elapsed = since.duration(to: .now)
-        let seconds = max(0.001, Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
-        let rate = Double(progress.completed - progress.startedAt) / seconds
-        let eta = rate > 0 ? Double(progress.total - progress.completed) / rate : 0
-        if json {
-            Output.json([
-                "event": "progress", "id": "\(progress.id)",
-                "direction": progress.direction == .sending ? "send" : "receive",
-                "completed": progress.completed, "total": progress.total, "startedAt": progress.startedAt,
-                "bytesPerSecond": Int(rate), "etaSeconds": Int(eta.rounded(.up)),
-            ])
-            return
-        }
-        if first, progress.startedAt > 0 {
-            Output.line("resuming \(progress.id) at \(progress.startedAt) bytes")
-        }
-        let percent = progress.total == 0 ? 100 : Int(progress.completed * 100 / progress.total)
-        let verb = progress.direction == .sending ? "sending" : "receiving"
-        let line =
-            "\(verb) \(progress.id): \(percent)% (\(progress.completed)/\(progress.total) bytes, "
-            + "\(Int(rate / 1_048_576)) MiB/s, \(Int(eta.rounded(.up))) s left)"
-        if isTerminal {
-            FileHandle.standardOutput.write(Data(("\r" + line + (percent == 100 ? "\n" : "")).utf8))
-        } else if percent == 100 || progress.completed % (16 << 20) < (1 << 20) {
-            Output.line(line)
-        }
-    }
-
-    /// A result line, or an object with `event` and `fields`.
-    func result(_ event: String, _ fields: [String: Any], text: String) {
-        if json {
-            Output.json(fields.merging(["event": event]) { $1 })
-        } else {
-            Output.line(text)
-        }
     }
 }

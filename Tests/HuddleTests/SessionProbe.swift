@@ -1,3 +1,4 @@
+import Foundation
 import Huddle
 import HuddleTransport
 import Synchronization
@@ -113,9 +114,13 @@ func makeSessions(
 /// Two sessions that trust on first use, the first connected to the second; returns both and each one's ID as
 /// the other sees it.
 func connectedPair(
-    _ names: [String] = ["Ada", "Bob"]
+    _ names: [String] = ["Ada", "Bob"],
+    configure: (inout PeerSessionConfiguration) -> Void = { _ in }
 ) async throws -> (first: SessionProbe, second: SessionProbe, secondID: PeerID, firstID: PeerID) {
-    let probes = try await makeSessions(names) { $0.trustsOnFirstUse = true }
+    let probes = try await makeSessions(names) {
+        $0.trustsOnFirstUse = true
+        configure(&$0)
+    }
     let secondID = try #require(await probes[0].found(named: names[1])).id
     try await probes[0].session.connect(to: secondID)
     let firstID = try #require(
@@ -132,6 +137,22 @@ extension SessionProbe {
     func offer() async -> IncomingTransfer? {
         await wait { event in
             if case .transferOffered(let transfer) = event { return transfer }
+            return nil
+        }
+    }
+
+    /// The URL of the next transfer this session received and kept.
+    func finished() async -> URL? {
+        await wait(seconds: 30) { event in
+            if case .transferFinished(_, _, let url) = event { return url }
+            return nil
+        }
+    }
+
+    /// The reason of the next transfer that failed on this side.
+    func failure() async -> String? {
+        await wait { event in
+            if case .transferFailed(_, _, .transferFailed(let reason)) = event { return reason }
             return nil
         }
     }

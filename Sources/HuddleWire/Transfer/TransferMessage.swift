@@ -34,6 +34,10 @@ public struct TransferOffer: Hashable, Sendable {
 /// The messages of the resource stream (stream 2): a transfer is OFFER → ACCEPT(offset) or DECLINE → CHUNK… →
 /// END → RESULT; either side may CANCEL. ACCEPT's offset is where a kept partial file ends, so an interrupted
 /// transfer of the same content continues instead of starting over.
+///
+/// A directory is DIRECTORY-OFFER (the whole manifest) → DIRECTORY-ACCEPT (the files still needed, each with its
+/// resume offset) or DECLINE → ENTRY-CHUNK… (file by file, in the order accepted) → END → RESULT: one answer for
+/// the whole tree, so many small files cost no round trip each.
 public enum TransferMessage: Hashable, Sendable {
     case offer(TransferOffer)
     case accept(TransferID, offset: UInt64)
@@ -44,6 +48,12 @@ public enum TransferMessage: Hashable, Sendable {
     /// The receiver's verdict after checking size and SHA-256.
     case result(TransferID, ok: Bool, reason: String)
     case cancel(TransferID, reason: String)
+    /// A directory and its manifest.
+    case directoryOffer(DirectoryOffer)
+    /// The files of a directory offer the receiver still needs; those not listed it has, verified.
+    case directoryAccept(TransferID, needed: [TransferResumePoint])
+    /// Bytes of the file at `index` of a directory offer's entries, from `offset`.
+    case entryChunk(TransferID, index: UInt32, offset: UInt64, data: ByteBuffer)
 
     private enum Tag: UInt8 {
         case offer = 1
@@ -53,11 +63,16 @@ public enum TransferMessage: Hashable, Sendable {
         case end = 5
         case result = 6
         case cancel = 7
+        case directoryOffer = 8
+        case directoryAccept = 9
+        case entryChunk = 10
     }
 
     public var id: TransferID {
         switch self {
         case .offer(let offer): offer.id
+        case .directoryOffer(let offer): offer.id
+        case .directoryAccept(let id, _), .entryChunk(let id, _, _, _): id
         case .accept(let id, _), .decline(let id, _), .chunk(let id, _, _), .end(let id), .result(let id, _, _),
             .cancel(let id, _):
             id
@@ -94,6 +109,24 @@ public enum TransferMessage: Hashable, Sendable {
             buffer.writeBytes(id.bytes)
             buffer.writeInteger(UInt8(ok ? 1 : 0))
             buffer.writeTransferString(reason)
+        case .directoryOffer(let offer):
+            buffer.writeInteger(Tag.directoryOffer.rawValue)
+            buffer.writeBytes(offer.id.bytes)
+            offer.encodeManifest(into: &buffer)
+        case .directoryAccept(let id, let needed):
+            buffer.writeInteger(Tag.directoryAccept.rawValue)
+            buffer.writeBytes(id.bytes)
+            buffer.writeInteger(UInt32(needed.count))
+            for point in needed {
+                buffer.writeInteger(point.index)
+                buffer.writeInteger(point.offset)
+            }
+        case .entryChunk(let id, let index, let offset, var data):
+            buffer.writeInteger(Tag.entryChunk.rawValue)
+            buffer.writeBytes(id.bytes)
+            buffer.writeInteger(index)
+            buffer.writeInteger(offset)
+            buffer.writeBuffer(&data)
         }
     }
 
@@ -132,19 +165,38 @@ public enum TransferMessage: Hashable, Sendable {
         case .result:
             guard let ok = buffer.readInteger(as: UInt8.self), ok <= 1 else { throw fail("bad result flag") }
             self = .result(id, ok: ok == 1, reason: try buffer.readTransferString())
+        case .directoryOffer:
+            self = .directoryOffer(try DirectoryOffer(id: id, decodingBody: &buffer))
+        case .directoryAccept:
+            guard let count = buffer.readInteger(as: UInt32.self), Int(count) <= buffer.readableBytes / 12 else {
+                throw fail("directory accept count beyond the message")
+            }
+            var needed: [TransferResumePoint] = []
+            needed.reserveCapacity(Int(count))
+            for _ in 0..<count {
+                let index = buffer.readInteger(as: UInt32.self)!
+                needed.append(TransferResumePoint(index: index, offset: buffer.readInteger(as: UInt64.self)!))
+            }
+            self = .directoryAccept(id, needed: needed)
+        case .entryChunk:
+            guard let index = buffer.readInteger(as: UInt32.self), let offset = buffer.readInteger(as: UInt64.self)
+            else { throw fail("entry chunk ends early") }
+            self = .entryChunk(id, index: index, offset: offset, data: buffer.readSlice(length: buffer.readableBytes)!)
+            return
         }
         guard buffer.readableBytes == 0 else { throw fail("\(buffer.readableBytes) bytes after the message") }
     }
 }
 
 extension ByteBuffer {
-    fileprivate mutating func writeTransferString(_ text: String) {
+    /// A UTF-8 text field: a 16-bit length, then at most 4096 bytes.
+    mutating func writeTransferString(_ text: String) {
         let bytes = Array(text.utf8.prefix(4096))
         writeInteger(UInt16(bytes.count))
         writeBytes(bytes)
     }
 
-    fileprivate mutating func readTransferString() throws -> String {
+    mutating func readTransferString() throws -> String {
         guard let length = readInteger(as: UInt16.self), let bytes = readBytes(length: Int(length)),
             let text = String(validating: bytes, as: UTF8.self)
         else { throw PeerWireError.malformedMessage("transfer: bad text field") }

@@ -1,0 +1,58 @@
+import Foundation
+import HuddleWire
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A directory as it will be offered: every directory and regular file below it, parents first and names in byte
+/// order (so the same tree always gives the same manifest, which is what lets a later offer resume), each file
+/// with its size and SHA-256.
+///
+/// Symbolic links are never followed and never sent — one pointing outside the tree would hand out files the
+/// user did not choose — and neither are sockets, pipes or devices; their paths are listed in ``skipped``.
+struct DirectoryScan: Sendable {
+    private(set) var entries: [DirectoryEntry] = []
+    /// The local file of each file entry, by entry index.
+    private(set) var files: [Int: URL] = [:]
+    private(set) var skipped: [String] = []
+
+    /// Walks `root` (which may itself be reached through a link: the user named it).
+    init(of root: URL) throws {
+        let start = root.resolvingSymlinksInPath()
+        guard Self.kind(of: start.path) == S_IFDIR else {
+            throw PeerSessionError.transferFailed("\(root.path) is not a directory")
+        }
+        try visit(start, relative: "")
+    }
+
+    private mutating func visit(_ directory: URL, relative: String) throws {
+        let names = try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted {
+            $0.utf8.lexicographicallyPrecedes($1.utf8)
+        }
+        for name in names {
+            let url = directory.appendingPathComponent(name)
+            let path = relative.isEmpty ? name : relative + "/" + name
+            switch Self.kind(of: url.path) {
+            case S_IFDIR:
+                entries.append(DirectoryEntry(path: path, kind: .directory))
+                try visit(url, relative: path)
+            case S_IFREG:
+                let (size, digest) = try FileHasher.digest(of: url)
+                files[entries.count] = url
+                entries.append(DirectoryEntry(path: path, kind: .file(size: size, sha256: digest)))
+            default:
+                skipped.append(path)
+            }
+        }
+    }
+
+    /// The file type bits of `path` itself (`lstat`: a link is a link), or 0 when it cannot be read.
+    static func kind(of path: String) -> mode_t {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return 0 }
+        return info.st_mode & S_IFMT
+    }
+}

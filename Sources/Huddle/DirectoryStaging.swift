@@ -1,0 +1,178 @@
+import Foundation
+import HuddleWire
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Where a received directory is built: a hidden staging directory in the target, named after the offer's name
+/// and manifest digest so that the next offer of the same tree finds it.
+///
+/// ```
+/// target/.photos.<digest>.huddle-partial/   mode 0700, ours
+///     tree/        the directory as offered; a file appears here only once its SHA-256 matched
+///     parts/<n>    the bytes so far of file entry n
+/// ```
+///
+/// Every path is built from components ``TransferPath`` accepted, and every directory is made here or checked
+/// with `lstat` to be a real directory (not a link), and files are opened with `O_NOFOLLOW`: nothing is written
+/// outside the staging directory. When every file is verified, `tree` is renamed into the target under the
+/// offered name, or `name (2)`, … — never over anything that exists.
+struct DirectoryStaging {
+    let offer: DirectoryOffer
+    let target: URL
+    let root: URL
+    var tree: URL { root.appendingPathComponent("tree") }
+    var parts: URL { root.appendingPathComponent("parts") }
+
+    /// Opens (or makes) the staging directory of `offer` in `target`.
+    init(offer: DirectoryOffer, digest: String, in target: URL) throws {
+        self.offer = offer
+        self.target = target
+        // At most 200 bytes of the name, so the staging name stays within the usual 255-byte limit.
+        var stem = ""
+        for scalar in offer.name.unicodeScalars where stem.utf8.count + String(scalar).utf8.count <= 200 {
+            stem.unicodeScalars.append(scalar)
+        }
+        root = target.appendingPathComponent(".\(stem).\(digest.prefix(16)).huddle-partial")
+        try Self.makeDirectory(root, mode: 0o700)
+        try Self.makeDirectory(tree)
+        try Self.makeDirectory(parts, mode: 0o700)
+    }
+
+    /// The checked components of entry `index`'s path (validated before staging was made, so they cannot fail).
+    func components(of index: Int) -> [String] {
+        (try? TransferPath.components(of: offer.entries[index].path)) ?? []
+    }
+
+    /// The place of entry `index` in the tree.
+    func url(of index: Int) -> URL {
+        components(of: index).reduce(tree) { $0.appendingPathComponent($1) }
+    }
+
+    func part(_ index: Int) -> URL { parts.appendingPathComponent(String(index)) }
+
+    /// Makes every directory of the tree and every empty file, and works out what is still needed: files complete
+    /// in the tree (checked again against their SHA-256) are not, partial ones resume from where their part ends.
+    /// - Returns: the files to ask for, and the bytes already present.
+    func prepare() throws -> (needed: [TransferResumePoint], present: UInt64) {
+        var needed: [TransferResumePoint] = []
+        var present: UInt64 = 0
+        var made: Set<String> = []  // directories made or checked already: one system call each, not one per file
+        for (index, entry) in offer.entries.enumerated() {
+            var place = tree
+            for component in components(of: index).dropLast() {
+                place.appendPathComponent(component)
+                if made.insert(place.path).inserted { try Self.makeDirectory(place) }
+            }
+            place.appendPathComponent(components(of: index).last ?? "")
+            guard case .file(let size, let sha256) = entry.kind else {
+                if made.insert(place.path).inserted { try Self.makeDirectory(place) }
+                continue
+            }
+            if try Self.holds(place, size: size, sha256: sha256) {
+                present += size
+                continue
+            }
+            unlink(place.path)  // a file there that does not match (regular, or `holds` would have thrown)
+            let part = part(index)
+            if size == 0 {
+                try openPart(index, at: 0).0.close()
+            }
+            if try Self.holds(part, size: size, sha256: sha256) {
+                try keep(index)
+                present += size
+                continue
+            }
+            guard size > 0 else {
+                throw PeerSessionError.transferFailed("SHA-256 mismatch: \(entry.path) is empty but not declared so")
+            }
+            let have = Self.regularFileSize(part.path).flatMap { $0 < size ? $0 : nil } ?? 0
+            needed.append(TransferResumePoint(index: UInt32(index), offset: have))
+            present += have
+        }
+        return (needed, present)
+    }
+
+    /// Opens the part of file `index` for writing at `offset`, with the SHA-256 state of the bytes before it.
+    func openPart(_ index: Int, at offset: UInt64) throws -> (FileHandle, FileHasher) {
+        let path = part(index).path
+        let fresh = offset == 0 ? O_TRUNC : 0
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC | fresh, 0o600)
+        guard descriptor >= 0 else { throw Self.error("cannot write \(offer.entries[index].path)") }
+        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+        var hasher = FileHasher()
+        if offset > 0 {
+            try hasher.update(prefixOf: part(index), length: offset)
+            try handle.truncate(atOffset: offset)
+            try handle.seek(toOffset: offset)
+        }
+        return (handle, hasher)
+    }
+
+    /// Gives a verified part its name in the tree (`link`, so an existing name is never replaced).
+    func keep(_ index: Int) throws {
+        let (part, place) = (part(index).path, url(of: index).path)
+        guard link(part, place) == 0 else { throw Self.error("cannot name \(offer.entries[index].path)") }
+        unlink(part)
+    }
+
+    /// Removes the part of file `index` (its data failed the check).
+    func discardPart(_ index: Int) { unlink(part(index).path) }
+
+    /// Moves the finished tree into the target under the offered name, or `name (2)`, …, and removes the staging
+    /// directory. The name is claimed with `mkdir` (which fails if it exists), and the tree renamed onto that
+    /// empty directory — a name that exists is never touched.
+    func finish() throws -> URL {
+        for candidate in FreeNames(offer.name, splittingExtension: false) {
+            let destination = target.appendingPathComponent(candidate)
+            guard mkdir(destination.path, 0o755) == 0 else {
+                if errno == EEXIST { continue }
+                throw Self.error("cannot make \(destination.path)")
+            }
+            guard rename(tree.path, destination.path) == 0 else {
+                let error = Self.error("cannot move the directory into place")
+                rmdir(destination.path)
+                throw error
+            }
+            rmdir(parts.path)
+            rmdir(root.path)
+            return destination
+        }
+        throw PeerSessionError.transferFailed("no free name for \(offer.name)")
+    }
+
+    // MARK: - File system checks
+
+    /// Makes a directory, or accepts one that exists if it is a real directory (not a link to one).
+    static func makeDirectory(_ url: URL, mode: mode_t = 0o755) throws {
+        if mkdir(url.path, mode) == 0 { return }
+        guard errno == EEXIST, DirectoryScan.kind(of: url.path) == S_IFDIR else {
+            throw error("cannot make the directory \(url.lastPathComponent)")
+        }
+    }
+
+    /// Whether `url` is a regular file of `size` bytes with this SHA-256. A non-regular file there (a link, a
+    /// directory) is an error: staging holds only what this code put there.
+    static func holds(_ url: URL, size: UInt64, sha256: [UInt8]) throws -> Bool {
+        let kind = DirectoryScan.kind(of: url.path)
+        guard kind != 0 else { return false }
+        guard kind == S_IFREG else { throw error("\(url.lastPathComponent) in the staging directory is not a file") }
+        guard regularFileSize(url.path) == size else { return false }
+        var hasher = FileHasher()
+        try hasher.update(prefixOf: url, length: size)
+        return hasher.digest() == sha256
+    }
+
+    static func regularFileSize(_ path: String) -> UInt64? {
+        var info = stat()
+        guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
+        return UInt64(info.st_size)
+    }
+
+    static func error(_ what: String) -> PeerSessionError {
+        .transferFailed("\(what): \(String(cString: strerror(errno)))")
+    }
+}

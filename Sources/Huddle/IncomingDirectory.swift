@@ -1,0 +1,62 @@
+import Foundation
+import HuddleWire
+
+/// Incremental state of a directory being received: which files are still expected (each from its offset), the
+/// one file being written now, and the byte and file counts for progress.
+final class IncomingDirectory {
+    let transfer: IncomingTransfer
+    let staging: DirectoryStaging
+    /// Files still expected: entry index → bytes of it already present.
+    var remaining: [UInt32: UInt64]
+    /// The file being written: the sender sends one file after another.
+    var current: OpenEntry?
+    /// Bytes of all files present (verified, or written to their parts).
+    var completed: UInt64
+    let startedAt: UInt64
+    var reportedAt: UInt64
+    var filesCompleted: Int
+
+    /// A file's part, open for writing.
+    struct OpenEntry {
+        let index: UInt32
+        let handle: FileHandle
+        var hasher: FileHasher
+        var written: UInt64
+    }
+
+    init(transfer: IncomingTransfer, staging: DirectoryStaging, needed: [TransferResumePoint], present: UInt64) {
+        self.transfer = transfer
+        self.staging = staging
+        remaining = Dictionary(needed.map { ($0.index, $0.offset) }) { first, _ in first }
+        completed = present
+        startedAt = present
+        reportedAt = present
+        filesCompleted = transfer.fileCount - needed.count
+    }
+
+    var offer: DirectoryOffer { staging.offer }
+
+    /// Closes the open file, if any; its part stays for a resume.
+    func closeCurrent() {
+        try? current?.handle.close()
+        current = nil
+    }
+
+    func progress(of entry: OpenEntry) -> TransferProgress {
+        TransferProgress(
+            id: transfer.id,
+            peer: transfer.peer,
+            direction: .receiving,
+            completed: completed,
+            total: transfer.size,
+            startedAt: startedAt,
+            file: TransferFileProgress(
+                path: offer.entries[Int(entry.index)].path,
+                completed: entry.written,
+                total: offer.entries[Int(entry.index)].size,
+                filesCompleted: filesCompleted,
+                fileCount: transfer.fileCount
+            )
+        )
+    }
+}

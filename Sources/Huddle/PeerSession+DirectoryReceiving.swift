@@ -1,0 +1,148 @@
+import Crypto
+import Foundation
+import HuddleWire
+import NIOCore
+
+extension PeerSession {
+    /// Checks a directory offer's whole manifest before anyone is asked: a bad name, path or size declines it.
+    func receivedDirectoryOffer(_ offer: DirectoryOffer, from peer: PeerID) {
+        do {
+            try offer.validate(limits: configuration.transfers.manifestLimits)
+        } catch {
+            sendResourceNow(.decline(offer.id, reason: "refused manifest: \(error)"), to: peer)
+            emit(.peerError(peer, .transferFailed("refused an offered directory: \(error)")))
+            return
+        }
+        var manifest = ByteBuffer()
+        offer.encodeManifest(into: &manifest)
+        let transfer = IncomingTransfer(
+            id: offer.id,
+            peer: peer,
+            name: offer.name,
+            size: offer.totalSize,
+            sha256: SHA256.hash(data: Array(manifest.readableBytesView)).hexString,
+            type: offer.type,
+            isDirectory: true,
+            fileCount: offer.fileCount
+        )
+        pendingDirectories[offer.id] = offer
+        offerPeers[offer.id] = peer
+        emit(.transferOffered(transfer))
+    }
+
+    /// Makes (or reopens) the staging directory, works out which files are still needed and asks for them.
+    func acceptDirectory(_ transfer: IncomingTransfer, into directory: URL) throws {
+        offerPeers[transfer.id] = nil
+        guard let offer = pendingDirectories.removeValue(forKey: transfer.id) else {
+            throw PeerSessionError.transferFailed("no such offer")
+        }
+        let staging: DirectoryStaging
+        let plan: (needed: [TransferResumePoint], present: UInt64)
+        do {
+            staging = try DirectoryStaging(offer: offer, digest: transfer.sha256, in: directory)
+            plan = try staging.prepare()
+        } catch {
+            sendResourceNow(.decline(transfer.id, reason: "cannot receive: \(error)"), to: transfer.peer)
+            throw error
+        }
+        incomingDirectories[transfer.id] = IncomingDirectory(
+            transfer: transfer,
+            staging: staging,
+            needed: plan.needed,
+            present: plan.present
+        )
+        sendResourceNow(.directoryAccept(transfer.id, needed: plan.needed), to: transfer.peer)
+    }
+
+    /// Writes bytes of one file; when the file is whole and its SHA-256 matches, it gets its name in the tree.
+    func receivedEntryChunk(_ tree: IncomingDirectory, index: UInt32, offset: UInt64, data: ByteBuffer) {
+        let count = UInt64(data.readableBytes)
+        if tree.current?.index != index {
+            if let current = tree.current {
+                let path = tree.offer.entries[Int(current.index)].path
+                return failDirectory(tree, reason: "\(path) ended at \(current.written) bytes", keepParts: true)
+            }
+            guard let start = tree.remaining[index] else {
+                return failDirectory(tree, reason: "file \(index) was not asked for", keepParts: true)
+            }
+            do {
+                let (handle, hasher) = try tree.staging.openPart(Int(index), at: start)
+                tree.current = IncomingDirectory.OpenEntry(index: index, handle: handle, hasher: hasher, written: start)
+            } catch {
+                return failDirectory(tree, reason: "\(error)", keepParts: true)
+            }
+        }
+        guard var entry = tree.current else { return }
+        let entryInfo = tree.offer.entries[Int(index)]
+        guard offset == entry.written, entry.written + count <= entryInfo.size else {
+            let reason = "\(entryInfo.path): chunk at \(offset) of \(count) bytes does not fit (have \(entry.written))"
+            return failDirectory(tree, reason: reason, keepParts: true)
+        }
+        do {
+            try data.withUnsafeReadableBytes { try entry.handle.write(contentsOf: $0) }
+        } catch {
+            return failDirectory(tree, reason: "cannot write \(entryInfo.path): \(error)", keepParts: true)
+        }
+        data.withUnsafeReadableBytes { entry.hasher.update($0) }
+        entry.written += count
+        tree.completed += count
+        tree.current = entry
+        if entry.written == entryInfo.size {
+            completeEntry(tree, entry)
+        } else if tree.completed - tree.reportedAt >= 1 << 20 {
+            tree.reportedAt = tree.completed
+            emit(.transferProgress(tree.progress(of: entry)))
+        }
+    }
+
+    /// The open file has all its bytes: check it and give it its name.
+    func completeEntry(_ tree: IncomingDirectory, _ entry: IncomingDirectory.OpenEntry) {
+        tree.closeCurrent()
+        let info = tree.offer.entries[Int(entry.index)]
+        guard case .file(_, let sha256) = info.kind, entry.hasher.digest() == sha256 else {
+            tree.staging.discardPart(Int(entry.index))
+            return failDirectory(tree, reason: "SHA-256 mismatch: \(info.path) does not match the offer")
+        }
+        do {
+            try tree.staging.keep(Int(entry.index))
+        } catch {
+            return failDirectory(tree, reason: "\(error)", keepParts: true)
+        }
+        tree.remaining[entry.index] = nil
+        tree.filesCompleted += 1
+        tree.reportedAt = tree.completed
+        emit(.transferProgress(tree.progress(of: entry)))
+    }
+
+    /// The sender is done: every file must be here and verified; then the tree moves into place.
+    func finishDirectory(_ tree: IncomingDirectory) {
+        guard tree.current == nil, tree.remaining.isEmpty else {
+            let missing = tree.remaining.count
+            return failDirectory(tree, reason: "ended with \(missing) file(s) incomplete", keepParts: true)
+        }
+        incomingDirectories[tree.transfer.id] = nil
+        do {
+            let final = try tree.staging.finish()
+            sendResourceNow(.result(tree.transfer.id, ok: true, reason: ""), to: tree.transfer.peer)
+            emit(.transferFinished(tree.transfer.id, tree.transfer.peer, final))
+        } catch {
+            sendResourceNow(.result(tree.transfer.id, ok: false, reason: "\(error)"), to: tree.transfer.peer)
+            emit(.transferFailed(tree.transfer.id, tree.transfer.peer, .transferFailed("\(error)")))
+        }
+    }
+
+    /// Ends a directory transfer with the sender told why. The staging directory stays: every file in its tree
+    /// was verified, and parts hold only bytes that were in order (a part whose check failed is removed).
+    func failDirectory(_ tree: IncomingDirectory, reason: String, keepParts: Bool = false) {
+        if !keepParts, let current = tree.current { tree.staging.discardPart(Int(current.index)) }
+        sendResourceNow(.result(tree.transfer.id, ok: false, reason: reason), to: tree.transfer.peer)
+        stopDirectory(tree, reason: reason)
+    }
+
+    /// Forgets a directory transfer, keeping its staging directory for a resume.
+    func stopDirectory(_ tree: IncomingDirectory, reason: String) {
+        incomingDirectories[tree.transfer.id] = nil
+        tree.closeCurrent()
+        emit(.transferFailed(tree.transfer.id, tree.transfer.peer, .transferFailed(reason)))
+    }
+}

@@ -1,0 +1,50 @@
+public import Foundation
+public import HuddleWire
+
+extension PeerSession {
+    /// Sends `data` (an image, a document) to `peer` as a file called `name`: the same offer, chunked stream,
+    /// progress and SHA-256 check as ``sendFile(at:to:type:)``, read from memory instead of disk.
+    ///
+    /// The receiver may keep it as a file or take it into memory with ``acceptTransferIntoMemory(_:)``.
+    /// - Returns: when the receiver has verified the data.
+    /// - Throws: ``PeerSessionError``: `.transferDeclined`, `.transferFailed`, `.notConnected`.
+    @discardableResult
+    public func sendData(
+        _ data: Data,
+        named name: String,
+        to peer: PeerID,
+        type: String = ""
+    ) async throws -> TransferID {
+        guard flow.channel(for: peer) != nil else { throw PeerSessionError.notConnected(peer) }
+        var hasher = FileHasher()
+        hasher.update(data)
+        return try await sendSingle(
+            name: name,
+            size: UInt64(data.count),
+            digest: hasher.digest(),
+            type: type,
+            source: .memory(data),
+            to: peer
+        )
+    }
+
+    /// Accepts an offered file into memory rather than onto disk: when every byte has arrived and matches the
+    /// offered SHA-256, the data comes as ``PeerSessionEvent/transferReceivedData(_:_:_:)``.
+    ///
+    /// Only offers up to ``TransferConfiguration/maximumInMemorySize`` are taken; the receiver never holds more
+    /// than the offered size (chunks beyond it fail the transfer). Nothing is kept for a resume.
+    /// - Throws: `.transferTooLarge` when the offer is over the limit (the offer stays open: accept it into a
+    ///   directory or decline it), `.transferFailed` for a directory or an unknown offer.
+    public func acceptTransferIntoMemory(_ transfer: IncomingTransfer) throws {
+        guard !transfer.isDirectory else { throw PeerSessionError.transferFailed("a directory cannot go to memory") }
+        guard let offer = pendingOffers[transfer.id] else { throw PeerSessionError.transferFailed("no such offer") }
+        let limit = configuration.transfers.maximumInMemorySize
+        guard offer.size <= limit else { throw PeerSessionError.transferTooLarge(limit: limit, size: offer.size) }
+        pendingOffers[transfer.id] = nil
+        offerPeers[transfer.id] = nil
+        let file = IncomingFile(transfer: transfer, offer: offer, sink: .memory, hasher: FileHasher(), written: 0)
+        file.memory.reserveCapacity(Int(offer.size))
+        incoming[transfer.id] = file
+        sendResourceNow(.accept(transfer.id, offset: 0), to: transfer.peer)
+    }
+}

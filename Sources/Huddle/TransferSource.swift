@@ -1,0 +1,41 @@
+import Foundation
+
+/// Where the bytes of an outgoing file come from: a file on disk (read in chunks, never whole) or data in memory.
+enum TransferSource: Sendable {
+    case file(URL)
+    case memory(Data)
+
+    /// A reader positioned at `offset`.
+    func open(at offset: UInt64) throws -> Reader {
+        switch self {
+        case .file(let url):
+            let handle = try FileHandle(forReadingFrom: url)
+            try handle.seek(toOffset: offset)
+            return .file(handle)
+        case .memory(let data):
+            return .memory(data, position: data.startIndex + Int(min(offset, UInt64(data.count))))
+        }
+    }
+
+    /// Reads a source in order.
+    enum Reader {
+        case file(FileHandle)
+        case memory(Data, position: Data.Index)
+
+        /// Up to `count` bytes; empty at the end.
+        mutating func read(upTo count: Int) throws -> Data {
+            switch self {
+            case .file(let handle):
+                return try handle.read(upToCount: count) ?? Data()
+            case .memory(let data, let position):
+                let end = min(data.endIndex, position + count)
+                self = .memory(data, position: end)
+                return data[position..<end]
+            }
+        }
+
+        func close() {
+            if case .file(let handle) = self { try? handle.close() }
+        }
+    }
+}

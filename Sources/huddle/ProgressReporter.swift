@@ -1,0 +1,78 @@
+import Foundation
+import Huddle
+import HuddleWire
+import Synchronization
+
+/// Progress and results: a redrawn line on a terminal, plain lines in a pipe (every 16 MiB, and for a directory
+/// each finished file), or JSON objects.
+final class ProgressReporter: Sendable {
+    let json: Bool
+    let isTerminal = isatty(1) == 1
+    private let started = Mutex<[TransferID: ContinuousClock.Instant]>([:])
+
+    init(json: Bool) {
+        self.json = json
+    }
+
+    func show(_ progress: TransferProgress) {
+        let (first, since) = started.withLock { started -> (Bool, ContinuousClock.Instant) in
+            if let start = started[progress.id] { return (false, start) }
+            started[progress.id] = .now
+            return (true, .now)
+        }
+        let elapsed = since.duration(to: .now)
+        let seconds = max(0.001, Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+        let rate = Double(progress.completed - progress.startedAt) / seconds
+        let eta = rate > 0 ? Double(progress.total - progress.completed) / rate : 0
+        if json {
+            var fields: [String: Any] = [
+                "event": "progress", "id": "\(progress.id)",
+                "direction": progress.direction == .sending ? "send" : "receive",
+                "completed": progress.completed, "total": progress.total, "startedAt": progress.startedAt,
+                "bytesPerSecond": Int(rate), "etaSeconds": Int(eta.rounded(.up)),
+            ]
+            if let file = progress.file {
+                fields["file"] = file.path
+                fields["fileCompleted"] = file.completed
+                fields["fileTotal"] = file.total
+                fields["filesCompleted"] = file.filesCompleted
+                fields["fileCount"] = file.fileCount
+            }
+            Output.json(fields)
+            return
+        }
+        if first, progress.startedAt > 0 {
+            let files = progress.file.map { " (\($0.filesCompleted) of \($0.fileCount) files present)" } ?? ""
+            Output.line("resuming \(progress.id) at \(progress.startedAt) bytes\(files)")
+        }
+        let percent = progress.total == 0 ? 100 : Int(progress.completed * 100 / progress.total)
+        let verb = progress.direction == .sending ? "sending" : "receiving"
+        let files = progress.file.map { "\($0.filesCompleted)/\($0.fileCount) files, " } ?? ""
+        let line =
+            "\(verb) \(progress.id): \(percent)% (\(files)\(progress.completed)/\(progress.total) bytes, "
+            + "\(Int(rate / 1_048_576)) MiB/s, \(Int(eta.rounded(.up))) s left)"
+        let done =
+            progress.completed == progress.total && progress.file.map { $0.filesCompleted == $0.fileCount } != false
+        if isTerminal {
+            let current = progress.file.map { file in " \(file.path) \(Self.percent(file.completed, of: file.total))%" }
+            FileHandle.standardOutput.write(Data(("\r\u{1B}[K" + line + (current ?? "") + (done ? "\n" : "")).utf8))
+        } else if let file = progress.file, file.completed == file.total {
+            Output.line("\(verb == "sending" ? "sent" : "verified") \(file.path) — \(line)")
+        } else if done || progress.completed % (16 << 20) < (1 << 20) {
+            Output.line(line)
+        }
+    }
+
+    static func percent(_ completed: UInt64, of total: UInt64) -> Int {
+        total == 0 ? 100 : Int(completed * 100 / total)
+    }
+
+    /// A result line, or an object with `event` and `fields`.
+    func result(_ event: String, _ fields: [String: Any], text: String) {
+        if json {
+            Output.json(fields.merging(["event": event]) { $1 })
+        } else {
+            Output.line(text)
+        }
+    }
+}
