@@ -39,7 +39,7 @@ extension ClipboardSync {
         case .peerError(let peer, let error):
             let who = peer.map { "\($0)" } ?? "session"
             emit.yield(.problem("\(who): \(error)"))
-        case .connectionRequestEnded, .transferProgress, .transferFinished, .transferFailed:
+        case .connectionRequestEnded, .transferProgress, .transferFinished, .transferFailed, .transferReceivedData:
             return
         }
     }
