@@ -24,15 +24,11 @@ extension PeerSession {
             outgoing[id] = nil
             cancelledTransfers.withLock { _ = $0.remove(id) }
         }
-        try await sendResource(
-            .offer(TransferOffer(id: id, name: name, size: size, sha256: digest, type: type)),
-            to: peer
-        )
-        let offset = try await withCheckedThrowingContinuation { outgoing[id]?.waiter = $0 }
+        let offer = TransferOffer(id: id, name: name, size: size, sha256: digest, type: type)
+        let offset = try await ask(.offer(offer), id: id, peer: peer)
         guard offset <= size else { throw PeerSessionError.transferFailed("the receiver asked to resume past the end") }
         try await streamFile(url, id: id, from: offset, size: size, to: peer)
-        try await sendResource(.end(id), to: peer)
-        _ = try await withCheckedThrowingContinuation { outgoing[id]?.waiter = $0 }
+        _ = try await ask(.end(id), id: id, peer: peer)
         return id
     }
 
