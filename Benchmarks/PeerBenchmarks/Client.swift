@@ -7,7 +7,7 @@ struct Client: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Run one measurement against a serving peer.")
 
     enum Mode: String, ExpressibleByArgument, CaseIterable {
-        case rtt, throughput, connect, datagrams
+        case rtt, throughput, connect, datagrams, chat
     }
 
     @OptionGroup var options: BenchSessionOptions
@@ -16,6 +16,9 @@ struct Client: AsyncParsableCommand {
     @Option var count = 10_000
     @Option var size = 1000
     @Option(help: "Messages a throughput run keeps in flight before waiting.") var window = 256
+    @Option(help: "The file a chat run sends while it chats.") var file: String?
+    @Option(help: "Bytes of the file sent before a chat run starts chatting.") var after = 32 << 20
+    @Option(help: "Milliseconds between a chat run's messages.") var interval = 50
 
     func run() async throws {
         let session = try await options.start()
@@ -64,6 +67,8 @@ struct Client: AsyncParsableCommand {
                 "mode": "connect", "first_ms": firstConnect, "count": samples.count,
                 "p50_ms": quantile(samples, 0.5), "p99_ms": quantile(samples, 0.99),
             ])
+        case .chat:
+            try await chatDuringTransfer(session: session, peer: peer, replies: &replies)
         case .datagrams:
             for sequence in 0..<UInt64(count) {
                 try await session.send(datagramPayload(sequence, size: size), to: [peer], mode: .unreliable)

@@ -1,7 +1,8 @@
 // Peer-session benchmarks and probes, run between test hosts or on one machine.
 //
 //   huddle-peer-bench serve  --name B …            answers pings, counts messages and datagrams
-//   huddle-peer-bench client --to B --mode rtt …   measures against a `serve` (rtt, throughput, connect, datagrams)
+//   huddle-peer-bench client --to B --mode rtt …   measures against a `serve` (rtt, throughput, connect, datagrams,
+//                                                  chat: messages timed while a file is sent to `serve --dir`)
 //   huddle-peer-bench mesh   --sessions 32         N sessions in one process forming a full mesh
 //
 // Every result is one JSON object on one line. BENCHMARKS.md records the figures and how to reproduce them.

@@ -4,11 +4,13 @@ import Huddle
 import HuddleTransport
 import HuddleWire
 
-/// Answers a `client`: echoes pings, counts a throughput run, checks datagrams.
+/// Answers a `client`: echoes pings, counts a throughput run, checks datagrams, receives files into `--dir` and
+/// times the chat messages that arrive meanwhile.
 struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Serve benchmark clients until stopped.")
 
     @OptionGroup var options: BenchSessionOptions
+    @Option(help: "Accept offered files into this directory (default: decline them).") var dir: String?
 
     func run() async throws {
         let session = try await options.start()
@@ -18,8 +20,25 @@ struct Serve: AsyncParsableCommand {
         var datagrams = Set<UInt64>()
         var duplicates = 0
         var corrupt = 0
+        var receiving: (completed: UInt64, total: UInt64)?
         for await event in session.events {
             switch event {
+            case .transferOffered(let transfer):
+                guard let dir else {
+                    await session.declineTransfer(transfer)
+                    continue
+                }
+                emit(["event": "offer", "name": transfer.name, "size": Int(transfer.size)])
+                receiving = (0, transfer.size)
+                try? await session.acceptTransfer(transfer, into: URL(fileURLWithPath: dir))
+            case .transferProgress(let progress) where progress.direction == .receiving:
+                receiving = (progress.completed, progress.total)
+            case .transferFinished(_, _, let url):
+                receiving = nil
+                emit(["event": "received", "path": url.path])
+            case .transferFailed(_, _, let error):
+                receiving = nil
+                emit(["event": "failed", "error": "\(error)"])
             case .stateChanged(let peer, let state):
                 emit(["event": "state", "peer": peer.rawValue, "state": state.rawValue])
             case .received(let bytes, let peer):
@@ -35,6 +54,8 @@ struct Serve: AsyncParsableCommand {
                     try? await session.send(Array(reply.utf8), to: [peer])
                     counted = 0
                     firstMessage = nil
+                case UInt8(ascii: "C"):
+                    emit(ChatStamp.arrival(of: bytes, receiving: receiving))
                 case UInt8(ascii: "D"):
                     guard bytes.count >= 9 else {
                         corrupt += 1

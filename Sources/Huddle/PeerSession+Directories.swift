@@ -34,13 +34,11 @@ extension PeerSession {
             outgoing[id] = nil
             cancelledTransfers.withLock { _ = $0.remove(id) }
         }
-        try await sendResource(.directoryOffer(offer), to: peer)
-        guard case .needed(let needed) = try await reply(to: id) else {
+        guard case .needed(let needed) = try await ask(.directoryOffer(offer), id: id, peer: peer) else {
             throw PeerSessionError.transferFailed("the receiver answered a directory offer as a file")
         }
         let sent = try await streamDirectory(offer, scan: scan, needed: needed, to: peer)
-        try await sendResource(.end(id), to: peer)
-        _ = try await reply(to: id)
+        _ = try await ask(.end(id), id: id, peer: peer)
         return DirectoryTransferReport(
             id: id,
             fileCount: offer.fileCount,

@@ -42,29 +42,17 @@ extension PeerSession {
             outgoing[id] = nil
             cancelledTransfers.withLock { _ = $0.remove(id) }
         }
-        try await sendResource(
-            .offer(TransferOffer(id: id, name: name, size: size, sha256: digest, type: type)),
-            to: peer
-        )
-        guard case .offset(let offset) = try await reply(to: id) else {
+        let offer = TransferOffer(id: id, name: name, size: size, sha256: digest, type: type)
+        guard case .offset(let offset) = try await ask(.offer(offer), id: id, peer: peer) else {
             throw PeerSessionError.transferFailed("the receiver answered a file offer as a directory")
         }
         guard offset <= size else { throw PeerSessionError.transferFailed("the receiver asked to resume past the end") }
         try await streamSingle(source, name: name, id: id, from: offset, size: size, to: peer)
-        try await sendResource(.end(id), to: peer)
-        _ = try await reply(to: id)
+        _ = try await ask(.end(id), id: id, peer: peer)
         return id
     }
 
     /// Waits for the receiver's next answer about `id` (accept, decline, result, cancel).
-    func reply(to id: TransferID) async throws -> OutgoingReply {
-        if cancelledTransfers.withLock({ $0.contains(id) }) { throw PeerSessionError.cancelled }
-        return try await withCheckedThrowingContinuation { continuation in
-            guard outgoing[id] != nil else { return continuation.resume(throwing: PeerSessionError.cancelled) }
-            outgoing[id]?.waiter = continuation
-        }
-    }
-
     /// Hands the waiting sender its answer.
     func answer(_ id: TransferID, with result: Result<OutgoingReply, PeerSessionError>) {
         outgoing[id]?.waiter?.resume(with: result)
