@@ -57,10 +57,8 @@ final class MDNSEngine: @unchecked Sendable {
         var failures: [String] = []
         for family in MDNSFamily.allCases where configuration.families.contains(family) {
             do {
-                let socket = try await MDNSFamilySocket.open(family: family, on: eventLoop) { envelope in
-                    engine.received(envelope, family: family)
-                }.get()
-                try await eventLoop.submit { engine.sockets[family] = socket }.get()
+                let socket = try await engine.openSocket(family).get()
+                try await eventLoop.submit { engine.adopt(socket) }.get()
             } catch {
                 failures.append("\(family): \(error)")
             }
@@ -93,6 +91,53 @@ final class MDNSEngine: @unchecked Sendable {
     }
 
     var activeInterfaces: [MDNSInterface] { self.interfaces.values.sorted { $0.index < $1.index } }
+
+    // MARK: Sockets
+
+    func openSocket(_ family: MDNSFamily) -> EventLoopFuture<MDNSFamilySocket> {
+        MDNSFamilySocket.open(family: family, on: self.eventLoop) { [weak self] envelope in
+            self?.received(envelope, family: family)
+        }
+    }
+
+    /// Takes a newly opened socket into use, and arranges for it to be replaced if it closes under us.
+    func adopt(_ socket: MDNSFamilySocket) {
+        self.sockets[socket.family] = socket
+        // The channel lives on this engine's event loop, so the callback runs there.
+        socket.channel.closeFuture.whenComplete { [weak self] _ in self?.socketClosed(socket) }
+    }
+
+    /// A socket closed while the engine runs: NIO closes a datagram channel on some send errors, such as
+    /// sending out of an interface whose link just went down. Without a replacement this family would stay
+    /// deaf and mute for good (its group memberships gone with it), so a new socket is opened, after a short
+    /// pause and again every two seconds until it works, and joined on every interface again.
+    func socketClosed(_ socket: MDNSFamilySocket) {
+        guard !self.isShutDown, self.sockets[socket.family] === socket else { return }
+        self.sockets[socket.family] = nil
+        self.reopenSocket(socket.family, after: .milliseconds(500))
+    }
+
+    func reopenSocket(_ family: MDNSFamily, after delay: TimeAmount) {
+        self.eventLoop.scheduleTask(in: delay) { [weak self] in
+            guard let self, !self.isShutDown, self.sockets[family] == nil else { return }
+            self.openSocket(family).whenComplete { result in
+                switch result {
+                case .success(let socket):
+                    guard !self.isShutDown else {
+                        _ = socket.close()
+                        return
+                    }
+                    self.adopt(socket)
+                    self.statistics.socketsReopened += 1
+                    if let found = try? InterfaceScanner(configuration: self.configuration).scan() {
+                        _ = self.apply(found)
+                    }
+                case .failure:
+                    self.reopenSocket(family, after: .seconds(2))
+                }
+            }
+        }
+    }
 
     // MARK: Interfaces
 

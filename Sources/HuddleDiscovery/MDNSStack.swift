@@ -101,5 +101,7 @@ public struct MDNSStatistics: Sendable, Hashable {
     public var received = 0
     public var sent = 0
     public var malformed = 0
+    /// Sockets opened again after the system closed them (a send out of an interface whose link went down).
+    public var socketsReopened = 0
     public init() {}
 }

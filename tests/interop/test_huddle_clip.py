@@ -288,3 +288,28 @@ def test_sync_pairs_once_by_code_and_refuses_an_unpaired_machine_with_a_reason(t
     assert all(l.startswith("!") or l.startswith("?") for _, l in ada.lines), ada.output()
     for proc in (ada, bob, cy):
         assert proc.stop() == 0, proc.output()
+
+
+@pytest.mark.hosts(2)
+def test_after_a_network_drop_only_the_latest_item_arrives(testbed, huddle, homes, xdisplays):
+    (ada, bob), (x_ada, x_bob) = syncing(testbed, homes, xdisplays, 2, "--disconnect-timeout", "2")
+    b = testbed[1]
+    x_ada.copy(b"before the drop")
+    x_bob.wait_for(b"before the drop")
+    mark = len(bob.lines)
+    b.run("ip", "link", "set", b.ifname, "down")
+    try:
+        bob.wait_line(lambda l: l == "- Ada left", 15, start=mark)
+        for i in range(3):
+            x_ada.copy(f"during the drop {i}".encode())
+            time.sleep(0.3)
+    finally:
+        b.run("ip", "link", "set", b.ifname, "up")
+    bob.wait_line(lambda l: l == "+ Ada connected", 60, start=mark)
+    x_bob.wait_for(b"during the drop 2", timeout=15)
+    time.sleep(1)
+    taken = [l for _, l in bob.lines[mark:] if l.startswith("←")]
+    assert len(taken) == 1, bob.output()
+    assert x_bob.paste() == b"during the drop 2"
+    for proc in (ada, bob):
+        assert proc.stop() == 0, proc.output()

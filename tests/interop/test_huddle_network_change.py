@@ -4,6 +4,8 @@ Huddle polls the interface list every 2 s; a change makes it probe and announce 
 that goes away takes what was learned on it along.
 """
 
+import time
+
 from conftest import TYPE
 from huddle_cli import advertise, discover
 from testbed import expect, match
@@ -41,3 +43,21 @@ def test_interface_down_forgets_and_up_finds_again(testbed, huddle):
     mark = d.mark()
     a.run("ip", "link", "set", a.ifname, "up")
     expect(d, match("added", name="Stay"), CHANGE_WITHIN + 4, start=mark, what="rediscovery after link up")
+
+
+def test_a_responder_whose_link_flaps_answers_again(testbed, huddle):
+    """The host whose own link goes down and up keeps serving: a browser started after the flap finds it.
+
+    Sending out of an interface whose link just went down makes the kernel fail the send, and SwiftNIO then
+    closes the datagram channel; Huddle opens its socket again and rejoins the groups (it used to stay deaf
+    and mute for good)."""
+    a, b = testbed[0], testbed[1]
+    adv = advertise(a, "Flapper", TYPE, 4300)
+    a.run("ip", "link", "set", a.ifname, "down")
+    time.sleep(5)
+    a.run("ip", "link", "set", a.ifname, "up")
+    fresh = discover(b, TYPE, timeout=40)
+    expect(fresh, match("added", name="Flapper"), CHANGE_WITHIN + 4, also=[adv],
+           what="a browser started after the flap finding the service")
+    groups = a.run("ip", "maddr", "show", a.ifname).stdout
+    assert "224.0.0.251" in groups and "ff02::fb" in groups, groups
