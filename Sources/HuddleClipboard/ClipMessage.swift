@@ -23,6 +23,11 @@ public enum ClipMessage: Hashable, Sendable {
     case answer(ClipStamp, accepted: Bool, reason: String)
 
     static let magic = Array("HCL1".utf8)
+    /// The transfer type under which a message too large to go as one session message travels as an in-memory
+    /// transfer (chunked, with progress and a SHA-256 check); its data is the encoded message.
+    public static let transferType = "application/x-huddle-clip"
+    /// Messages up to this size go as one session message (lowest latency); larger ones as a transfer.
+    public static let largestDirectMessage = 1024 * 1024
     /// The longest origin (a session instance token) accepted.
     public static let maximumOriginLength = 64
     /// The longest reason text accepted in an answer.

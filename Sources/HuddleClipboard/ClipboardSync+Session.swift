@@ -35,12 +35,53 @@ extension ClipboardSync {
         case .received(let bytes, let peer):
             await received(bytes, from: peer)
         case .transferOffered(let transfer):
-            await session.declineTransfer(transfer, reason: "clipboard sync takes no files; use huddle receive")
+            await offered(transfer)
+        case .transferReceivedData(let id, let peer, let data):
+            guard incomingItems.removeValue(forKey: id) != nil else { return }
+            await received(Array(data), from: peer)
+        case .transferProgress(let progress):
+            guard progress.direction == .sending || incomingItems[progress.id] != nil else { return }
+            emit.yield(.progress(progress, peer: await name(progress.peer)))
+        case .transferFailed(let id, let peer, let error):
+            guard incomingItems.removeValue(forKey: id) != nil else { return }
+            emit.yield(.notTaken(nil, from: await name(peer), reason: "the item did not arrive whole: \(error)"))
         case .peerError(let peer, let error):
             let who = peer.map { "\($0)" } ?? "session"
             emit.yield(.problem("\(who): \(error)"))
-        case .connectionRequestEnded, .transferProgress, .transferFinished, .transferFailed, .transferReceivedData:
+        case .connectionRequestEnded, .transferFinished:
             return
+        }
+    }
+
+    /// A large item coming as an in-memory transfer: taken into memory when the peer is paired and the size
+    /// within the cap; anything else (files, directories) is declined with the reason.
+    func offered(_ transfer: IncomingTransfer) async {
+        let name = await name(transfer.peer)
+        guard transfer.type == ClipMessage.transferType, !transfer.isDirectory else {
+            await session.declineTransfer(transfer, reason: "clipboard sync takes no files; use huddle receive")
+            return
+        }
+        guard connected.contains(transfer.peer) else {
+            await session.declineTransfer(transfer, reason: "not paired with this machine")
+            emit.yield(.notTaken(nil, from: name, reason: "it is not paired with this machine"))
+            return
+        }
+        // The message carries the item plus a few hundred bytes of framing.
+        let limit = UInt64(configuration.filter.maximumBytes) + 64 * 1024
+        guard transfer.size <= limit else {
+            let reason =
+                "it is \(ByteCountText.describe(Int(clamping: transfer.size))), over the "
+                + "\(ByteCountText.describe(configuration.filter.maximumBytes)) limit"
+            await session.declineTransfer(transfer, reason: reason)
+            emit.yield(.notTaken(nil, from: name, reason: reason))
+            return
+        }
+        do {
+            try await session.acceptTransferIntoMemory(transfer)
+            incomingItems[transfer.id] = transfer.peer
+        } catch {
+            await session.declineTransfer(transfer, reason: "\(error)")
+            emit.yield(.notTaken(nil, from: name, reason: "\(error)"))
         }
     }
 

@@ -23,10 +23,13 @@ extension ClipboardSync {
     }
 
     func sendShare(_ message: ClipMessage, to peer: PeerID) async {
+        guard message.encoded().count <= ClipMessage.largestDirectMessage else {
+            return await send(message, to: [peer])
+        }
         do {
             try await session.send(message.encoded(), to: [peer])
         } catch {
-            shareWaiters.removeValue(forKey: message.stamp)?.continuation.resume(throwing: error)
+            failShare(message.stamp, peer: peer, error: error)
         }
     }
 

@@ -1,6 +1,7 @@
 public import Foundation
 public import Huddle
 public import HuddlePasteboard
+import HuddleWire
 
 /// Clipboard sharing and continuous sync between the peers of a ``PeerSession``.
 ///
@@ -35,6 +36,8 @@ public actor ClipboardSync {
     /// Shares sent from here, waiting for their answer.
     var shareWaiters: [ClipStamp: (peer: PeerID, continuation: CheckedContinuation<Void, any Error>)] = [:]
     var connected: Set<PeerID> = []
+    /// Items arriving as in-memory transfers, by transfer.
+    var incomingItems: [TransferID: PeerID] = [:]
     /// When this machine last wrote to the clipboard.
     var lastWrite: Date?
     /// The item the clipboard should end up holding, while a write is under way.
@@ -151,12 +154,38 @@ public actor ClipboardSync {
         connected.filter { $0 != excluded }.sorted()
     }
 
+    /// Sends a message: as one session message when small, else as an in-memory transfer to each peer (in the
+    /// background, with progress; a failure is reported).
     func send(_ message: ClipMessage, to peers: [PeerID]) async {
-        do {
-            try await session.send(message.encoded(), to: peers)
-        } catch {
-            emit.yield(.problem("could not send to \(await names(peers).joined(separator: ", ")): \(error)"))
+        let bytes = message.encoded()
+        guard bytes.count > ClipMessage.largestDirectMessage else {
+            do {
+                try await session.send(bytes, to: peers)
+            } catch {
+                emit.yield(.problem("could not send to \(await names(peers).joined(separator: ", ")): \(error)"))
+            }
+            return
         }
+        let data = Data(bytes)
+        for peer in peers {
+            let name = await name(peer)
+            let (session, emit) = (self.session, self.emit)
+            Task {
+                do {
+                    try await session.sendData(data, named: "clipboard item", to: peer, type: ClipMessage.transferType)
+                } catch {
+                    emit.yield(.problem("could not send the item to \(name): \(error)"))
+                    self.failShare(message.stamp, peer: peer, error: error)
+                }
+            }
+        }
+    }
+
+    /// A share whose data could not be sent ends its waiter with the error.
+    func failShare(_ stamp: ClipStamp, peer: PeerID, error: any Error) {
+        guard let waiter = shareWaiters[stamp], waiter.peer == peer else { return }
+        shareWaiters[stamp] = nil
+        waiter.continuation.resume(throwing: error)
     }
 
     func name(_ peer: PeerID) async -> String {

@@ -54,6 +54,8 @@ public enum ClipboardSyncEvent: Sendable {
     case refusedByPeer(String, reason: String)
     /// A peer shared an item on purpose: take it with ``ClipboardSync/acceptShare(_:)`` or decline it.
     case shareOffered(ClipShareOffer)
+    /// A large item on its way (sent or received as a transfer): bytes done of the total.
+    case progress(TransferProgress, peer: String)
     /// Something went wrong that did not stop sync (a clipboard read or write failed).
     case problem(String)
 }

@@ -35,15 +35,16 @@ struct ClipFilterOptions: ParsableArguments {
 
     @Option(
         name: .customLong("max-size"),
-        help: ArgumentHelp("The largest item to send or take: bytes, or with K or M (most 48M).", valueName: "size")
+        help: ArgumentHelp("The largest item to send or take: bytes, or with K or M (most 256M).", valueName: "size")
     )
     var maxSize = "16M"
 
     @Flag(help: "Use the PRIMARY selection (X11's select-to-copy) instead of CLIPBOARD.")
     var primary = false
 
-    /// The largest --max-size: the session's message ceiling less room for the framing.
-    static let ceiling = 48 * 1024 * 1024
+    /// The largest --max-size. Items over 1 MiB travel as in-memory transfers (chunked, with progress), and a
+    /// whole item is held in memory on both ends (as the clipboard holds it), so the cap stays well within RAM.
+    static let ceiling = 256 * 1024 * 1024
 
     var selection: PasteboardSelection { primary ? .primary : .clipboard }
 
@@ -59,7 +60,7 @@ struct ClipFilterOptions: ParsableArguments {
             throw ValidationError("--types: \(error)")
         }
         guard let bytes = Self.bytes(maxSize), bytes > 0, bytes <= Self.ceiling else {
-            throw ValidationError("--max-size takes a size from 1 byte to 48M, e.g. 512K or 16M")
+            throw ValidationError("--max-size takes a size from 1 byte to 256M, e.g. 512K or 16M")
         }
         return ClipboardItemFilter(kinds: kinds, maximumBytes: bytes)
     }
@@ -86,10 +87,11 @@ struct ClipFilterOptions: ParsableArguments {
         return ClipboardSync(session: session, pasteboard: nil, configuration: configuration)
     }
 
-    /// Session messages large enough for the biggest item allowed.
+    /// Session messages large enough for items sent directly, in-memory transfers for the biggest item allowed.
     func adjust(_ configuration: inout PeerSessionConfiguration) {
-        let limit = ((try? filter())?.maximumBytes ?? Self.ceiling) + 1024 * 1024
-        configuration.connection.maximumMessageSize = min(limit, PeerConnectionConfiguration.messageSizeCeiling)
+        configuration.connection.maximumMessageSize = ClipMessage.largestDirectMessage + 64 * 1024
+        let largest = (try? filter())?.maximumBytes ?? Self.ceiling
+        configuration.transfers.maximumInMemorySize = UInt64(largest) + 64 * 1024
     }
 }
 

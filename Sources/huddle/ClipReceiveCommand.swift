@@ -42,6 +42,7 @@ struct ClipReceiveCommand: AsyncParsableCommand {
         let input = InputAnswers()
         let running = Task { try await sync.run() }
         var handled = 0
+        let reporter = ProgressReporter(json: false)
         events: for await event in sync.events {
             switch event {
             case .connectionRequest(let request):
@@ -54,6 +55,8 @@ struct ClipReceiveCommand: AsyncParsableCommand {
                 Output.line("! not taken from \(peer)\(summary.map { " (\($0))" } ?? ""): \(reason)")
             case .problem(let text):
                 Output.line("! \(text)")
+            case .progress(let progress, _):
+                reporter.show(progress)
             default:
                 continue
             }

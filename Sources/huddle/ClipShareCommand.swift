@@ -42,10 +42,16 @@ struct ClipShareCommand: AsyncParsableCommand {
         let input = InputAnswers()
         let running = Task { try await sync.run() }
         let autoAccept = options.yes
+        let reporter = ProgressReporter(json: false)
         let prompts = Task {
             for await event in sync.events {
-                if case .connectionRequest(let request) = event {
+                switch event {
+                case .connectionRequest(let request):
                     await ClipPairing.answer(request, session: session, input: input, autoAccept: autoAccept)
+                case .progress(let progress, _):
+                    reporter.show(progress)
+                default:
+                    continue
                 }
             }
         }

@@ -89,6 +89,16 @@ struct ClipSyncLog {
     }
 
     func show(_ event: ClipboardSyncEvent) {
+        if case .progress(let progress, let peer) = event {
+            // Large items only; one line each in JSON, nothing in the plain log (the result line follows).
+            if json {
+                Output.json([
+                    "event": "progress", "peer": peer, "direction": progress.direction == .sending ? "send" : "receive",
+                    "completed": progress.completed, "total": progress.total,
+                ])
+            }
+            return
+        }
         let (name, fields, text, isRefusal) = describe(event)
         if json {
             Output.json(fields.merging(["event": name]) { $1 })
@@ -133,6 +143,8 @@ struct ClipSyncLog {
             )
         case .problem(let text):
             return ("problem", ["text": text], "! \(text)", true)
+        case .progress(_, let peer):
+            return ("progress", ["peer": peer], "", false)
         case .connectionRequest(let request):
             return ("pairing", ["peer": request.displayName], "? \(request.displayName) asks to pair", false)
         }

@@ -6,6 +6,7 @@ home, a restarted peer gets the latest item only, and share / receive ask first 
 from __future__ import annotations
 
 import os
+import random
 import shutil
 import signal
 import subprocess
@@ -47,20 +48,13 @@ def clip(host, home: str, display: XDisplay, name: str, *args: str, stdin: bool 
 
 def png(width: int, height: int, seed: int = 0) -> bytes:
     """A valid RGB PNG of pseudo-random pixels (incompressible, so its size is about 3·w·h)."""
-    raw = bytearray()
-    state = seed * 2654435761 + 12345
-    for _ in range(height):
-        raw.append(0)
-        row = bytearray(3 * width)
-        for i in range(len(row)):
-            state = (state * 1103515245 + 12345) & 0x7FFFFFFF
-            row[i] = state >> 16 & 0xFF
-        raw += row
+    pixels = random.Random(seed).randbytes(3 * width * height)
+    raw = b"".join(b"\x00" + pixels[row * 3 * width:(row + 1) * 3 * width] for row in range(height))
 
     def chunk(kind: bytes, data: bytes) -> bytes:
         return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
     header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
-    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(bytes(raw), 1)) \
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(raw, 1)) \
         + chunk(b"IEND", b"")
 
 
@@ -313,3 +307,48 @@ def test_after_a_network_drop_only_the_latest_item_arrives(testbed, huddle, home
     assert x_bob.paste() == b"during the drop 2"
     for proc in (ada, bob):
         assert proc.stop() == 0, proc.output()
+
+
+@pytest.mark.hosts(3)
+def test_a_large_image_goes_as_a_transfer_and_an_over_cap_machine_refuses_it(testbed, huddle, homes, xdisplays):
+    """A 5 MiB PNG (over the 1 MiB that goes as one message) travels as an in-memory transfer and arrives
+    identical; a machine with --max-size 2M refuses it, and both it and the sender say why."""
+    names = ["Ada", "Bob", "Cy"]
+    displays = [xdisplays() for _ in range(3)]
+    extra = [[], [], ["--max-size", "2M"]]
+    procs = [clip(testbed[i], homes(names[i]), displays[i], names[i], "sync", "--trust-on-first-use", *extra[i])
+             for i in range(3)]
+    for i, proc in enumerate(procs):
+        for j, other in enumerate(names):
+            if i != j:
+                proc.wait_line(lambda l, other=other: l == f"+ {other} connected", 30)
+    image = png(1300, 1300, seed=7)
+    assert len(image) > 5_000_000
+    displays[0].copy(image, "image/png")
+    procs[0].wait_line(lambda l: l.startswith("→ shared image/png (4.8 MiB)"), 30)
+    displays[1].wait_for(image, "image/png", timeout=30)
+    procs[2].wait_line(lambda l: l.startswith("! not taken from Ada") and "over the 2.0 MiB limit" in l, 30)
+    procs[0].wait_line(lambda l: l.startswith("! could not send the item to Cy") and "2.0 MiB limit" in l, 30)
+    assert displays[2].paste("image/png") in (None, b"")
+    for proc in procs:
+        assert proc.stop() == 0, proc.output()
+
+
+@pytest.mark.hosts(2)
+def test_a_large_shared_image_arrives_with_progress_and_is_saved(testbed, huddle, homes, xdisplays):
+    a, b = testbed[0], testbed[1]
+    x_ada, x_bob = xdisplays(), xdisplays()
+    out = os.path.join(homes("files"), "shot.png")
+    receive = clip(b, homes("Bob"), x_bob, "Bob", "receive", "--trust-on-first-use", "--yes", "--count", "1",
+                   "--out", out, "--type", "image/png")
+    receive.wait_line(lambda l: l.startswith("Waiting for shared clipboard items"), 15)
+    image = png(1000, 1000, seed=9)
+    x_ada.copy(image, "image/png")
+    share = clip(a, homes("Ada"), x_ada, "Ada", "share", "--to", "Bob", "--yes")
+    share.wait_line(lambda l: l == "Bob took it", 60)
+    assert share.wait_exit(15) == 0, share.output()
+    assert receive.wait_exit(15) == 0, receive.output()
+    assert any(l.startswith("receiving") and "100%" in l for _, l in receive.lines), receive.output()
+    assert any(l == f"saved to {out}" for _, l in receive.lines), receive.output()
+    with open(out, "rb") as f:
+        assert f.read() == image
