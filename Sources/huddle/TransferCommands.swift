@@ -10,9 +10,10 @@ struct SendCommand: AsyncParsableCommand {
         commandName: "send",
         abstract: "Send files and directories to a peer: verified on arrival, resumed if interrupted.",
         discussion: """
-            Finds the peer named by --to in the session (the only one, if there is just one), connects (compare \
-            the code at first contact), and sends each path in turn. The receiver checks every file's SHA-256 \
-            before keeping it. Exits 0 only when every file was verified on the other side.
+            Finds the peer named by --to in the session (the only one, if there is just one; with several \
+            and no --to, a numbered list to pick from), connects (compare the code at first contact), and sends \
+            each path in turn. Repeat --to to send to several peers at once. The receiver checks every file's \
+            SHA-256 before keeping it. Exits 0 only when every file was verified on every peer.
 
             A directory goes whole, with its structure: one offer lists every file (path, size, SHA-256), the \
             receiver answers once, and the files follow back to back. Symbolic links, sockets and devices inside \
@@ -27,12 +28,19 @@ struct SendCommand: AsyncParsableCommand {
 
               huddle send photo.png --to Bob
               huddle send ~/Pictures/holiday notes.txt --to Bob
+              huddle send slides.pdf --to Bob --to Cy
             """
     )
 
     @Argument(help: "Files and directories to send.") var paths: [String]
     @Flag(help: "Print one JSON object per line (progress, sent, skipped, failed).") var json = false
-    @Option(help: "The peer's name (default: the only peer found).") var to: String?
+    @Option(
+        help: ArgumentHelp(
+            "The peer's name; repeat to send to several (default: the only peer found, or pick from a list).",
+            valueName: "name"
+        )
+    )
+    var to: [String] = []
     @Option(help: "How long to look for the peer, in seconds.") var wait: Double = 15
     @OptionGroup var options: SessionOptions
 
@@ -64,15 +72,33 @@ struct SendCommand: AsyncParsableCommand {
                 }
             }
         }
-        let peer: PeerID
+        let peers: [PeerID]
         do {
-            peer = try await Rendezvous(session: session).connect(to: to, within: wait)
+            peers = try await Rendezvous(session: session).connect(to: to, within: wait, picker: input)
         } catch {
             progress.cancel()
             await session.stop()
             throw error
         }
-        var failed = false
+        // Each peer gets the files in order; several peers are served at once, so a slow one holds up no other.
+        let failures = await withTaskGroup(of: Int.self) { group in
+            for peer in peers {
+                group.addTask {
+                    let name = peers.count > 1 ? await session.displayName(for: peer) : nil
+                    return await send(to: peer, named: name, on: session, reporter: reporter)
+                }
+            }
+            return await group.reduce(0, +)
+        }
+        progress.cancel()
+        await session.stop()
+        if failures > 0 { throw ExitCode(1) }
+    }
+
+    /// Sends every path to one peer; returns how many failed. `name` is set when there are several peers.
+    func send(to peer: PeerID, named name: String?, on session: PeerSession, reporter: ProgressReporter) async -> Int {
+        var failed = 0
+        let suffix = name.map { " to \($0)" } ?? ""
         for path in paths {
             let url = URL(fileURLWithPath: path)
             do {
@@ -82,21 +108,21 @@ struct SendCommand: AsyncParsableCommand {
                     try await sendDirectory(url, to: peer, on: session, reporter: reporter)
                 } else {
                     try await session.sendFile(at: url, to: peer)
+                    var fields: [String: Any] = ["file": url.lastPathComponent]
+                    if let name { fields["peer"] = name }
                     reporter.result(
                         "sent",
-                        ["file": url.lastPathComponent],
-                        text: "sent \(url.lastPathComponent): verified by the receiver"
+                        fields,
+                        text: "sent \(url.lastPathComponent)\(suffix): verified by the receiver"
                     )
                 }
             } catch {
                 if json { reporter.result("failed", ["file": url.lastPathComponent, "error": "\(error)"], text: "") }
-                Output.error("\(url.lastPathComponent): \(error)")
-                failed = true
+                Output.error("\(url.lastPathComponent)\(suffix): \(error)")
+                failed += 1
             }
         }
-        progress.cancel()
-        await session.stop()
-        if failed { throw ExitCode(1) }
+        return failed
     }
 
     func sendDirectory(_ url: URL, to peer: PeerID, on session: PeerSession, reporter: ProgressReporter) async throws {
@@ -222,43 +248,17 @@ struct ReceiveCommand: AsyncParsableCommand {
     }
 }
 
-/// Finds a peer by name and connects to it; the caller answers the code prompt.
-struct Rendezvous {
-    let session: PeerSession
-
-    func connect(to name: String?, within seconds: Double) async throws -> PeerID {
-        let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
-        var target: PeerID?
-        while target == nil && ContinuousClock.now < deadline {
-            var named: [PeerID] = []
-            for peer in await session.peers(in: .available) + session.peers(in: .connected) {
-                let peerName = await session.displayName(for: peer)
-                if name == nil || peerName == name { named.append(peer) }
-            }
-            if named.count == 1 { target = named[0] } else { try await Task.sleep(for: .milliseconds(100)) }
-        }
-        guard let target else {
-            Output.error(name.map { "no peer called \($0) found" } ?? "no single peer found; name one with --to")
-            throw ExitCode(69)
-        }
-        do {
-            try await session.connect(to: target, timeout: .seconds(120))
-        } catch {
-            Output.error("could not connect: \(error)")
-            throw ExitCode(69)
-        }
-        return target
-    }
-}
-
-/// y/n answers read from standard input, one line each (end of input answers no).
+/// y/n answers (and other replies) read from standard input, one line each (end of input answers no).
 final class InputAnswers: Sendable {
     private let lines = InputLines.stream()
 
     func answer() async -> Bool {
-        for await line in lines {
-            return line.trimmingCharacters(in: .whitespaces).lowercased().hasPrefix("y")
-        }
-        return false
+        await line()?.trimmingCharacters(in: .whitespaces).lowercased().hasPrefix("y") ?? false
+    }
+
+    /// The next line, or nil at the end of input.
+    func line() async -> String? {
+        for await line in lines { return line }
+        return nil
     }
 }
