@@ -37,7 +37,12 @@ extension PeerSession {
         guard case .needed(let needed) = try await ask(.directoryOffer(offer), id: id, peer: peer) else {
             throw PeerSessionError.transferFailed("the receiver answered a directory offer as a file")
         }
-        let sent = try await streamDirectory(offer, scan: scan, needed: needed, to: peer)
+        let sent: UInt64
+        do {
+            sent = try await streamDirectory(offer, scan: scan, needed: needed, to: peer)
+        } catch PeerSessionError.cancelled {
+            throw earlyFailure(id) ?? .cancelled
+        }
         _ = try await ask(.end(id), id: id, peer: peer)
         return DirectoryTransferReport(
             id: id,

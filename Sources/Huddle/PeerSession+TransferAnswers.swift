@@ -10,6 +10,10 @@ extension PeerSession {
     /// - Throws: ``PeerSessionError/notConnected(_:)`` when the peer is gone already, `.cancelled`; the
     ///   receiver's refusal.
     func ask(_ message: TransferMessage, id: TransferID, peer: PeerID) async throws -> OutgoingReply {
+        if let early = outgoing[id]?.early {
+            outgoing[id]?.early = nil
+            return try early.get()
+        }
         if cancelledTransfers.withLock({ $0.contains(id) }) { throw PeerSessionError.cancelled }
         return try await withCheckedThrowingContinuation { continuation in
             guard outgoing[id] != nil else { return continuation.resume(throwing: PeerSessionError.cancelled) }

@@ -47,16 +47,33 @@ extension PeerSession {
             throw PeerSessionError.transferFailed("the receiver answered a file offer as a directory")
         }
         guard offset <= size else { throw PeerSessionError.transferFailed("the receiver asked to resume past the end") }
-        try await streamSingle(source, name: name, id: id, from: offset, size: size, to: peer)
+        do {
+            try await streamSingle(source, name: name, id: id, from: offset, size: size, to: peer)
+        } catch PeerSessionError.cancelled {
+            throw earlyFailure(id) ?? .cancelled
+        }
         _ = try await ask(.end(id), id: id, peer: peer)
         return id
     }
 
     /// Waits for the receiver's next answer about `id` (accept, decline, result, cancel).
-    /// Hands the waiting sender its answer.
+    /// Hands the waiting sender its answer. An answer that comes while nothing waits — the receiver failed in
+    /// the middle of the stream (a full disk) — is kept for the sender's next ``ask(_:id:peer:)``, and a failure
+    /// stops the stream at its next chunk.
     func answer(_ id: TransferID, with result: Result<OutgoingReply, PeerSessionError>) {
-        outgoing[id]?.waiter?.resume(with: result)
-        outgoing[id]?.waiter = nil
+        if let waiter = outgoing[id]?.waiter {
+            outgoing[id]?.waiter = nil
+            waiter.resume(with: result)
+        } else if outgoing[id] != nil {
+            outgoing[id]?.early = result
+            if case .failure = result { cancelledTransfers.withLock { _ = $0.insert(id) } }
+        }
+    }
+
+    /// The receiver's reason when a stream stopped because it failed, else nil.
+    func earlyFailure(_ id: TransferID) -> PeerSessionError? {
+        guard case .failure(let error)? = outgoing[id]?.early else { return nil }
+        return error
     }
 
     /// Accepts an offered file or directory into `directory`.
@@ -75,6 +92,16 @@ extension PeerSession {
         guard let offer = pendingOffers.removeValue(forKey: transfer.id) else {
             throw PeerSessionError.transferFailed("no such offer")
         }
+        do {
+            try openPartial(transfer, offer: offer, in: directory)
+        } catch {
+            // The sender is told at once rather than left waiting for an answer.
+            sendResourceNow(.decline(transfer.id, reason: "the receiver cannot write: \(error)"), to: transfer.peer)
+            throw error
+        }
+    }
+
+    func openPartial(_ transfer: IncomingTransfer, offer: TransferOffer, in directory: URL) throws {
         let partial = directory.appendingPathComponent(".\(transfer.name).\(transfer.sha256.prefix(16)).huddle-partial")
         let manager = FileManager.default
         var have: UInt64 = 0
@@ -205,6 +232,8 @@ extension TransferID {
 struct OutgoingTransfer {
     let peer: PeerID
     var waiter: CheckedContinuation<OutgoingReply, any Error>?
+    /// An answer that came while nothing waited.
+    var early: Result<OutgoingReply, PeerSessionError>?
 }
 
 /// What a receiver answered a sender.
