@@ -93,11 +93,17 @@ extension PeerSession {
         let handle = try FileHandle(forWritingTo: partial)
         try handle.truncate(atOffset: have)
         try handle.seek(toOffset: have)
+        let writer = TransferWriter(
+            handle: handle,
+            hasher: hasher,
+            flow: flow,
+            beforeWrite: configuration.beforeTransferWrite
+        )
         incoming[transfer.id] = IncomingFile(
             transfer: transfer,
             offer: offer,
-            sink: .file(handle: handle, partial: partial, directory: directory),
-            hasher: hasher,
+            sink: .file(writer: writer, partial: partial, directory: directory),
+            hasher: FileHasher(),
             written: have
         )
         sendResourceNow(.accept(transfer.id, offset: have), to: transfer.peer)
