@@ -161,7 +161,8 @@ extension PeerSession {
         channel.writeAndFlush(PeerOutbound.resource(buffer), promise: nil)
     }
 
-    /// Reads the file (or data) in chunks and sends them; each send waits while the connection's buffer is full.
+    /// Reads the file (or data) in chunks and sends them through a ``ResourcePipeline``: no hand-over to the event
+    /// loop and back per chunk, and a wait whenever the connection's buffer is full.
     nonisolated func streamSingle(
         _ source: TransferSource,
         name: String,
@@ -177,11 +178,12 @@ extension PeerSession {
         var position = offset
         var reported = offset
         let chunk = configuration.transfers.chunkSize
+        var pipeline = ResourcePipeline()
         while position < size {
             if cancelledTransfers.withLock({ $0.contains(id) }) { throw PeerSessionError.cancelled }
             let data = try reader.read(upTo: Int(min(UInt64(chunk), size - position)))
             guard !data.isEmpty else { throw PeerSessionError.transferFailed("\(name) shrank while being sent") }
-            try await sendResource(.chunk(id, offset: position, data: ByteBuffer(bytes: data)), to: peer)
+            try await pipeline.send(.chunk(id, offset: position, data: ByteBuffer(bytes: data)), to: peer, on: self)
             position += UInt64(data.count)
             if position - reported >= 1 << 20 || position == size {
                 reported = position
@@ -199,6 +201,7 @@ extension PeerSession {
                 )
             }
         }
+        try await pipeline.drain()
     }
 }
 
