@@ -59,7 +59,7 @@ extension PeerSession {
     func handle(_ event: PeerConnectionEvent, on id: Int) {
         guard connections[id] != nil else {
             if case .message(let buffer) = event { flow.consumed(buffer.readableBytes) }
-            if case .resource(let buffer) = event { flow.consumed(buffer.readableBytes) }
+            if case .resource(let buffer) = event { flow.consumedResource(buffer.readableBytes) }
             return
         }
         switch event {
@@ -75,9 +75,9 @@ extension PeerSession {
             guard let peer = slot.peer else { return flow.consumed(buffer.readableBytes) }
             emit(.received(Array(buffer.readableBytesView), from: peer))
         case .resource(let buffer):
-            defer { flow.consumed(buffer.readableBytes) }
-            guard let peer = connections[id]?.peer else { return }
-            receivedResource(buffer, from: peer)
+            guard let peer = connections[id]?.peer else { return flow.consumedResource(buffer.readableBytes) }
+            // A chunk of a file being written counts until its writer has written it; the rest count until now.
+            if !receivedResource(buffer, from: peer) { flow.consumedResource(buffer.readableBytes) }
         case .closed(let error):
             connectionEnded(id, error: error.map { .connection($0) })
         }

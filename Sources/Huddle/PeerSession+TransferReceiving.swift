@@ -5,8 +5,10 @@ import Synchronization
 
 extension PeerSession {
     /// Handles one message of the resource stream; messages that do not decode are dropped.
-    func receivedResource(_ buffer: ByteBuffer, from peer: PeerID) {
-        guard let message = try? TransferMessage(decoding: buffer) else { return }
+    /// - Returns: whether the message's bytes went to a file's writer, which takes them off the receive budget
+    ///   once written; otherwise the caller does so now.
+    func receivedResource(_ buffer: ByteBuffer, from peer: PeerID) -> Bool {
+        guard let message = try? TransferMessage(decoding: buffer) else { return false }
         switch message {
         case .offer(let offer):
             receivedOffer(offer, from: peer)
@@ -26,12 +28,13 @@ extension PeerSession {
             if let file = incoming.removeValue(forKey: id) { closeKeepingPartial(file, reason: reason) }
             if let tree = incomingDirectories[id] { stopDirectory(tree, reason: reason) }
         case .chunk(let id, let offset, let data):
-            receivedChunk(id, offset: offset, data: data)
+            return receivedChunk(id, offset: offset, data: data, counted: buffer.readableBytes)
         case .entryChunk(let id, let index, let offset, let data):
             if let tree = incomingDirectories[id] { receivedEntryChunk(tree, index: index, offset: offset, data: data) }
         case .end(let id):
             if let tree = incomingDirectories[id] { finishDirectory(tree) } else { finish(id) }
         }
+        return false
     }
 
     func receivedOffer(_ offer: TransferOffer, from peer: PeerID) {
@@ -56,25 +59,35 @@ extension PeerSession {
         }
     }
 
-    func receivedChunk(_ id: TransferID, offset: UInt64, data: ByteBuffer) {
-        guard let file = incoming[id] else { return }
+    /// Takes one chunk of a file: into memory, or gathered for the file's writer.
+    /// - Returns: whether `counted` bytes of receive budget went to the writer with the chunk.
+    func receivedChunk(_ id: TransferID, offset: UInt64, data: ByteBuffer, counted: Int) -> Bool {
+        guard let file = incoming[id] else { return false }
         let count = UInt64(data.readableBytes)
         guard offset == file.written, file.written + count <= file.offer.size else {
             fail(file, reason: "chunk at \(offset) of \(count) bytes does not fit (have \(file.written))")
-            return
+            return false
         }
+        var handedOver = false
         switch file.sink {
-        case .file(let handle, _, _):
-            do {
-                try data.withUnsafeReadableBytes { try handle.write(contentsOf: $0) }
-            } catch {
-                fail(file, reason: "cannot write: \(error)", keepPartial: true)
-                return
+        case .file(let writer, _, _):
+            if let failure = writer.failure {
+                fail(file, reason: failure, keepPartial: true)
+                return false
             }
+            // The writer takes the chunk's bytes off the budget once written; the message's header goes now.
+            flow.consumedResource(counted - data.readableBytes)
+            if file.pending.readableBytes == 0 {
+                file.pending.reserveCapacity(max(configuration.transfers.writeSize, data.readableBytes))
+            }
+            var chunk = data
+            file.pending.writeBuffer(&chunk)
+            if file.pending.readableBytes >= configuration.transfers.writeSize { file.flushPending() }
+            handedOver = true
         case .memory:
             file.memory.append(contentsOf: data.readableBytesView)
+            data.withUnsafeReadableBytes { file.hasher.update($0) }
         }
-        data.withUnsafeReadableBytes { file.hasher.update($0) }
         file.written += count
         if file.written - file.reportedAt >= 1 << 20 || file.written == file.offer.size {
             file.reportedAt = file.written
@@ -91,16 +104,34 @@ extension PeerSession {
                 )
             )
         }
+        return handedOver
     }
 
+    /// The sender is done: once the writer has written (and hashed) everything, check and keep the file.
     func finish(_ id: TransferID) {
         guard let file = incoming.removeValue(forKey: id) else { return }
-        file.close(sync: true)
+        guard case .file(let writer, _, _) = file.sink else {
+            return verify(file, sha256: file.hasher.digest(), failure: nil)
+        }
+        file.flushPending()
+        Task {
+            let (sha256, failure) = await writer.close(sync: true)
+            verify(file, sha256: sha256, failure: failure)
+        }
+    }
+
+    /// Checks a finished file's size and SHA-256, then keeps it under a free name (or hands over its bytes).
+    func verify(_ file: IncomingFile, sha256: [UInt8], failure: String?) {
+        let id = file.transfer.id
+        if let failure {
+            fail(file, reason: failure, keepPartial: true)
+            return
+        }
         guard file.written == file.offer.size else {
             fail(file, reason: "ended at \(file.written) of \(file.offer.size) bytes", keepPartial: true)
             return
         }
-        guard file.hasher.digest() == file.offer.sha256 else {
+        guard sha256 == file.offer.sha256 else {
             if let partial = file.partial { try? FileManager.default.removeItem(at: partial) }
             fail(file, reason: "SHA-256 mismatch: the data does not match the offer")
             return
@@ -122,15 +153,33 @@ extension PeerSession {
 
     func fail(_ file: IncomingFile, reason: String, keepPartial: Bool = false) {
         incoming[file.transfer.id] = nil
-        file.close(sync: false)
+        // Removed at once: a write still under way goes to the unlinked file, never to a partial file made anew.
         if !keepPartial, let partial = file.partial { try? FileManager.default.removeItem(at: partial) }
         sendResourceNow(.result(file.transfer.id, ok: false, reason: reason), to: file.transfer.peer)
-        emit(.transferFailed(file.transfer.id, file.transfer.peer, .transferFailed(reason)))
+        closing(
+            file,
+            sync: false,
+            thenEmit: .transferFailed(file.transfer.id, file.transfer.peer, .transferFailed(reason))
+        )
     }
 
     func closeKeepingPartial(_ file: IncomingFile, reason: String) {
-        file.close(sync: true)
-        emit(.transferFailed(file.transfer.id, file.transfer.peer, .transferFailed(reason)))
+        closing(
+            file,
+            sync: true,
+            thenEmit: .transferFailed(file.transfer.id, file.transfer.peer, .transferFailed(reason))
+        )
+    }
+
+    /// Hands the file's last chunks to its writer and closes it; `event` goes out once the file holds every byte
+    /// received, so whoever hears of a kept partial file finds it whole on disk.
+    func closing(_ file: IncomingFile, sync: Bool, thenEmit event: PeerSessionEvent) {
+        guard case .file(let writer, _, _) = file.sink else { return emit(event) }
+        file.flushPending()
+        Task {
+            _ = await writer.close(sync: sync)
+            emit(event)
+        }
     }
 
     /// The peer went away: partial files and staging directories stay for a resume, senders' calls fail.

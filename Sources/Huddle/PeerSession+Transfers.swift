@@ -120,11 +120,17 @@ extension PeerSession {
         let handle = try FileHandle(forWritingTo: partial)
         try handle.truncate(atOffset: have)
         try handle.seek(toOffset: have)
+        let writer = TransferWriter(
+            handle: handle,
+            hasher: hasher,
+            flow: flow,
+            beforeWrite: configuration.beforeTransferWrite
+        )
         incoming[transfer.id] = IncomingFile(
             transfer: transfer,
             offer: offer,
-            sink: .file(handle: handle, partial: partial, directory: directory),
-            hasher: hasher,
+            sink: .file(writer: writer, partial: partial, directory: directory),
+            hasher: FileHasher(),
             written: have
         )
         sendResourceNow(.accept(transfer.id, offset: have), to: transfer.peer)
@@ -182,7 +188,8 @@ extension PeerSession {
         channel.writeAndFlush(PeerOutbound.resource(buffer), promise: nil)
     }
 
-    /// Reads the file (or data) in chunks and sends them; each send waits while the connection's buffer is full.
+    /// Reads the file (or data) in chunks and sends them through a ``ResourcePipeline``: no hand-over to the event
+    /// loop and back per chunk, and a wait whenever the connection's buffer is full.
     nonisolated func streamSingle(
         _ source: TransferSource,
         name: String,
@@ -198,11 +205,12 @@ extension PeerSession {
         var position = offset
         var reported = offset
         let chunk = configuration.transfers.chunkSize
+        var pipeline = ResourcePipeline()
         while position < size {
             if cancelledTransfers.withLock({ $0.contains(id) }) { throw PeerSessionError.cancelled }
             let data = try reader.read(upTo: Int(min(UInt64(chunk), size - position)))
             guard !data.isEmpty else { throw PeerSessionError.transferFailed("\(name) shrank while being sent") }
-            try await sendResource(.chunk(id, offset: position, data: ByteBuffer(bytes: data)), to: peer)
+            try await pipeline.send(.chunk(id, offset: position, data: ByteBuffer(bytes: data)), to: peer, on: self)
             position += UInt64(data.count)
             if position - reported >= 1 << 20 || position == size {
                 reported = position
@@ -220,6 +228,7 @@ extension PeerSession {
                 )
             }
         }
+        try await pipeline.drain()
     }
 }
 

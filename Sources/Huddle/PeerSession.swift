@@ -110,7 +110,10 @@ public actor PeerSession {
             self.directory = MDNSPeerDirectory(stack: try await MDNSStack.start())
         }
         let (stream, sink) = AsyncStream<PeerSessionEvent>.makeStream()
-        flow = ReceiveFlow(budget: configuration.maximumUndeliveredBytes)
+        flow = ReceiveFlow(
+            budget: configuration.maximumUndeliveredBytes,
+            transferBudget: configuration.transfers.maximumBufferedBytes
+        )
         events = PeerSessionEvents(stream: stream, flow: flow)
         eventSink = sink
         (inboxStream, inbox) = AsyncStream.makeStream()
@@ -178,6 +181,11 @@ public actor PeerSession {
 
     /// Bytes received and not yet taken from ``events``.
     public nonisolated var undeliveredBytes: Int { flow.undelivered }
+
+    /// Bytes of incoming transfers received and not yet written to disk: now, and the most there ever were.
+    ///
+    /// Bounded by ``TransferConfiguration/maximumBufferedBytes`` plus what one read of the socket brings.
+    public nonisolated var bufferedTransferBytes: (now: Int, peak: Int) { flow.bufferedTransferBytes }
 
     func listen() async throws -> any Channel {
         let wire: @Sendable (any Channel) -> PeerChannels.Wiring = { [inbox] channel in

@@ -33,6 +33,8 @@ public struct PeerSessionConfiguration: Sendable {
     /// At most this many pairing runs may end unfinished or failed within `pairingWindow` (§3.5).
     public var maximumFailedPairings = 5
     public var pairingWindow: Duration = .seconds(600)
+    /// Runs on a file's writer before each of its writes; tests hold it to stand in for a stalled disk.
+    var beforeTransferWrite: (@Sendable () -> Void)?
 
     public init() {}
 

@@ -30,26 +30,40 @@ public struct PeerSessionEvents: AsyncSequence, Sendable {
     }
 }
 
-/// The connected peers' channels, and the bytes received but not yet taken by the consumer.
+/// The connected peers' channels, and the bytes received but not yet taken by the consumer or written to disk.
 ///
 /// Counting starts on the event loop, when a connection has a whole message (``PeerReceiveGate``), so the
-/// connection that pushes the total over the budget stops reading at once; all paused connections resume together
-/// when the consumer has caught up to half the budget.
+/// connection that pushes a total over its budget stops reading at once. Two totals have a budget each:
+/// - messages not yet taken from ``PeerSessionEvents`` (``PeerSessionConfiguration/maximumUndeliveredBytes``);
+/// - transfer data not yet written to disk (``TransferConfiguration/maximumBufferedBytes``): the resource stream
+///   counts from its arrival until the file writer has written (and hashed) it, so a disk or hash slower than the
+///   network stops the socket instead of growing a queue.
+///
+/// A connection paused by one total resumes when that total has fallen to half its budget and the other total
+/// does not hold it paused too.
 final class ReceiveFlow: PeerReceiveGate {
     struct State {
         var channels: [PeerID: any Channel] = [:]
         var undelivered = 0
         var paused: [ObjectIdentifier: any Channel] = [:]
+        var buffered = 0
+        var peakBuffered = 0
+        var pausedForTransfers: [ObjectIdentifier: any Channel] = [:]
     }
 
     let budget: Int
+    let transferBudget: Int
     let state = Mutex(State())
 
-    init(budget: Int) {
+    init(budget: Int, transferBudget: Int = 4 * 1024 * 1024) {
         self.budget = budget
+        self.transferBudget = transferBudget
     }
 
     var undelivered: Int { state.withLock { $0.undelivered } }
+
+    /// Transfer bytes received and not yet written, now and at most so far.
+    var bufferedTransferBytes: (now: Int, peak: Int) { state.withLock { ($0.buffered, $0.peakBuffered) } }
 
     func channel(for peer: PeerID) -> (any Channel)? { state.withLock { $0.channels[peer] } }
 
@@ -60,7 +74,10 @@ final class ReceiveFlow: PeerReceiveGate {
     func disconnected(_ peer: PeerID, channel: (any Channel)?) {
         state.withLock { state in
             if let current = state.channels[peer], current === channel { state.channels[peer] = nil }
-            if let channel { state.paused[ObjectIdentifier(channel)] = nil }
+            if let channel {
+                state.paused[ObjectIdentifier(channel)] = nil
+                state.pausedForTransfers[ObjectIdentifier(channel)] = nil
+            }
         }
     }
 
@@ -73,13 +90,34 @@ final class ReceiveFlow: PeerReceiveGate {
         }
     }
 
+    func receivedResource(_ count: Int, on channel: any Channel) -> Bool {
+        state.withLock { state in
+            state.buffered += count
+            state.peakBuffered = max(state.peakBuffered, state.buffered)
+            guard state.buffered > transferBudget else { return false }
+            state.pausedForTransfers[ObjectIdentifier(channel)] = channel
+            return true
+        }
+    }
+
     /// The consumer took (or the session dropped) a message of `count` bytes.
     func consumed(_ count: Int) {
         let resume: [any Channel] = state.withLock { state in
             state.undelivered -= count
             guard !state.paused.isEmpty, state.undelivered <= budget / 2 else { return [] }
             defer { state.paused.removeAll() }
-            return Array(state.paused.values)
+            return state.paused.filter { state.pausedForTransfers[$0.key] == nil }.map(\.value)
+        }
+        for channel in resume { channel.setOption(.autoRead, value: true).whenComplete { _ in } }
+    }
+
+    /// `count` bytes of the resource stream were written to disk (or handled, or dropped).
+    func consumedResource(_ count: Int) {
+        let resume: [any Channel] = state.withLock { state in
+            state.buffered -= count
+            guard !state.pausedForTransfers.isEmpty, state.buffered <= transferBudget / 2 else { return [] }
+            defer { state.pausedForTransfers.removeAll() }
+            return state.pausedForTransfers.filter { state.paused[$0.key] == nil }.map(\.value)
         }
         for channel in resume { channel.setOption(.autoRead, value: true).whenComplete { _ in } }
     }

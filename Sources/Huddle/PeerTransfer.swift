@@ -1,5 +1,6 @@
 import Foundation
 public import HuddleWire
+import NIOCore
 
 /// A file or directory a peer offers to send: answer with ``PeerSession/acceptTransfer(_:into:)`` (or, for a
 /// file, ``PeerSession/acceptTransferIntoMemory(_:)``) or ``PeerSession/declineTransfer(_:reason:)``.
@@ -59,6 +60,15 @@ public struct TransferConfiguration: Hashable, Sendable {
     /// The largest offer ``PeerSession/acceptTransferIntoMemory(_:)`` takes (64 MiB): a photo or a document fits
     /// easily, and a peer cannot make the receiver hold more than this in memory per transfer.
     public var maximumInMemorySize: UInt64 = 64 * 1024 * 1024
+    /// Transfer data received but not yet written to disk, for all incoming transfers together (4 MiB): past it
+    /// the session stops reading from the connection that brought it (TCP then holds the sender back) and reads
+    /// again when half of it has been written. The receiver's memory for transfers stays near this bound however
+    /// large the file and however slow the disk.
+    public var maximumBufferedBytes = 4 * 1024 * 1024
+    /// Received file data is gathered into writes of this size (1 MiB), written and hashed away from the session:
+    /// fewer system calls than one write per chunk, and a quarter of ``maximumBufferedBytes`` so that the socket
+    /// keeps reading while a write is under way.
+    public var writeSize = 1024 * 1024
     /// Bounds on directory offers: entries, manifest bytes, path length and depth, total size.
     public var manifestLimits = DirectoryManifestLimits()
     public init() {}
@@ -66,9 +76,9 @@ public struct TransferConfiguration: Hashable, Sendable {
 
 /// Incremental state of a file being received.
 final class IncomingFile {
-    /// Where the bytes go: a hidden partial file beside the final name, or memory.
+    /// Where the bytes go: a hidden partial file beside the final name, through its writer, or memory.
     enum Sink {
-        case file(handle: FileHandle, partial: URL, directory: URL)
+        case file(writer: TransferWriter, partial: URL, directory: URL)
         case memory
     }
 
@@ -77,7 +87,11 @@ final class IncomingFile {
     let sink: Sink
     /// The bytes so far, for a transfer into memory.
     var memory = Data()
+    /// The hash so far, for a transfer into memory (a file's writer keeps its own).
     var hasher: FileHasher
+    /// Chunks received for the writer and not yet handed to it, gathered into one larger write.
+    var pending = ByteBuffer()
+    /// Bytes received so far, resumed bytes included.
     var written: UInt64
     var reportedAt: UInt64
     let startedAt: UInt64
@@ -100,12 +114,13 @@ extension IncomingFile {
         return nil
     }
 
-    /// Closes the partial file (flushed to disk first when `sync`).
-    func close(sync: Bool) {
-        guard case .file(let handle, _, _) = sink else { return }
-        if sync { try? handle.synchronize() }
-        try? handle.close()
+    /// Hands the gathered chunks to the writer.
+    func flushPending() {
+        guard case .file(let writer, _, _) = sink, pending.readableBytes > 0 else { return }
+        writer.write(pending)
+        pending = ByteBuffer()
     }
+
 }
 
 /// What a directory transfer did, as the sender saw it.

@@ -57,10 +57,15 @@ extension PeerConnectionHandler {
             incoming[stream]!.writeBuffer(&payload)
         }
         guard frame.flags.contains(.endOfMessage), let message = incoming.removeValue(forKey: stream) else { return }
-        if setup.receiveGate?.received(message.readableBytes, on: context.channel) == true {
-            try? context.channel.syncOptions?.setOption(.autoRead, value: false)
+        let isMessage = stream == PeerFrame.messageStream
+        if let gate = setup.receiveGate {
+            let count = message.readableBytes
+            let pause =
+                isMessage
+                ? gate.received(count, on: context.channel) : gate.receivedResource(count, on: context.channel)
+            if pause { try? context.channel.syncOptions?.setOption(.autoRead, value: false) }
         }
-        report(stream == PeerFrame.messageStream ? .message(message) : .resource(message), context: context)
+        report(isMessage ? .message(message) : .resource(message), context: context)
     }
 
     func writeMessage(
