@@ -25,6 +25,8 @@ public enum PeerChannels {
             .serverChannelOption(.backlog, value: 64)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            .childChannelOption(receiveBuffer, value: receiveBufferBytes)
+            .childChannelOption(unsentLowWater, value: unsentLowWaterBytes)
             .childChannelInitializer { channel in
                 guard let ticket = admission.admit(channel.remoteAddress) else {
                     return channel.close()
@@ -58,6 +60,8 @@ public enum PeerChannels {
             return try await ClientBootstrap(group: group)
                 .connectTimeout(.milliseconds(milliseconds))
                 .channelOption(.socketOption(.tcp_nodelay), value: 1)
+                .channelOption(receiveBuffer, value: receiveBufferBytes)
+                .channelOption(unsentLowWater, value: unsentLowWaterBytes)
                 .channelInitializer { channel in
                     channel.eventLoop.makeCompletedFuture {
                         onChannel(channel)
@@ -74,6 +78,22 @@ public enum PeerChannels {
             throw PeerConnectionError.connectFailed("\(address): \(error)")
         }
     }
+
+    /// The kernel's receive buffer of a peer connection. Left to autotuning it grows to several MiB while a
+    /// transfer outruns the receiver's disk, and every chat message then waits behind that backlog; 1 MiB still
+    /// covers the bandwidth-delay product of any local network (1 GiB/s × 1 ms).
+    public static let receiveBufferBytes: SocketOptionValue = 1 << 20
+    /// At most this much unsent data waits in the kernel's send buffer (TCP_NOTSENT_LOWAT): the rest waits in
+    /// the channel's own buffer, where the writers' backpressure sees it.
+    public static let unsentLowWaterBytes: SocketOptionValue = 128 << 10
+
+    static let receiveBuffer = ChannelOptions.Types.SocketOption(level: .socket, name: .so_rcvbuf)
+    static let unsentLowWater = ChannelOptions.Types.SocketOption(level: .tcp, name: .init(rawValue: notSentLowAt))
+    #if os(Linux)
+    static let notSentLowAt: CInt = 25  // TCP_NOTSENT_LOWAT in <linux/tcp.h>
+    #else
+    static let notSentLowAt: CInt = 0x201  // TCP_NOTSENT_LOWAT in <netinet/tcp.h>
+    #endif
 
     static func install(
         _ tlsHandler: some ChannelHandler,

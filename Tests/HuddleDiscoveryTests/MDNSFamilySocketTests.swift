@@ -13,13 +13,16 @@ struct MDNSFamilySocketTests {
     func sharedPortAndPacketInfo() async throws {
         let loop = MultiThreadedEventLoopGroup.singleton.next()
         let received = NIOLockedValueBox<[(socket: Int, envelope: AddressedEnvelope<ByteBuffer>)]>([])
-        // An unprivileged port, so the test needs no root and touches no real mDNS traffic.
-        let port = 45_353
-        let sockets = try await [1, 2].asyncMap { index in
-            try await MDNSFamilySocket.open(family: .v4, on: loop, port: port) { envelope in
-                received.withLockedValue { $0.append((index, envelope)) }
-            }.get()
-        }
+        // A free unprivileged port (no root, no real mDNS traffic, no other test run sharing it): the first socket
+        // picks it, the second joins it.
+        let first = try await MDNSFamilySocket.open(family: .v4, on: loop, port: 0) { envelope in
+            received.withLockedValue { $0.append((1, envelope)) }
+        }.get()
+        let port = try #require(first.channel.localAddress?.port)
+        let second = try await MDNSFamilySocket.open(family: .v4, on: loop, port: port) { envelope in
+            received.withLockedValue { $0.append((2, envelope)) }
+        }.get()
+        let sockets = [first, second]
         let query = DNSMessage.query([DNSQuestion(name: "_lab._tcp.local", type: .ptr)]).encoded()
         let target = try SocketAddress(ipAddress: "127.0.0.1", port: port)
         // The kernel spreads unicast over the sharing sockets by source port; use several senders.
@@ -41,13 +44,5 @@ struct MDNSFamilySocketTests {
         #expect(info.destinationAddress.ipAddress == "127.0.0.1")
         #expect(!info.destinationAddress.isMDNSGroup)
         #expect(try DNSMessageDecoder().decode(envelope.data) == DNSMessageDecoder().decode(query))
-    }
-}
-
-extension Array {
-    fileprivate func asyncMap<T>(_ transform: (Element) async throws -> T) async rethrows -> [T] {
-        var result: [T] = []
-        for element in self { result.append(try await transform(element)) }
-        return result
     }
 }

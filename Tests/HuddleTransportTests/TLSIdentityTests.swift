@@ -281,7 +281,9 @@ struct TLSIdentityTests {
         let bob = try TransportPeer("bob")
         let listener = try await LoggedListener.start(bob)
         let (raw, rawLog) = try await RawConnections.connect(to: listener.address, tls: nil)
-        try await raw.writeAndFlush(ByteBuffer(bytes: bytes))
+        // The listener may close before this write reports back (a slow machine): the close reason below proves
+        // the bytes arrived.
+        try? await raw.writeAndFlush(ByteBuffer(bytes: bytes))
         #expect(await RawConnections.waitForClose(raw), "the listener should close a plaintext connection")
         let garbageLog = try #require(await listener.log(0))
         let garbageEvents = await eventsUntilClosed(garbageLog)
