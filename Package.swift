@@ -69,6 +69,7 @@ let package = Package(
         .target(
             name: "HuddleTransport",
             dependencies: [
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 "HuddleWire",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -81,6 +82,7 @@ let package = Package(
         .target(
             name: "Huddle",
             dependencies: [
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 "HuddleWire",
                 "HuddleTransport",
                 "HuddleMDNSCore",
@@ -105,6 +107,7 @@ let package = Package(
         .executableTarget(
             name: "huddle",
             dependencies: [
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 "HuddleDNS",
                 "HuddleMDNSCore",
                 "HuddleDiscovery",

@@ -1,5 +1,5 @@
+import NIOConcurrencyHelpers
 import NIOCore
-import Synchronization
 
 /// A directory shared by the sessions of one process: what one advertises, the others find at once, reachable at
 /// `127.0.0.1` on its port. For tests, and for apps that run several sessions side by side without a network.
@@ -10,7 +10,7 @@ public final class InMemoryPeerDirectory: PeerDirectory {
         var nextToken = 0
     }
 
-    private let state = Mutex(State())
+    private let state = NIOLockedValueBox(State())
 
     public init() {}
 
@@ -18,7 +18,7 @@ public final class InMemoryPeerDirectory: PeerDirectory {
         var advert = advert
         advert.addresses = [try SocketAddress(ipAddress: "127.0.0.1", port: advert.port)]
         let published = advert
-        let token = state.withLock { state in
+        let token = state.withLockedValue { state in
             state.nextToken += 1
             state.adverts[state.nextToken] = published
             for browser in state.browsers.values where browser.type == published.serviceType {
@@ -31,7 +31,7 @@ public final class InMemoryPeerDirectory: PeerDirectory {
 
     public func browse(serviceType: String) -> AsyncStream<PeerDirectoryEvent> {
         let (stream, continuation) = AsyncStream<PeerDirectoryEvent>.makeStream()
-        let token = state.withLock { state in
+        let token = state.withLockedValue { state in
             state.nextToken += 1
             state.browsers[state.nextToken] = (serviceType, continuation)
             for advert in state.adverts.values where advert.serviceType == serviceType {
@@ -40,13 +40,13 @@ public final class InMemoryPeerDirectory: PeerDirectory {
             return state.nextToken
         }
         continuation.onTermination = { [weak self] _ in
-            _ = self?.state.withLock { $0.browsers.removeValue(forKey: token) }
+            _ = self?.state.withLockedValue { $0.browsers.removeValue(forKey: token) }
         }
         return stream
     }
 
     func withdraw(_ token: Int) {
-        state.withLock { state in
+        state.withLockedValue { state in
             guard let advert = state.adverts.removeValue(forKey: token) else { return }
             for browser in state.browsers.values where browser.type == advert.serviceType {
                 browser.continuation.yield(.lost(advert.peer))

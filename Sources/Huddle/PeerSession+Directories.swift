@@ -1,8 +1,8 @@
 public import Foundation
 import HuddleTransport
 import HuddleWire
+import NIOConcurrencyHelpers
 import NIOCore
-import Synchronization
 
 extension PeerSession {
     /// Sends the directory at `url`, recursively and with its structure, to `peer`.
@@ -32,7 +32,7 @@ extension PeerSession {
         outgoing[id] = OutgoingTransfer(peer: peer)
         defer {
             outgoing[id] = nil
-            cancelledTransfers.withLock { _ = $0.remove(id) }
+            cancelledTransfers.withLockedValue { _ = $0.remove(id) }
         }
         guard case .needed(let needed) = try await ask(.directoryOffer(offer), id: id, peer: peer) else {
             throw PeerSessionError.transferFailed("the receiver answered a directory offer as a file")
@@ -91,7 +91,7 @@ extension PeerSession {
             defer { reader.close() }
             var position = point.offset
             while position < entry.size {
-                if cancelledTransfers.withLock({ $0.contains(offer.id) }) { throw PeerSessionError.cancelled }
+                if cancelledTransfers.withLockedValue({ $0.contains(offer.id) }) { throw PeerSessionError.cancelled }
                 let data = try reader.read(upTo: Int(min(chunk, entry.size - position)))
                 guard !data.isEmpty else {
                     throw PeerSessionError.transferFailed("\(entry.path) shrank while being sent")

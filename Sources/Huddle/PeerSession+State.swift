@@ -1,7 +1,7 @@
 import HuddleTransport
 import HuddleWire
+import NIOConcurrencyHelpers
 import NIOCore
-import Synchronization
 
 extension PeerSession {
     /// Everything that reaches the session from its connections and its directory, in one ordered stream.
@@ -46,11 +46,11 @@ extension PeerSession {
 /// connection to its peer, then straight from the event loop — but only once every message already in the inbox
 /// has been handed on, so the order never changes.
 final class MessageRoute: Sendable {
-    private let state = Mutex<(peer: PeerID?, inInbox: Int)>((nil, 0))
+    private let state = NIOLockedValueBox<(peer: PeerID?, inInbox: Int)>((nil, 0))
 
     /// The peer to deliver to directly, or `nil` when the message must go through the inbox (counted).
     func directPeer() -> PeerID? {
-        state.withLock { state in
+        state.withLockedValue { state in
             if let peer = state.peer, state.inInbox == 0 { return peer }
             state.inInbox += 1
             return nil
@@ -58,8 +58,8 @@ final class MessageRoute: Sendable {
     }
 
     /// A message that went through the inbox was handed on.
-    func leftInbox() { state.withLock { $0.inInbox -= 1 } }
+    func leftInbox() { state.withLockedValue { $0.inInbox -= 1 } }
 
     /// From now on messages may go directly to `peer`.
-    func open(to peer: PeerID) { state.withLock { $0.peer = peer } }
+    func open(to peer: PeerID) { state.withLockedValue { $0.peer = peer } }
 }

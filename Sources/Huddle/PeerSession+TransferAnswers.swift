@@ -1,5 +1,5 @@
 import HuddleWire
-import Synchronization
+import NIOConcurrencyHelpers
 
 extension PeerSession {
     /// Sends `message` for outgoing transfer `id` and waits for the receiver's answer (ACCEPT's offset, or RESULT).
@@ -14,7 +14,7 @@ extension PeerSession {
             outgoing[id]?.early = nil
             return try early.get()
         }
-        if cancelledTransfers.withLock({ $0.contains(id) }) { throw PeerSessionError.cancelled }
+        if cancelledTransfers.withLockedValue({ $0.contains(id) }) { throw PeerSessionError.cancelled }
         return try await withCheckedThrowingContinuation { continuation in
             guard outgoing[id] != nil else { return continuation.resume(throwing: PeerSessionError.cancelled) }
             guard flow.channel(for: peer) != nil else {

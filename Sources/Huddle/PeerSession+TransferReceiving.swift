@@ -1,7 +1,7 @@
 import Foundation
 import HuddleWire
+import NIOConcurrencyHelpers
 import NIOCore
-import Synchronization
 
 extension PeerSession {
     /// Handles one message of the resource stream; messages that do not decode are dropped.
@@ -23,7 +23,7 @@ extension PeerSession {
         case .result(let id, let ok, let reason):
             answer(id, with: ok ? .success(.verified) : .failure(.transferFailed(reason)))
         case .cancel(let id, let reason):
-            if outgoing[id] != nil { cancelledTransfers.withLock { _ = $0.insert(id) } }
+            if outgoing[id] != nil { cancelledTransfers.withLockedValue { _ = $0.insert(id) } }
             answer(id, with: .failure(.transferFailed("cancelled: \(reason)")))
             if let file = incoming.removeValue(forKey: id) { closeKeepingPartial(file, reason: reason) }
             if let tree = incomingDirectories[id] { stopDirectory(tree, reason: reason) }

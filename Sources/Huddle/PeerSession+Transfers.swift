@@ -2,8 +2,8 @@ import Crypto
 public import Foundation
 import HuddleTransport
 public import HuddleWire
+import NIOConcurrencyHelpers
 import NIOCore
-import Synchronization
 
 extension PeerSession {
     /// Sends the file at `url` to `peer`: offered by name, size and SHA-256, streamed from disk in chunks with
@@ -40,7 +40,7 @@ extension PeerSession {
         outgoing[id] = OutgoingTransfer(peer: peer)
         defer {
             outgoing[id] = nil
-            cancelledTransfers.withLock { _ = $0.remove(id) }
+            cancelledTransfers.withLockedValue { _ = $0.remove(id) }
         }
         let offer = TransferOffer(id: id, name: name, size: size, sha256: digest, type: type)
         guard case .offset(let offset) = try await ask(.offer(offer), id: id, peer: peer) else {
@@ -66,7 +66,7 @@ extension PeerSession {
             waiter.resume(with: result)
         } else if outgoing[id] != nil {
             outgoing[id]?.early = result
-            if case .failure = result { cancelledTransfers.withLock { _ = $0.insert(id) } }
+            if case .failure = result { cancelledTransfers.withLockedValue { _ = $0.insert(id) } }
         }
     }
 
@@ -150,7 +150,7 @@ extension PeerSession {
     /// and the receiver keeps its partial file (or staging directory) for a later resume.
     public func cancelTransfer(_ id: TransferID) {
         if let transfer = outgoing[id] {
-            cancelledTransfers.withLock { _ = $0.insert(id) }
+            cancelledTransfers.withLockedValue { _ = $0.insert(id) }
             sendResourceNow(.cancel(id, reason: "cancelled by the sender"), to: transfer.peer)
             answer(id, with: .failure(.cancelled))
         }
@@ -207,7 +207,7 @@ extension PeerSession {
         let chunk = configuration.transfers.chunkSize
         var pipeline = ResourcePipeline()
         while position < size {
-            if cancelledTransfers.withLock({ $0.contains(id) }) { throw PeerSessionError.cancelled }
+            if cancelledTransfers.withLockedValue({ $0.contains(id) }) { throw PeerSessionError.cancelled }
             let data = try reader.read(upTo: Int(min(UInt64(chunk), size - position)))
             guard !data.isEmpty else { throw PeerSessionError.transferFailed("\(name) shrank while being sent") }
             try await pipeline.send(.chunk(id, offset: position, data: ByteBuffer(bytes: data)), to: peer, on: self)

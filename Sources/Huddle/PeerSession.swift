@@ -3,6 +3,7 @@ import HuddleDiscovery
 import HuddleMDNSCore
 public import HuddleTransport
 import HuddleWire
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import Synchronization
@@ -69,7 +70,7 @@ public actor PeerSession {
     var incomingDirectories: [TransferID: IncomingDirectory] = [:]
     var offerPeers: [TransferID: PeerID] = [:]
     /// Outgoing transfers to stop at their next chunk.
-    nonisolated let cancelledTransfers = Mutex<Set<TransferID>>([])
+    nonisolated let cancelledTransfers = NIOLockedValueBox<Set<TransferID>>([])
     /// Peers whose connection dropped and is being made again.
     var reconnecting: Set<PeerID> = []
     /// Pinned devices whose connection dropped; if one comes back under a new instance, it is connected.

@@ -1,6 +1,6 @@
 import HuddleTransport
+import NIOConcurrencyHelpers
 import NIOCore
-import Synchronization
 
 /// The events of a session, in order, for one consumer.
 ///
@@ -53,26 +53,26 @@ final class ReceiveFlow: PeerReceiveGate {
 
     let budget: Int
     let transferBudget: Int
-    let state = Mutex(State())
+    let state = NIOLockedValueBox(State())
 
     init(budget: Int, transferBudget: Int = 4 * 1024 * 1024) {
         self.budget = budget
         self.transferBudget = transferBudget
     }
 
-    var undelivered: Int { state.withLock { $0.undelivered } }
+    var undelivered: Int { state.withLockedValue { $0.undelivered } }
 
     /// Transfer bytes received and not yet written, now and at most so far.
-    var bufferedTransferBytes: (now: Int, peak: Int) { state.withLock { ($0.buffered, $0.peakBuffered) } }
+    var bufferedTransferBytes: (now: Int, peak: Int) { state.withLockedValue { ($0.buffered, $0.peakBuffered) } }
 
-    func channel(for peer: PeerID) -> (any Channel)? { state.withLock { $0.channels[peer] } }
+    func channel(for peer: PeerID) -> (any Channel)? { state.withLockedValue { $0.channels[peer] } }
 
     func connected(_ peer: PeerID, channel: any Channel) {
-        state.withLock { $0.channels[peer] = channel }
+        state.withLockedValue { $0.channels[peer] = channel }
     }
 
     func disconnected(_ peer: PeerID, channel: (any Channel)?) {
-        state.withLock { state in
+        state.withLockedValue { state in
             if let current = state.channels[peer], current === channel { state.channels[peer] = nil }
             if let channel {
                 state.paused[ObjectIdentifier(channel)] = nil
@@ -82,7 +82,7 @@ final class ReceiveFlow: PeerReceiveGate {
     }
 
     func received(_ count: Int, on channel: any Channel) -> Bool {
-        state.withLock { state in
+        state.withLockedValue { state in
             state.undelivered += count
             guard state.undelivered > budget else { return false }
             state.paused[ObjectIdentifier(channel)] = channel
@@ -91,7 +91,7 @@ final class ReceiveFlow: PeerReceiveGate {
     }
 
     func receivedResource(_ count: Int, on channel: any Channel) -> Bool {
-        state.withLock { state in
+        state.withLockedValue { state in
             state.buffered += count
             state.peakBuffered = max(state.peakBuffered, state.buffered)
             guard state.buffered > transferBudget else { return false }
@@ -102,7 +102,7 @@ final class ReceiveFlow: PeerReceiveGate {
 
     /// The consumer took (or the session dropped) a message of `count` bytes.
     func consumed(_ count: Int) {
-        let resume: [any Channel] = state.withLock { state in
+        let resume: [any Channel] = state.withLockedValue { state in
             state.undelivered -= count
             guard !state.paused.isEmpty, state.undelivered <= budget / 2 else { return [] }
             defer { state.paused.removeAll() }
@@ -113,7 +113,7 @@ final class ReceiveFlow: PeerReceiveGate {
 
     /// `count` bytes of the resource stream were written to disk (or handled, or dropped).
     func consumedResource(_ count: Int) {
-        let resume: [any Channel] = state.withLock { state in
+        let resume: [any Channel] = state.withLockedValue { state in
             state.buffered -= count
             guard !state.pausedForTransfers.isEmpty, state.buffered <= transferBudget / 2 else { return [] }
             defer { state.pausedForTransfers.removeAll() }

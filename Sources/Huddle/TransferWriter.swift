@@ -1,7 +1,7 @@
 import Dispatch
 import Foundation
+import NIOConcurrencyHelpers
 import NIOCore
-import Synchronization
 
 /// Writes the data of one incoming file to its partial file and hashes it, in order, on a queue of its own.
 ///
@@ -21,8 +21,8 @@ final class TransferWriter: Sendable {
 
     private let queue = DispatchQueue(label: "huddle.transfer-writer")
     private let flow: ReceiveFlow
-    private let output: Mutex<Output>
-    private let failed = Mutex<String?>(nil)
+    private let output: NIOLockedValueBox<Output>
+    private let failed = NIOLockedValueBox<String?>(nil)
     private let beforeWrite: (@Sendable () -> Void)?
 
     /// - Parameters:
@@ -32,11 +32,11 @@ final class TransferWriter: Sendable {
     init(handle: FileHandle, hasher: FileHasher, flow: ReceiveFlow, beforeWrite: (@Sendable () -> Void)? = nil) {
         self.flow = flow
         self.beforeWrite = beforeWrite
-        output = Mutex(Output(handle: handle, hasher: hasher))
+        output = NIOLockedValueBox(Output(handle: handle, hasher: hasher))
     }
 
     /// Why a write failed, once one has.
-    var failure: String? { failed.withLock { $0 } }
+    var failure: String? { failed.withLockedValue { $0 } }
 
     /// Appends `buffer` to the file and the hash, later, after the buffers handed over before it.
     func write(_ buffer: ByteBuffer) {
@@ -45,7 +45,7 @@ final class TransferWriter: Sendable {
             let count = buffer.readableBytes
             beforeWrite?()
             if failure == nil {
-                let error: (any Error)? = output.withLock { output in
+                let error: (any Error)? = output.withLockedValue { output in
                     do {
                         try buffer.withUnsafeReadableBytes { try output.handle?.write(contentsOf: $0) }
                     } catch {
@@ -54,7 +54,7 @@ final class TransferWriter: Sendable {
                     buffer.withUnsafeReadableBytes { output.hasher.update($0) }
                     return nil
                 }
-                if let error { failed.withLock { $0 = $0 ?? "cannot write: \(error)" } }
+                if let error { failed.withLockedValue { $0 = $0 ?? "cannot write: \(error)" } }
             }
             flow.consumedResource(count)
         }
@@ -65,7 +65,7 @@ final class TransferWriter: Sendable {
     func close(sync: Bool) async -> (sha256: [UInt8], failure: String?) {
         await withCheckedContinuation { continuation in
             queue.async { [self] in
-                let digest = output.withLock { output in
+                let digest = output.withLockedValue { output in
                     if sync { try? output.handle?.synchronize() }
                     try? output.handle?.close()
                     output.handle = nil

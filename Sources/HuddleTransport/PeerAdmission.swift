@@ -1,3 +1,4 @@
+import NIOConcurrencyHelpers
 public import NIOCore
 import Synchronization
 
@@ -6,7 +7,7 @@ import Synchronization
 public final class PeerAdmission: Sendable {
     public let maximumTotal: Int
     public let maximumPerAddress: Int
-    private let counts = Mutex<(total: Int, byAddress: [String: Int])>((0, [:]))
+    private let counts = NIOLockedValueBox<(total: Int, byAddress: [String: Int])>((0, [:]))
 
     public init(maximumTotal: Int = 16, maximumPerAddress: Int = 4) {
         self.maximumTotal = maximumTotal
@@ -14,12 +15,12 @@ public final class PeerAdmission: Sendable {
     }
 
     /// Connections admitted and not yet released.
-    public var pending: Int { counts.withLock { $0.total } }
+    public var pending: Int { counts.withLockedValue { $0.total } }
 
     /// A ticket for a new connection from `address`, or `nil` when its share or the total is used up.
     public func admit(_ address: SocketAddress?) -> Ticket? {
         let key = address?.ipAddress ?? "?"
-        let admitted = counts.withLock { counts -> Bool in
+        let admitted = counts.withLockedValue { counts -> Bool in
             guard counts.total < maximumTotal, counts.byAddress[key, default: 0] < maximumPerAddress else {
                 return false
             }
@@ -31,7 +32,7 @@ public final class PeerAdmission: Sendable {
     }
 
     fileprivate func release(_ key: String) {
-        counts.withLock { counts in
+        counts.withLockedValue { counts in
             counts.total -= 1
             counts.byAddress[key, default: 1] -= 1
             if counts.byAddress[key] == 0 { counts.byAddress[key] = nil }

@@ -1,8 +1,8 @@
 import Crypto
 public import HuddleWire
+import NIOConcurrencyHelpers
 public import NIOCore
 public import NIOSSL
-import Synchronization
 
 /// TLS 1.3 contexts for one device identity: mutual authentication, no system trust store, and the peer's key
 /// judged by `PeerVerifier` instead of a CA (`docs/security.md` §2.2–§2.4).
@@ -62,7 +62,7 @@ public final class PeerVerifier: Sendable {
     /// The device we meant to reach, when known and pinned.
     public let expected: DeviceID?
     let isBlocked: @Sendable (DeviceID) -> Bool
-    private let outcome = Mutex<(presented: DeviceID?, rejection: PeerConnectionError?)>((nil, nil))
+    private let outcome = NIOLockedValueBox<(presented: DeviceID?, rejection: PeerConnectionError?)>((nil, nil))
 
     public init(expected: DeviceID?, isBlocked: @escaping @Sendable (DeviceID) -> Bool) {
         self.expected = expected
@@ -70,9 +70,9 @@ public final class PeerVerifier: Sendable {
     }
 
     /// The device the peer proved to be, once TLS has verified it.
-    public var presented: DeviceID? { outcome.withLock { $0.presented } }
+    public var presented: DeviceID? { outcome.withLockedValue { $0.presented } }
     /// Why the peer's certificate was refused, if it was.
-    public var rejection: PeerConnectionError? { outcome.withLock { $0.rejection } }
+    public var rejection: PeerConnectionError? { outcome.withLockedValue { $0.rejection } }
 
     /// The NIOSSL callback; it runs on the event loop and does no I/O.
     public func verify(
@@ -81,10 +81,10 @@ public final class PeerVerifier: Sendable {
     ) {
         switch judge(chain) {
         case .success(let id):
-            outcome.withLock { $0.presented = id }
+            outcome.withLockedValue { $0.presented = id }
             promise.succeed(.certificateVerified(VerificationMetadata(ValidatedCertificateChain(chain))))
         case .failure(let error):
-            outcome.withLock { $0.rejection = error }
+            outcome.withLockedValue { $0.rejection = error }
             promise.succeed(.failed)
         }
     }

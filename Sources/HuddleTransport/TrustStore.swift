@@ -1,6 +1,6 @@
 public import Foundation
 public import HuddleWire
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// How much a device is trusted (`docs/security.md` §3.3).
 public enum TrustLevel: String, Codable, Hashable, Sendable, CaseIterable {
@@ -58,12 +58,12 @@ public final class TrustStore: Sendable {
 
     /// Where the store lives; `nil` for a store in memory only.
     public let file: URL?
-    private let state: Mutex<State>
+    private let state: NIOLockedValueBox<State>
 
     /// A store that is never written to disk.
     public init() {
         self.file = nil
-        self.state = Mutex(State())
+        self.state = NIOLockedValueBox(State())
     }
 
     /// Opens (or starts) the store at `directory/trust.json`.
@@ -87,18 +87,18 @@ public final class TrustStore: Sendable {
                 initial.lockedReason = "the trust store \(file.path) cannot be read (\(error)); it was left untouched"
             }
         }
-        self.state = Mutex(initial)
+        self.state = NIOLockedValueBox(initial)
     }
 
     /// Why the store refuses changes, when it does.
-    public var lockedReason: String? { state.withLock { $0.lockedReason } }
+    public var lockedReason: String? { state.withLockedValue { $0.lockedReason } }
 
     /// The record of `id`, if any.
-    public func record(for id: DeviceID) -> TrustRecord? { state.withLock { $0.records[id] } }
+    public func record(for id: DeviceID) -> TrustRecord? { state.withLockedValue { $0.records[id] } }
 
     /// Every record, ordered by display name.
     public var records: [TrustRecord] {
-        state.withLock { Array($0.records.values) }.sorted {
+        state.withLockedValue { Array($0.records.values) }.sorted {
             ($0.displayName, $0.deviceID) < ($1.displayName, $1.deviceID)
         }
     }
@@ -158,7 +158,7 @@ public final class TrustStore: Sendable {
     }
 
     private func change(_ body: (inout [DeviceID: TrustRecord]) -> Void) throws {
-        try state.withLock { state in
+        try state.withLockedValue { state in
             if let reason = state.lockedReason { throw TrustStoreError.locked(reason) }
             var records = state.records
             body(&records)

@@ -1,21 +1,21 @@
 import Foundation
 import Huddle
 import HuddleWire
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// Progress and results: a redrawn line on a terminal, plain lines in a pipe (every 16 MiB, and for a directory
 /// each finished file), or JSON objects.
 final class ProgressReporter: Sendable {
     let json: Bool
     let isTerminal = isatty(1) == 1
-    private let started = Mutex<[TransferID: ContinuousClock.Instant]>([:])
+    private let started = NIOLockedValueBox<[TransferID: ContinuousClock.Instant]>([:])
 
     init(json: Bool) {
         self.json = json
     }
 
     func show(_ progress: TransferProgress) {
-        let (first, since) = started.withLock { started -> (Bool, ContinuousClock.Instant) in
+        let (first, since) = started.withLockedValue { started -> (Bool, ContinuousClock.Instant) in
             if let start = started[progress.id] { return (false, start) }
             started[progress.id] = .now
             return (true, .now)

@@ -89,7 +89,8 @@ struct ClipboardShareTests {
         // Taken: a 3 MiB image goes as an in-memory transfer and arrives byte for byte, with progress.
         var image = PasteboardItem(type: .png, data: Data((0..<(3 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31) }))
         image.setData(Data("a picture".utf8), for: .utf8PlainText)
-        let taken = Task { try await ada.share(image, to: bobID) }
+        let sent = image
+        let taken = Task { try await ada.share(sent, to: bobID) }
         let second = try #require(
             await bobEvents.wait { event -> ClipShareOffer? in
                 if case .shareOffered(let offer) = event, offer.item.data(for: .png) != nil { return offer }
