@@ -5,8 +5,9 @@
 monotonic clock the two namespaces share. `serve` prints each message's one-way latency and how far the file had
 come when it arrived.
 
-The issue asks for 50 ms each. This suite runs debug builds on a loaded 2-core machine, so it asserts
-LATENCY_BOUND_MS; the release figures are in BENCHMARKS.md ("Transfers"), measured by bench_transfer.py.
+The issue asks for 50 ms each. This suite runs debug builds on a loaded 2-core machine, so it asserts that at
+least 18 of the 20 arrive within 50 ms and every one within LATENCY_BOUND_MS (150 ms); the release figures are in
+BENCHMARKS.md ("Transfers"), measured by bench_transfer.py.
 """
 
 from __future__ import annotations
@@ -22,7 +23,8 @@ from peer_bench import common, peer_bench_bin
 from test_huddle_transfer import make_file, sha256
 
 MESSAGES = 20
-LATENCY_BOUND_MS = float(os.environ.get("HUDDLE_CHAT_BOUND_MS", 250))
+TARGET_MS = 50
+LATENCY_BOUND_MS = float(os.environ.get("HUDDLE_CHAT_BOUND_MS", 150))
 
 
 @pytest.fixture
@@ -60,6 +62,7 @@ def test_chat_during_a_gibibyte_transfer_arrives_within_bound(testbed, huddle, h
     assert all(0 < e.get("completed", 0) < e.get("total", 0) for e in chats), context
     latencies = sorted(e["latency_ms"] for e in chats)
     print(f"chat during 1 GiB transfer, latencies (ms): {[round(x, 1) for x in latencies]}")
+    assert sum(1 for x in latencies if x < TARGET_MS) >= MESSAGES - 2, context
     assert latencies[-1] < LATENCY_BOUND_MS, context
     assert os.listdir(inbox) == ["gib.bin"]
     assert sha256(os.path.join(inbox, "gib.bin")) == expected
