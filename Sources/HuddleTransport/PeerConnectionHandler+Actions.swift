@@ -117,6 +117,9 @@ extension PeerConnectionHandler {
     func abort(_ error: PeerConnectionError, context: ChannelHandlerContext) {
         if failure == nil { failure = error }
         timer?.cancel()
+        // A silent peer will not answer TLS's close_notify either: closing waits for the TLS shutdown timeout
+        // (5 s), so the peer is reported gone now, within the disconnect timeout the caller asked for.
+        if case .unresponsive = error { report(.closed(failure), context: context) }
         context.flush()
         context.close(promise: nil)
     }
