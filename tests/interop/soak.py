@@ -263,11 +263,35 @@ class Soak:
         return report
 
 
+def print_summary(report: dict) -> None:
+    """The report as a few readable lines and a table of the watched processes."""
+    print(f"{report['peers']} peers, {report['seconds']:.0f} s, {report['churn']} leaves (and as many joins)")
+    print(f"chat: {report['lines_sent']} lines sent, {report['must_reach_anchor']} had to reach Anchor, "
+          f"{len(report['missing_at_anchor'])} missing, {len(report['order_errors'])} out of order or twice")
+    print(f"files: {report['files_ok']} verified, {len(report['files_failed'])} failed, "
+          f"{len(report['files_wrong'])} wrong")
+    clips = report["clips"]
+    print(f"clipboard: {clips['ok']} copies arrived (slowest {clips['worst_s']:.2f} s), {clips['failed']} did not")
+    print(f"{'process':8} {'RSS MiB warm → end (max)':>26} {'fds warm → end (max)':>22} "
+          f"{'threads warm → end (max)':>26}")
+    for label, g in report["growth"].items():
+        cells = [f"{g[k]['warm']:g} → {g[k]['end']:g} ({g[k]['max']:g})" for k in LIMITS]
+        print(f"{label:8} {cells[0]:>26} {cells[1]:>22} {cells[2]:>26}")
+    for line in report["over_limits"] + report["order_errors"] + report["files_failed"]:
+        print(f"  ! {line}")
+    if report["missing_at_anchor"]:
+        print(f"  ! missing at Anchor: {report['missing_at_anchor'][:20]}")
+    for label, alive in report["alive"].items():
+        if not alive:
+            print(f"  ! {label} exited")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seconds", type=float, default=1800)
     parser.add_argument("--peers", type=int, default=8)
     parser.add_argument("--seed", type=int, default=int(time.time_ns() % 1_000_000))
+    parser.add_argument("--json", action="store_true", help="also print the whole report as one JSON line")
     args = parser.parse_args()
     print(f"soak: {args.peers} peers for {args.seconds:.0f} s, seed {args.seed}, binary {huddle_bin()}")
     displays = [XDisplay() for _ in range(3)]
@@ -281,7 +305,9 @@ def main() -> int:
             display.stop()
         import shutil
         shutil.rmtree(root, ignore_errors=True)
-    print(json.dumps(report, indent=1))
+    print_summary(report)
+    if args.json:
+        print(json.dumps(report, sort_keys=True))
     print("soak: OK" if report["ok"] else "soak: FAILED")
     return 0 if report["ok"] else 1
 
