@@ -3,7 +3,9 @@
 
     python3 attacker.py --target 10.x.y.2 --tcp PORT --udp PORT [--udp PORT ...] --seconds 20
 
-For --seconds, at the same time:
+First, if asked: --burst connections opened at once (as fast as the kernel takes them) and held 5 s, and
+--stalled connections that send a real TLS ClientHello and then neither answer nor read (a handshake stopped
+halfway, a peer that never reads). Then for --seconds, at the same time:
 - holds --idle TCP connections open that send nothing (re-opening those the target closes);
 - drips one byte a second on --drip more;
 - opens --garbage connections that each send 4 KiB of random bytes (one with a frame header declaring 4 GiB);
@@ -18,6 +20,7 @@ import json
 import os
 import random
 import socket
+import ssl
 import time
 
 
@@ -46,6 +49,61 @@ def alive(s: socket.socket) -> bool:
         return False
 
 
+def closed(s: socket.socket) -> bool:
+    """Whether the peer has closed s: drains what it sent; end of stream or an error means closed."""
+    s.setblocking(False)
+    try:
+        while True:
+            if s.recv(65536) == b"":
+                return True
+    except BlockingIOError:
+        return False
+    except OSError:
+        return True
+
+
+def client_hello() -> bytes:
+    """The first flight of a real TLS client (Python's ssl through a memory BIO)."""
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    context.check_hostname = False
+    context.verify_mode = ssl.CERT_NONE
+    incoming, outgoing = ssl.MemoryBIO(), ssl.MemoryBIO()
+    tls = context.wrap_bio(incoming, outgoing)
+    try:
+        tls.do_handshake()
+    except ssl.SSLWantReadError:
+        pass
+    return outgoing.read()
+
+
+def burst(target: str, port: int, count: int, stats: dict) -> list[socket.socket]:
+    """count connections started back to back; returns them (connected or still connecting)."""
+    opened = []
+    for _ in range(count):
+        s = connect(target, port)
+        if s is not None:
+            opened.append(s)
+    stats["burst_started"] = len(opened)
+    return opened
+
+
+def stalled(target: str, port: int, count: int, stats: dict) -> list[socket.socket]:
+    """count connections that send a ClientHello and then go quiet, with a tiny receive buffer, never reading."""
+    hello, held = client_hello(), []
+    for _ in range(count):
+        s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1024)
+        s.settimeout(2)
+        try:
+            s.connect((target, port))
+            s.sendall(hello)
+            held.append(s)
+        except OSError:
+            s.close()
+    stats["stalled_handshakes"] = len(held)
+    return held
+
+
 def main() -> int:
     p = argparse.ArgumentParser()
     p.add_argument("--target", required=True)
@@ -56,9 +114,18 @@ def main() -> int:
     p.add_argument("--drip", type=int, default=20)
     p.add_argument("--garbage", type=int, default=50)
     p.add_argument("--datagrams", type=int, default=2000)
+    p.add_argument("--burst", type=int, default=0)
+    p.add_argument("--stalled", type=int, default=0)
     a = p.parse_args()
     rng = random.Random(7)
     stats = {"connects": 0, "closed_by_target": 0, "garbage_sent": 0, "datagrams_sent": 0, "drip_bytes": 0}
+    if a.burst:
+        held = burst(a.target, a.tcp, a.burst, stats)
+        time.sleep(5)
+        stats["burst_closed_by_target"] = sum(1 for s in held if closed(s))
+        for s in held:
+            s.close()
+    quiet = stalled(a.target, a.tcp, a.stalled, stats) if a.stalled else []
     udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     idle: list[socket.socket] = []
     drip: list[socket.socket] = []
@@ -105,7 +172,8 @@ def main() -> int:
                 except OSError:
                     pass
         time.sleep(0.1)
-    for s in idle + drip:
+    stats["stalled_closed_by_target"] = sum(1 for s in quiet if closed(s))
+    for s in idle + drip + quiet:
         s.close()
     print(json.dumps({"event": "done", **stats}), flush=True)
     return 0

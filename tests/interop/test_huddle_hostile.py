@@ -161,3 +161,46 @@ def test_a_query_flood_gets_answers_at_the_rfc_rate_and_browsing_still_works(tes
     # Browsing from another host still finds it, under its own name.
     d = discover(a, TYPE, timeout=10)
     d.wait_event(lambda e: e.get("name") == "Flooded" and e.get("port") == 4242, 8)
+
+
+@pytest.mark.hosts(3)
+def test_a_transfer_completes_through_a_burst_of_1000_connections_and_stalled_handshakes(testbed, huddle, homes):
+    """1,000 connections at once, then 100 that stop after a ClientHello and never read, plus the idle, drip,
+    garbage and datagram flood: a 32 MiB file from a legitimate peer arrives identical meanwhile; the target's
+    descriptors stay bounded and return to the baseline; it lets the stalled handshakes go."""
+    from test_huddle_transfer import make_file, sha256, spawn
+    a, b, c = testbed[0], testbed[1], testbed[2]
+    inbox = homes("inbox")
+    bob = spawn(b, homes("b"), "receive", "--dir", inbox, "--yes", "--name", "Bob", "--port", "7000", "--json")
+    bob.wait_line(lambda l: l.startswith("Receiving into"), 15)
+    pid = bob.proc.pid
+    _, udp = listening_ports(b, pid)
+    time.sleep(1)
+    base_fds, base_rss = descriptors(pid), rss_mib(pid)
+    source = os.path.join(homes("files"), "big.bin")
+    expected = make_file(source, 32 << 20)
+    attacker = c.spawn(sys.executable, os.path.join(os.path.dirname(__file__), "attacker.py"),
+                       "--target", b.ipv4, "--tcp", "7000", *[f"--udp={p}" for p in udp], "--seconds", "20",
+                       "--burst", "1000", "--stalled", "100", "--idle", "100", label="c:attacker")
+    peak_fds = descriptors(pid)
+    time.sleep(2)  # inside the burst
+    ada = spawn(a, homes("a"), "send", source, "--to", "Bob", "--yes", "--name", "Ada", "--json")
+    while ada.proc.poll() is None and time.monotonic() - ada.started < 120:
+        peak_fds = max(peak_fds, descriptors(pid))
+        time.sleep(0.2)
+    assert ada.wait_exit(5) == 0, ada.output()
+    assert sha256(os.path.join(inbox, "big.bin")) == expected
+    done = attacker.wait_event(lambda e: e.get("event") == "done", 60)
+    assert bob.proc.poll() is None, bob.output()
+    deadline = time.monotonic() + 30
+    while descriptors(pid) > base_fds + 4 and time.monotonic() < deadline:
+        time.sleep(0.5)
+    after_fds, after_rss = descriptors(pid), rss_mib(pid)
+    print(f"target fds: baseline {base_fds}, peak {peak_fds}, after {after_fds}; RSS MiB: baseline "
+          f"{base_rss:.1f}, after {after_rss:.1f}; attacker: {json.dumps(done)}")
+    assert done["burst_started"] == 1000 and done["stalled_handshakes"] >= 50, done
+    # The stalled handshakes were let go by the target's handshake deadline, not held for ever.
+    assert done["stalled_closed_by_target"] >= done["stalled_handshakes"] - 5, done
+    assert peak_fds <= base_fds + 40, (base_fds, peak_fds)
+    assert after_fds <= base_fds + 4, (base_fds, after_fds)
+    assert after_rss - base_rss < 60, (base_rss, after_rss)
