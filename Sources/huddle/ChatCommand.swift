@@ -110,7 +110,8 @@ actor ChatRoom {
         case .received(let bytes, let peer):
             Output.line("\(await name(peer)): \(DisplayText.sanitized(bytes: bytes, limit: 4096))")
         case .peerError(let peer, let error):
-            Output.line("! \(peer.map { $0.rawValue } ?? "session"): \(error)")
+            let who = if let peer { await name(peer) } else { "session" }
+            Output.line("! \(who): \(error)")
         case .transferOffered(let transfer):
             await session.declineTransfer(transfer, reason: "chat does not take files; use huddle receive")
         case .transferProgress, .transferFinished, .transferReceivedData, .transferFailed:
