@@ -38,7 +38,7 @@ extension PeerSession {
     }
 
     func found(_ advert: PeerAdvert) {
-        guard advert.peer != peerID else { return }
+        guard advert.peer != peerID, hasRoom(for: advert) else { return }
         let name = DisplayText.sanitized(advert.displayName)
         var record =
             peers[advert.peer]
@@ -54,6 +54,22 @@ extension PeerSession {
         emit(.peerFound(record.info))
         if !wasAvailable && record.connection == nil { emit(.stateChanged(advert.peer, .available)) }
         if record.connection == nil { reconnectIfLost(advert) }
+    }
+
+    /// Whether the peer table may take `advert` (§5 C8): known peers and pinned devices always; others while the
+    /// table is below its limit, after forgetting a peer that is gone if need be.
+    func hasRoom(for advert: PeerAdvert) -> Bool {
+        guard peers[advert.peer] == nil, peers.count >= configuration.maximumKnownPeers else { return true }
+        let gone = peers.first { id, record in
+            record.advert == nil && record.connection == nil && !reconnecting.contains(id)
+        }
+        if let gone {
+            peers[gone.key] = nil
+            return true
+        }
+        if advert.deviceID == identity.deviceID || trustStore.isPinned(advert.deviceID) { return true }
+        ignoredAdverts += 1
+        return false
     }
 
     func handle(_ event: PeerConnectionEvent, on id: Int) {

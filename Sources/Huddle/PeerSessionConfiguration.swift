@@ -30,6 +30,10 @@ public struct PeerSessionConfiguration: Sendable {
     public var transfers = TransferConfiguration()
     /// Most connected peers at once; further requests are refused as busy.
     public var maximumPeers = 16
+    /// Most peers the session keeps track of (`docs/security.md` §5 C8). When the table is full, a peer that is
+    /// gone (not advertised, not connected) makes room; otherwise adverts of further unpinned devices are ignored
+    /// until room frees up. Pinned devices are always let in, so a flood of fake adverts cannot hide them.
+    public var maximumKnownPeers = 256
     /// At most this many pairing runs may end unfinished or failed within `pairingWindow` (§3.5).
     public var maximumFailedPairings = 5
     public var pairingWindow: Duration = .seconds(600)

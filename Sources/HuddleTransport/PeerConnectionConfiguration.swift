@@ -17,6 +17,9 @@ public struct PeerConnectionConfiguration: Hashable, Sendable {
     public var pingAfter: Duration = .seconds(5)
     /// The peer is reported disconnected after this long without hearing from it.
     public var disconnectTimeout: Duration = .seconds(15)
+    /// More PINGs than this within one second close the connection (`docs/security.md` §5 C5). An honest peer
+    /// sends one per `pingAfter` of silence.
+    public var maximumPingsPerSecond = 20
 
     /// The most `maximumMessageSize` may be set to.
     public static let messageSizeCeiling = 64 * 1024 * 1024

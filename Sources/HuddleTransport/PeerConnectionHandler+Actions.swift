@@ -26,6 +26,19 @@ extension PeerConnectionHandler {
     func receivedWhileConnected(_ message: PeerControlMessage, context: ChannelHandlerContext) {
         switch message {
         case .ping(let value):
+            let now = ContinuousClock.now
+            if pingWindowStart.duration(to: now) >= .seconds(1) {
+                pingWindowStart = now
+                pingsInWindow = 0
+            }
+            pingsInWindow += 1
+            guard pingsInWindow <= setup.configuration.maximumPingsPerSecond else {
+                let limit = setup.configuration.maximumPingsPerSecond
+                return fail(
+                    .protocolViolation(state: "connected", message: "PING flood (over \(limit) a second)"),
+                    context: context
+                )
+            }
             sendControl(.pong(value), context: context)
             context.flush()
         case .pong:

@@ -97,6 +97,9 @@ public final class PeerConnectionHandler: ChannelDuplexHandler {
     var lastHeard = ContinuousClock.now
     var pingsSent: UInt64 = 0
     var pingOutstanding = false
+    /// PINGs received in the second that started at `pingWindowStart` (the flood limit).
+    var pingsInWindow = 0
+    var pingWindowStart = ContinuousClock.now
     var failure: PeerConnectionError?
     var closedReported = false
     var sentGoodbye = false

@@ -204,6 +204,33 @@ struct PeerConnectionTests {
         await link.close()
     }
 
+    /// `docs/security.md` §5 C5: a peer whose PINGs come faster than the limit is cut off.
+    @Test func pingFloodClosesTheConnection() async throws {
+        let ada = try TransportPeer("ada")
+        let bob = try TransportPeer("bob")
+        var configuration = PeerConnectionConfiguration()
+        configuration.pingAfter = .milliseconds(1)  // a PING every millisecond or so, each answered at once
+        let link = try await connect(ada, bob, configuration: configuration)
+        _ = try #require(await link.serverLog.wait(for: Self.prompt))
+        try await link.decide(server: true)
+        try await link.decide(client: true)
+        _ = try #require(await link.serverLog.wait(for: Self.connected))
+        let start = ContinuousClock.now
+        let serverEnd = try #require(await link.serverLog.wait(for: Self.closed))
+        let clientEnd = try #require(await link.clientLog.wait(for: Self.closed))
+        #expect(start.duration(to: .now) < .seconds(3))
+        let flood = PeerConnectionError.wire(
+            .protocolViolation(state: "connected", message: "PING flood (over 20 a second)")
+        )
+        let closedByFlood = PeerConnectionError.wire(.closedByPeer(reason: .protocolError))
+        // Both send too many: whichever counts past the limit first closes, the other hears why.
+        #expect(
+            (serverEnd == flood && clientEnd == closedByFlood) || (clientEnd == flood && serverEnd == closedByFlood),
+            "server \(String(describing: serverEnd)), client \(String(describing: clientEnd))"
+        )
+        await link.close()
+    }
+
     @Test func silentPeerIsReportedUnresponsive() async throws {
         let ada = try TransportPeer("ada")
         let bob = try TransportPeer("bob")
