@@ -17,6 +17,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "HuddleDNS", targets: ["HuddleDNS"]),
+        .library(name: "HuddleMDNSCore", targets: ["HuddleMDNSCore"]),
         .library(name: "HuddleDiscovery", targets: ["HuddleDiscovery"]),
         .library(name: "HuddleWire", targets: ["HuddleWire"]),
         .library(name: "HuddleTransport", targets: ["HuddleTransport"]),

@@ -21,6 +21,10 @@ let package = Package(
     ],
     targets: [
         harness("FuzzDNSMessage", [.product(name: "HuddleDNS", package: "Huddle"), nio]),
+        harness(
+            "FuzzMDNSEngine",
+            [.product(name: "HuddleDNS", package: "Huddle"), .product(name: "HuddleMDNSCore", package: "Huddle"), nio]
+        ),
         harness("FuzzFrames", [.product(name: "HuddleWire", package: "Huddle"), nio]),
         harness("FuzzControlMessages", [.product(name: "HuddleWire", package: "Huddle"), nio]),
         harness("FuzzTransferMessages", [.product(name: "HuddleWire", package: "Huddle"), nio]),

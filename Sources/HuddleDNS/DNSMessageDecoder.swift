@@ -154,7 +154,9 @@ private struct Reader {
         let name = try self.readName()
         let type = DNSRecordType(rawValue: try self.u16())
         let rawClass = try self.u16()
-        let ttl = try self.u32()
+        // RFC 2181 §8: a TTL with the most significant bit set is treated as zero.
+        let rawTTL = try self.u32()
+        let ttl = rawTTL & 0x8000_0000 == 0 ? rawTTL : 0
         let rdLength = Int(try self.u16())
         let start = self.offset
         guard rdLength <= self.bytes.count - start else {

@@ -21,6 +21,11 @@ public struct MDNSCache: Sendable {
             let nanos = max(0, (self.expiresAt - now).nanoseconds)
             return UInt32(min(Int64(UInt32.max), nanos / 1_000_000_000))
         }
+
+        /// Whether more than half the record's TTL is left (RFC 6762 §7.1: only such records are known answers).
+        public func hasMoreThanHalfItsTTL(at now: NIODeadline) -> Bool {
+            UInt64(self.remainingTTL(at: now)) * 2 > UInt64(self.record.ttl)
+        }
     }
 
     struct Key: Hashable, Sendable {

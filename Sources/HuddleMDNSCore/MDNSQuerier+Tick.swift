@@ -47,8 +47,7 @@ extension MDNSQuerier {
             questions.append(DNSQuestion(name: key.name, type: key.type, unicastResponse: unicast))
             for entry in self.cache.entries(named: key.name, type: key.type)
             where entry.interfaceIndex == link.interfaceIndex {
-                let original = entry.record.ttl
-                guard entry.remainingTTL(at: now) * 2 > original else { continue }
+                guard entry.hasMoreThanHalfItsTTL(at: now) else { continue }
                 var known = entry.record
                 known.ttl = entry.remainingTTL(at: now)
                 known.cacheFlush = false
@@ -108,7 +107,7 @@ extension MDNSQuerier {
             state.nextAt > now, state.nextAt < now + .seconds(1)
         else { return }
         let ours = self.cache.entries(named: key.name, type: key.type).filter {
-            $0.remainingTTL(at: now) * 2 > $0.record.ttl
+            $0.hasMoreThanHalfItsTTL(at: now)
         }
         let covered = ours.allSatisfy { mine in knownAnswers.contains { $0.sameRecord(as: mine.record) } }
         if covered { self.questions[key]?.markSent(now: now, cap: self.configuration.maxQueryInterval) }

@@ -1,9 +1,21 @@
 import HuddleDNS
+import NIOCore
 import Testing
 
 /// Hostile and broken packets, in the spirit of python-zeroconf's tests/test_protocol.py (our own bytes).
 @Suite("Malformed DNS input")
 struct DNSMalformedInputTests {
+    // MARK: TTLs
+
+    /// RFC 2181 §8: a TTL with its most significant bit set counts as zero; 2^31 − 1 is kept.
+    @Test func ttlWithTheTopBitSetIsZero() throws {
+        let records = [0xFFFF_1194, 0x8000_0000, 0x7FFF_FFFF].map { (ttl: UInt32) in
+            DNSRecord(name: "a.local", data: .a(IPv4Address(10, 0, 0, 1)), ttl: ttl)
+        }
+        let message = try decode(Array(DNSMessage.response(answers: records).encoded().readableBytesView))
+        #expect(message.answers.map(\.ttl) == [0, 0, 0x7FFF_FFFF])
+    }
+
     // MARK: Compression pointers
 
     @Test func selfPointerIsALoop() {

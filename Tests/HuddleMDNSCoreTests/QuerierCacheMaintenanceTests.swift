@@ -18,6 +18,17 @@ struct QuerierCacheMaintenanceTests {
         return (driver, driver.clock.elapsedMilliseconds)
     }
 
+    /// Found by FuzzMDNSEngine: a TTL near 2^32 overflowed the known-answer check (`remaining × 2`) and trapped.
+    @Test("a record with a TTL near 2^32 is a known answer without overflow")
+    func hugeTTLKnownAnswer() {
+        var driver = QuerierDriver.browsing()
+        driver.receive(.response(answers: [TestRecords.ptr("Svc", ttl: 0xFFFF_1194)]))
+        driver.sent = []
+        driver.run(untilMilliseconds: driver.clock.elapsedMilliseconds + 5_000)
+        let known = driver.queries.flatMap(\.message.answers).filter { $0.data == .ptr(TestRecords.instance("Svc")) }
+        #expect(!known.isEmpty)
+    }
+
     @Test("refresh queries at 80, 85, 90 and 95 % of the TTL (+0–2 %), removal at 100 %")
     func refreshSchedule() {
         var (driver, start) = self.driverWithShortTTLs()
