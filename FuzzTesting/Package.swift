@@ -27,6 +27,7 @@ let package = Package(
         ),
         harness("FuzzFrames", [.product(name: "HuddleWire", package: "Huddle"), nio]),
         harness("FuzzControlMessages", [.product(name: "HuddleWire", package: "Huddle"), nio]),
+        harness("FuzzPairingStateMachine", [.product(name: "HuddleWire", package: "Huddle"), nio]),
         harness("FuzzTransferMessages", [.product(name: "HuddleWire", package: "Huddle"), nio]),
         harness(
             "FuzzDatagramOpen",
