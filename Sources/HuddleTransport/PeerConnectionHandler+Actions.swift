@@ -46,7 +46,9 @@ extension PeerConnectionHandler {
         case .close(let reason):
             if reason == .goodbye {
                 sentGoodbye = true
-            } else {
+            } else if failure == nil {
+                // The first failure is the one reported: a peer's CLOSE arriving while we are closing for our own
+                // reason (both saw the same fault) does not replace it.
                 failure = .wire(.closedByPeer(reason: reason))
             }
             context.close(promise: nil)

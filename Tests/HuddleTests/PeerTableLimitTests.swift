@@ -29,6 +29,16 @@ struct PeerTableLimitTests {
         )
     }
 
+    /// Polls `condition` every 10 ms for up to 10 s (the session handles adverts on its own task).
+    func eventually(_ condition: () async -> Bool) async -> Bool {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while ContinuousClock.now < deadline {
+            if await condition() { return true }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return await condition()
+    }
+
     @Test func floodFillsTheTableToItsLimitGonePeersMakeRoomPinnedDevicesAlwaysGetIn() async throws {
         let directory = InMemoryPeerDirectory()
         let probe = try #require(
@@ -39,10 +49,8 @@ struct PeerTableLimitTests {
         for index in 0..<12 {
             registrations.append(try await directory.advertise(Self.fakeAdvert(index, serviceType: type)))
         }
-        #expect(await probe.wait { _ in self.foundNames(probe).count == 8 ? true : nil } == true)
-        try await Task.sleep(for: .milliseconds(100))
-        #expect(foundNames(probe) == Set((0..<8).map { "Fake \($0)" }))
-        #expect(await probe.session.ignoredAdverts == 4)
+        #expect(await eventually { await probe.session.ignoredAdverts == 4 })
+        #expect(await eventually { self.foundNames(probe) == Set((0..<8).map { "Fake \($0)" }) })
         #expect(await probe.session.peers(in: .available).count == 8)
 
         // Two of the known peers go away: their places go to the next newcomers.
@@ -61,9 +69,8 @@ struct PeerTableLimitTests {
         registrations.append(try await directory.advertise(pinned))
         #expect(await probe.found(named: "Bob") != nil)
         registrations.append(try await directory.advertise(Self.fakeAdvert(15, serviceType: type)))
-        try await Task.sleep(for: .milliseconds(100))
+        #expect(await eventually { await probe.session.ignoredAdverts == 5 })
         #expect(!foundNames(probe).contains("Fake 15"))
-        #expect(await probe.session.ignoredAdverts == 5)
         for registration in registrations { await registration.withdraw() }
         await probe.session.stop()
     }
