@@ -46,9 +46,9 @@ extension PeerConnectionHandler {
         case .close(let reason):
             if reason == .goodbye {
                 sentGoodbye = true
-            } else if failure == nil {
-                // The first failure is the one reported: a peer's CLOSE arriving while we are closing for our own
-                // reason (both saw the same fault) does not replace it.
+            } else {
+                // The peer's reason wins, even over one of ours set while closing: the duplicate tie-break relies
+                // on hearing `duplicate` from the side that kept the other connection.
                 failure = .wire(.closedByPeer(reason: reason))
             }
             context.close(promise: nil)
