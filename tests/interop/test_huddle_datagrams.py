@@ -6,6 +6,7 @@ genuine twice.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import tempfile
 
@@ -20,7 +21,7 @@ COUNT = 4000
 
 @pytest.mark.hosts(2)
 def test_unreliable_messages_under_loss_arrive_without_duplicates_or_corruption(testbed, huddle):
-    """4000 sealed datagrams through a 5 % random drop: 85–99 % arrive, each once, intact."""
+    """4000 sealed datagrams through a 5 % random drop (counted): at most the undropped ones arrive, at least 60 %, each once, intact."""
     if missing_tools(["nft"]):
         skip_or_fail("nft (nftables) not installed")
     if not os.access(peer_bench_bin(), os.X_OK):
@@ -32,15 +33,17 @@ def test_unreliable_messages_under_loss_arrive_without_duplicates_or_corruption(
         b.run("nft", "add", "table", "inet", table)
         b.run("nft", "add", "chain", "inet", table, "input", "{ type filter hook input priority 0 ; }")
         b.run("nft", "add", "rule", "inet", table, "input", "meta", "l4proto", "udp", "udp", "dport", "!=", "5353",
-              "numgen", "random", "mod", "100", "<", "5", "drop")
+              "numgen", "random", "mod", "100", "<", "5", "counter", "drop")
         serve(b, "Sink", os.path.join(root, "b"))
         result = client(a, "Source", os.path.join(root, "a"), "Sink", "datagrams", count=COUNT, size=600)
         assert result["sent"] == COUNT
         assert result["duplicates"] == 0, result
         assert result["corrupt"] == 0, result
         assert result["authFailures"] == 0, result
-        assert 0.85 * COUNT <= result["unique"] <= 0.99 * COUNT, result
         rules = b.run("nft", "list", "table", "inet", table).stdout
-        assert "drop" in rules
+        dropped = int(re.search(r"counter packets (\d+) bytes \d+ drop", rules).group(1))
+        # The rule dropped about 5 %; a loaded machine may lose more of a burst in socket buffers, never fewer.
+        assert 0.02 * COUNT <= dropped <= 0.08 * COUNT, rules
+        assert 0.6 * COUNT <= result["unique"] <= COUNT - dropped, (result, dropped)
     finally:
         shutil.rmtree(root, ignore_errors=True)
