@@ -21,7 +21,8 @@ COUNT = 4000
 
 @pytest.mark.hosts(2)
 def test_unreliable_messages_under_loss_arrive_without_duplicates_or_corruption(testbed, huddle):
-    """4000 sealed datagrams through a 5 % random drop (counted): at most the undropped ones arrive, at least 60 %, each once, intact."""
+    """4000 sealed datagrams through a 5 % random drop (counted): at most the undropped ones arrive, at least
+    60 %, each once, intact."""
     if missing_tools(["nft"]):
         skip_or_fail("nft (nftables) not installed")
     if not os.access(peer_bench_bin(), os.X_OK):
