@@ -117,6 +117,11 @@ extension PeerSession {
                 slot.channel?.writeAndFlush(PeerOutbound.close(.duplicate), promise: nil)
                 return nil
             }
+            if let old = connections[existing], old.connected {
+                // The peer dialled again although we were connected: what ran on the old connection ends here.
+                flow.disconnected(peer, channel: old.channel)
+                transfersEnded(with: peer)
+            }
             connections[existing]?.peer = nil
             moveWaiter(from: existing, to: id)
             slot.waiter = connections[id]?.waiter
@@ -286,17 +291,15 @@ extension PeerSession {
 
     var connectedCount: Int { connections.values.count { $0.connected } }
 
-    /// Simultaneous dials between one pair: the connection dialled by the lower (device ID, instance) survives, so
-    /// both sides keep the same one (`docs/security.md` §3.4).
+    /// Two connections between one pair of instances: the connection dialled by the lower (device ID, instance)
+    /// survives, so both sides keep the same one (`docs/security.md` §3.4). The rule holds even when one side has
+    /// already finished its handshake: deciding by local progress would let each side keep a different one.
     func keepsNew(_ new: ConnectionSlot, over existing: Int) -> Bool {
         guard let old = connections[existing] else { return true }
-        if old.connected { return false }
         guard old.role != new.role, let remote = new.remote else { return false }
         let mine = (identity.deviceID, peerID.rawValue)
         let theirs = (remote, new.peer?.rawValue ?? "")
-        _ = existing
         let iAmLower = mine.0 < theirs.0 || (mine.0 == theirs.0 && mine.1 < theirs.1)
-        // Keep the connection whose initiator is the lower side.
         return iAmLower ? new.role == .initiator : new.role == .responder
     }
 
