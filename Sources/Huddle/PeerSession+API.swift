@@ -97,7 +97,12 @@ extension PeerSession {
     /// call returns once the message is queued within each connection's write buffer, and waits while a peer's
     /// buffer is full, so a slow peer holds up only sends that include it and memory stays bounded.
     ///
-    /// - Throws: ``PeerSessionError`` for the first peer that failed (not connected, too large, connection lost).
+    /// A reliable message that was queued arrives once, in order — on this connection, or on the next one when the
+    /// connection is lost and the peer comes back within ``PeerSessionConfiguration/redeliveryWindow`` — or is
+    /// reported in ``PeerSessionEvent/undelivered(_:to:)``.
+    ///
+    /// - Throws: ``PeerSessionError`` for the first peer that failed (not connected, too large), before anything
+    ///   is queued.
     public nonisolated func send(_ bytes: [UInt8], to peers: [PeerID], mode: PeerSendMode = .reliable) async throws {
         if mode == .unreliable { return try await sendDatagram(bytes, to: peers) }
         let limit = configuration.connection.maximumMessageSize
@@ -106,24 +111,22 @@ extension PeerSession {
             guard let channel = flow.channel(for: peer) else { throw PeerSessionError.notConnected(peer) }
             return (peer, channel)
         }
-        let message = PeerOutbound.message(ByteBuffer(bytes: bytes))
-        var waiting: [(PeerID, EventLoopFuture<Void>)] = []
+        let buffer = ByteBuffer(bytes: bytes)
+        let message = PeerOutbound.message(buffer)
+        var waiting: [EventLoopFuture<Void>] = []
         for (peer, channel) in channels {
-            if channel.isWritable {
-                channel.writeAndFlush(message, promise: nil)
-            } else {
-                waiting.append((peer, channel.writeAndFlush(message)))
+            let writable = channel.isWritable
+            let written = channel.eventLoop.makePromise(of: Void.self)
+            channel.writeAndFlush(message, promise: written)
+            // A connection that failed a moment ago, before the session heard of it, refuses the write: the message
+            // joins what that connection left unacknowledged.
+            let inbox = self.inbox
+            written.futureResult.whenFailure { _ in
+                inbox.yield(.unsent(buffer, to: peer, channel: ObjectIdentifier(channel)))
             }
+            if !writable { waiting.append(written.futureResult) }
         }
-        for (peer, future) in waiting {
-            do {
-                try await future.get()
-            } catch let error as PeerConnectionError {
-                throw PeerSessionError.connection(error)
-            } catch {
-                throw PeerSessionError.notConnected(peer)
-            }
-        }
+        for future in waiting { _ = try? await future.get() }
     }
 
     /// Sends to every connected peer.

@@ -11,12 +11,29 @@ extension PeerSession {
         case connection(Int, PeerConnectionEvent)
         case directory(PeerDirectoryEvent)
         case datagram([UInt8], SocketAddress)
+        /// A reliable message that could not go straight to the events, with its sequence number.
+        case message(Int, ByteBuffer, sequence: UInt64)
+        /// A reliable message whose write the connection refused (it had just failed).
+        case unsent(ByteBuffer, to: PeerID, channel: ObjectIdentifier)
     }
 
     struct PeerRecord {
         var info: PeerInfo
         var advert: PeerAdvert?
         var connection: Int?
+        /// Which of the peer's reliable messages were handed on, across connections.
+        var delivery = DeliveryCounter()
+        /// Messages a lost connection left unacknowledged, waiting for the next connection or for the
+        /// redelivery window to pass.
+        var outbox: Outbox?
+    }
+
+    struct Outbox {
+        var messages: [ByteBuffer]
+        /// The sequence number of the first of `messages`.
+        var first: UInt64
+        /// Tells this outbox's expiry from that of a later one.
+        var generation: Int
     }
 
     struct ConnectionSlot {
@@ -39,21 +56,49 @@ extension PeerSession {
         var route = MessageRoute()
         /// The peer a `connect` dialled this connection for.
         var intended: PeerID?
+        /// What the connection left unacknowledged when it closed (reported just before `closed`).
+        var unacknowledged: (messages: [ByteBuffer], next: UInt64)?
+        /// Messages whose writes the connection refused after it failed; they follow `unacknowledged`.
+        var unsent: [ByteBuffer] = []
     }
 }
 
 /// How one connection's messages reach the events: through the session's inbox until the session has tied the
 /// connection to its peer, then straight from the event loop — but only once every message already in the inbox
-/// has been handed on, so the order never changes.
+/// has been handed on, so the order never changes. It also numbers the messages (from the peer's RESUME on), and
+/// once tied to the peer drops those the peer's ``DeliveryCounter`` says were handed on already.
 final class MessageRoute: Sendable {
-    private let state = NIOLockedValueBox<(peer: PeerID?, inInbox: Int)>((nil, 0))
+    private struct State {
+        var peer: PeerID?
+        var delivery: DeliveryCounter?
+        var inInbox = 0
+        var next: UInt64 = 0
+    }
 
-    /// The peer to deliver to directly, or `nil` when the message must go through the inbox (counted).
-    func directPeer() -> PeerID? {
+    enum Arrival {
+        /// Hand it to the events now.
+        case direct(PeerID)
+        /// The peer sent it again after a lost connection and it was handed on then: drop it.
+        case duplicate
+        /// Send it through the inbox with its sequence number.
+        case inbox(UInt64)
+    }
+
+    private let state = NIOLockedValueBox(State())
+
+    /// The peer's next message has sequence number `sequence`.
+    func resume(at sequence: UInt64) { state.withLockedValue { $0.next = sequence } }
+
+    /// A whole message arrived (called in order, on the event loop).
+    func arrived() -> Arrival {
         state.withLockedValue { state in
-            if let peer = state.peer, state.inInbox == 0 { return peer }
+            let sequence = state.next
+            state.next &+= 1
+            if let peer = state.peer, let delivery = state.delivery, state.inInbox == 0 {
+                return delivery.admit(sequence) ? .direct(peer) : .duplicate
+            }
             state.inInbox += 1
-            return nil
+            return .inbox(sequence)
         }
     }
 
@@ -61,5 +106,25 @@ final class MessageRoute: Sendable {
     func leftInbox() { state.withLockedValue { $0.inInbox -= 1 } }
 
     /// From now on messages may go directly to `peer`.
-    func open(to peer: PeerID) { state.withLockedValue { $0.peer = peer } }
+    func open(to peer: PeerID, delivery: DeliveryCounter) {
+        state.withLockedValue { state in
+            state.peer = peer
+            state.delivery = delivery
+        }
+    }
+}
+
+/// The sequence number after the last of a peer's reliable messages handed on: everything below it arrived, so a
+/// message sent again after a lost connection is dropped (shared by the peer's connections, one after another).
+final class DeliveryCounter: Sendable {
+    private let next = NIOLockedValueBox<UInt64>(0)
+
+    /// Whether the message numbered `sequence` is new; if so it counts as handed on.
+    func admit(_ sequence: UInt64) -> Bool {
+        next.withLockedValue { next in
+            guard sequence >= next else { return false }
+            next = sequence &+ 1
+            return true
+        }
+    }
 }

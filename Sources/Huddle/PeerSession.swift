@@ -77,6 +77,9 @@ public actor PeerSession {
     public internal(set) var ignoredAdverts = 0
     /// Pinned devices whose connection dropped; if one comes back under a new instance, it is connected.
     var droppedDevices: Set<DeviceID> = []
+    /// Above every sequence number a closed connection used: where a new peer connection's messages start.
+    var sequenceFloor: UInt64 = 0
+    var outboxGeneration = 0
     var started = false
     var stopped = false
 
@@ -163,6 +166,7 @@ public actor PeerSession {
         for task in tasks { task.cancel() }
         browsing?.cancel()
         if let mdns = directory as? MDNSPeerDirectory { await mdns.stack.shutdown() }
+        reportOutboxes()
         inbox.finish()
         eventSink.finish()
     }
@@ -262,13 +266,20 @@ public actor PeerSession {
             }
         )
         let verifier = PeerVerifier(expected: expected, isBlocked: { store.isBlocked($0) })
-        let (inbox, events) = (self.inbox, self.eventSink)
+        let (inbox, events, flow) = (self.inbox, self.eventSink, self.flow)
         return (
             setup, verifier,
             { event in
-                if case .message(let buffer) = event, let peer = route.directPeer() {
-                    events.yield(.received(Array(buffer.readableBytesView), from: peer))
-                } else {
+                switch event {
+                case .resumed(let sequence):
+                    route.resume(at: sequence)
+                case .message(let buffer):
+                    switch route.arrived() {
+                    case .direct(let peer): events.yield(.received(Array(buffer.readableBytesView), from: peer))
+                    case .duplicate: flow.consumed(buffer.readableBytes)
+                    case .inbox(let sequence): inbox.yield(.message(connection, buffer, sequence: sequence))
+                    }
+                default:
                     inbox.yield(.connection(connection, event))
                 }
             }

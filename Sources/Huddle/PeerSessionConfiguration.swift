@@ -26,6 +26,10 @@ public struct PeerSessionConfiguration: Sendable {
     public var maximumUndeliveredBytes = 32 * 1024 * 1024
     /// Connect pinned peers again, without a prompt, after their connection drops (not after a goodbye).
     public var reconnectsDroppedPeers = true
+    /// How long reliable messages a lost connection left unacknowledged wait for the peer to connect again; they
+    /// are sent again first on the next connection (the peer drops what it already has), or reported as
+    /// ``PeerSessionEvent/undelivered(_:to:)`` when the window passes.
+    public var redeliveryWindow: Duration = .seconds(60)
     /// Chunk size and deadlines of file transfers.
     public var transfers = TransferConfiguration()
     /// Most connected peers at once; further requests are refused as busy.

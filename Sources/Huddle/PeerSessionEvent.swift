@@ -14,6 +14,11 @@ public enum PeerSessionEvent: Sendable {
     case connectionRequestEnded(PeerConnectionRequest.ID, PeerSessionError)
     /// A reliable message arrived.
     case received([UInt8], from: PeerID)
+    /// Reliable messages, in the order sent, that `peer` did not confirm and that will not be sent again: the
+    /// connection was lost and the peer did not come back within
+    /// ``PeerSessionConfiguration/redeliveryWindow``, the peer said goodbye before reading them, or the session
+    /// stopped. Every other reliable message arrived, once and in order.
+    case undelivered([[UInt8]], to: PeerID)
     /// A peer offers a file or a directory: ``PeerSession/acceptTransfer(_:into:)``,
     /// ``PeerSession/acceptTransferIntoMemory(_:)`` or ``PeerSession/declineTransfer(_:reason:)``.
     case transferOffered(IncomingTransfer)

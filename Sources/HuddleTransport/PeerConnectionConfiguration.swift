@@ -20,6 +20,11 @@ public struct PeerConnectionConfiguration: Hashable, Sendable {
     /// More PINGs than this within one second close the connection (`docs/security.md` §5 C5). An honest peer
     /// sends one per `pingAfter` of silence.
     public var maximumPingsPerSecond = 20
+    /// Reliable messages kept until the peer acknowledges them, in bytes; a peer that lets more pile up is closed
+    /// with a protocol error. An honest peer acknowledges each batch it reads.
+    public var maximumUnacknowledgedBytes = 64 * 1024 * 1024
+    /// After a goodbye with messages not yet acknowledged, how long to wait for the peer's last ACK.
+    public var goodbyeAcknowledgementTimeout: Duration = .seconds(1)
 
     /// The most `maximumMessageSize` may be set to.
     public static let messageSizeCeiling = 64 * 1024 * 1024

@@ -43,7 +43,18 @@ extension PeerConnectionHandler {
             context.flush()
         case .pong:
             pingOutstanding = false
+        case .ack(let sequence):
+            acknowledged(through: sequence, context: context)
+        case .resume(let sequence):
+            guard !heardResume, !receivedMessages else {
+                return fail(.protocolViolation(state: "connected", message: "RESUME after messages"), context: context)
+            }
+            heardResume = true
+            incomingSequence = sequence
+            report(.resumed(sequence), context: context)
         case .close(let reason):
+            // What was read before the CLOSE arrived: say so before closing, so the peer can tell it from loss.
+            acknowledge(context: context)
             if reason == .goodbye {
                 sentGoodbye = true
             } else {
@@ -58,6 +69,8 @@ extension PeerConnectionHandler {
     }
 
     func receivedData(_ frame: PeerFrame, context: ChannelHandlerContext) {
+        // Reported closed (a silent peer) and only waiting for TLS to shut down: what still comes is not taken.
+        guard !closedReported else { return }
         var payload = frame.payload
         let stream = frame.streamID
         let size = (incoming[stream]?.readableBytes ?? 0) + payload.readableBytes
@@ -73,6 +86,11 @@ extension PeerConnectionHandler {
         }
         guard frame.flags.contains(.endOfMessage), let message = incoming.removeValue(forKey: stream) else { return }
         let isMessage = stream == PeerFrame.messageStream
+        if isMessage {
+            receivedMessages = true
+            incomingSequence &+= 1
+            acknowledgementPending = true
+        }
         if let gate = setup.receiveGate {
             let count = message.readableBytes
             let pause =
@@ -116,9 +134,15 @@ extension PeerConnectionHandler {
         guard context.channel.isActive else { return }
         sentGoodbye = reason == .goodbye
         if reason != .goodbye && failure == nil { failure = .wire(.pairingRejected(reason: reason)) }
+        acknowledge(context: context)
         sendControl(.close(reason), context: context)
         context.flush()
-        context.close(promise: nil)
+        guard reason == .goodbye, !unacknowledged.isEmpty else { return context.close(promise: nil) }
+        // Wait for the peer's answer to the goodbye: its last ACK, so that what it read is not reported lost.
+        closingAfterGoodbye = true
+        schedule(after: setup.configuration.goodbyeAcknowledgementTimeout, context: context) { _, context in
+            context.close(promise: nil)
+        }
     }
 
     func fail(_ error: PeerWireError, notify: PeerCloseReason? = .protocolError, context: ChannelHandlerContext) {
@@ -143,6 +167,9 @@ extension PeerConnectionHandler {
         if case .closed = event {
             guard !closedReported else { return }
             closedReported = true
+            if machine?.isConnected == true {
+                sink(.unacknowledged(Array(unacknowledged), next: outgoingSequence))
+            }
         }
         sink(event)
     }

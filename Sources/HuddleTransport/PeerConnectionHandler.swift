@@ -15,6 +15,11 @@ public enum PeerConnectionEvent: Sendable {
     case message(ByteBuffer)
     /// A whole message of the resource stream (transfers).
     case resource(ByteBuffer)
+    /// The peer's next reliable message has this sequence number; each one after it the next number.
+    case resumed(UInt64)
+    /// Just before `closed` of a connected connection: the reliable messages the peer had not acknowledged, in
+    /// order, and the sequence number the next message would have had.
+    case unacknowledged([ByteBuffer], next: UInt64)
     /// The connection ended; `nil` after a goodbye either way.
     case closed(PeerConnectionError?)
 }
@@ -40,6 +45,9 @@ public enum PeerOutbound: Sendable {
     case message(ByteBuffer)
     /// A message of the resource stream; completes like `message`.
     case resource(ByteBuffer)
+    /// Before any message once connected: number the reliable messages from `from` on, and send `redeliver` (the
+    /// messages a lost connection left unacknowledged) first.
+    case resume(from: UInt64, redeliver: [ByteBuffer])
     /// The answer to a `prompt`.
     case decision(accept: Bool)
     /// Say goodbye (or why not) and close.
@@ -107,6 +115,18 @@ public final class PeerConnectionHandler: ChannelDuplexHandler {
     /// ones in the same turn wait for one flush queued behind the writes already waiting.
     enum FlushState { case idle, flushed, queued }
     var flushState = FlushState.idle
+    /// Reliable messages: the sequence number of the next one written, those written and not yet acknowledged
+    /// (the last `unacknowledged.count` numbers), and the number of the next one expected from the peer.
+    var outgoingSequence: UInt64 = 0
+    var unacknowledged = CircularBuffer<ByteBuffer>()
+    var unacknowledgedBytes = 0
+    var incomingSequence: UInt64 = 0
+    var sentResume = false
+    var heardResume = false
+    var receivedMessages = false
+    var acknowledgementPending = false
+    /// A goodbye was sent and the connection waits for the peer's last ACK before closing.
+    var closingAfterGoodbye = false
     /// Sends waiting for the socket to drain below the channel's low water mark (backpressure).
     var waitingForWritability: [EventLoopPromise<Void>] = []
 
@@ -225,6 +245,7 @@ public final class PeerConnectionHandler: ChannelDuplexHandler {
                 return
             }
             writeMessage(message, stream: stream, context: context, promise: nil)
+            if stream == PeerFrame.messageStream { retain(message, context: context) }
             // The send completes once the message is queued within the write buffer's high water mark; past it,
             // when the peer has drained enough. A slow peer holds up only its own sends.
             if context.channel.isWritable {
@@ -232,6 +253,13 @@ public final class PeerConnectionHandler: ChannelDuplexHandler {
             } else if let promise {
                 waitingForWritability.append(promise)
             }
+        case .resume(let first, let redeliver):
+            guard machine?.isConnected == true, failure == nil, !sentResume, outgoingSequence == 0 else {
+                promise?.fail(PeerConnectionError.notConnected)
+                return
+            }
+            resume(from: first, redeliver: redeliver, context: context)
+            promise?.succeed()
         case .decision(let accept):
             guard var machine else {
                 promise?.fail(PeerConnectionError.notConnected)
@@ -265,6 +293,11 @@ public final class PeerConnectionHandler: ChannelDuplexHandler {
         case .queued:
             break
         }
+    }
+
+    public func channelReadComplete(context: ChannelHandlerContext) {
+        acknowledge(context: context)
+        context.fireChannelReadComplete()
     }
 
     public func errorCaught(context: ChannelHandlerContext, error: any Error) {

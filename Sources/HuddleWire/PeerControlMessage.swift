@@ -19,6 +19,11 @@ public enum PeerControlMessage: Hashable, Sendable {
     case ping(UInt64)
     case pong(UInt64)
     case close(PeerCloseReason)
+    /// Every reliable message of the stream with a sequence number below this one arrived (cumulative, across
+    /// connections between the same two instances).
+    case ack(UInt64)
+    /// The sequence number of this side's next reliable message; sent once, before the first.
+    case resume(UInt64)
 
     /// A short name for errors and logs.
     public var name: String {
@@ -32,6 +37,8 @@ public enum PeerControlMessage: Hashable, Sendable {
         case .ping: "PING"
         case .pong: "PONG"
         case .close: "CLOSE"
+        case .ack: "ACK"
+        case .resume: "RESUME"
         }
     }
 }
@@ -101,7 +108,7 @@ public struct PeerDecision: Hashable, Sendable {
 extension PeerControlMessage {
     private enum Tag: UInt8 {
         case hello = 1
-        case connectRequest, sasNonce, sasReveal, decision, keyShare, ping, pong, close
+        case connectRequest, sasNonce, sasReveal, decision, keyShare, ping, pong, close, ack, resume
     }
 
     /// The encoded message.
@@ -151,6 +158,12 @@ extension PeerControlMessage {
         case .close(let reason):
             buffer.writeInteger(Tag.close.rawValue)
             buffer.writeInteger(reason.rawValue)
+        case .ack(let sequence):
+            buffer.writeInteger(Tag.ack.rawValue)
+            buffer.writeInteger(sequence)
+        case .resume(let sequence):
+            buffer.writeInteger(Tag.resume.rawValue)
+            buffer.writeInteger(sequence)
         }
     }
 
@@ -199,6 +212,8 @@ extension PeerControlMessage {
         case .ping: self = .ping(try buffer.readWireInteger(as: UInt64.self))
         case .pong: self = .pong(try buffer.readWireInteger(as: UInt64.self))
         case .close: self = .close(PeerCloseReason(rawValue: try buffer.readWireInteger(as: UInt8.self)))
+        case .ack: self = .ack(try buffer.readWireInteger(as: UInt64.self))
+        case .resume: self = .resume(try buffer.readWireInteger(as: UInt64.self))
         }
         guard buffer.readableBytes == 0 else {
             throw Self.malformed("\(buffer.readableBytes) bytes after the end of \(self.name)")

@@ -109,6 +109,12 @@ actor ChatRoom {
             break
         case .received(let bytes, let peer):
             Output.line("\(await name(peer)): \(DisplayText.sanitized(bytes: bytes, limit: 4096))")
+        case .undelivered(let messages, let peer):
+            let lines = messages.count == 1 ? "1 line" : "\(messages.count) lines"
+            Output.line("! \(lines) to \(await name(peer)) did not arrive (it left before reading them)")
+            for message in messages.prefix(5) {
+                Output.line("!   \(DisplayText.sanitized(bytes: message, limit: 200))")
+            }
         case .peerError(let peer, let error):
             let who = if let peer { await name(peer) } else { "session" }
             Output.line("! \(who): \(error)")

@@ -107,7 +107,7 @@ actor PeerPicker {
             } else {
                 Output.line("! \(error)")
             }
-        case .received, .transferOffered, .transferProgress, .transferFinished, .transferReceivedData,
+        case .received, .undelivered, .transferOffered, .transferProgress, .transferFinished, .transferReceivedData,
             .transferFailed:
             break
         }

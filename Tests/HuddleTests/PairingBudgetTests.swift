@@ -81,7 +81,13 @@ struct AvailabilityTests {
         #expect(await cy.state(adaAtCy, .unavailable))
         #expect(await ada.session.peers(in: .connected) == [bobID])
         try await ada.session.send(Array("still here".utf8), to: [bobID])
-        let adaAtBob = try #require(await bob.session.peers(in: .connected).first)
+        // Ada's `connect` returns when Ada is connected; Bob may hear of it a moment later.
+        let adaAtBob = try #require(
+            await bob.wait { event -> PeerID? in
+                if case .stateChanged(let peer, .connected) = event { return peer }
+                return nil
+            }
+        )
         #expect(await bob.message(from: adaAtBob) == "still here")
         cy.clear()
         try await ada.session.setAvailable(true)

@@ -26,6 +26,8 @@ struct PeerControlMessageTests {
         .ping(0x0102_0304_0506_0708),
         .pong(1),
         .close(.unresponsive),
+        .ack(0x0A0B_0C0D_0E0F_1011),
+        .resume(0),
     ]
 
     @Test(arguments: samples)
