@@ -4,7 +4,8 @@ a peer killed and started again.
 A silence shorter than `--disconnect-timeout` is ridden out: lines typed meanwhile arrive afterwards, once and in
 order, and nobody is reported gone. A longer one is reported within the timeout (plus a little for the timer's
 granularity), typing then says plainly that nobody is connected, and the pinned peers reconnect by themselves,
-without a code, when the silence ends. Discovery forgets a killed peer once other hosts' queries go unanswered
+without a code, when the silence ends; lines written into the dead connection before it was reported are sent
+again on the new one and shown once. Discovery forgets a killed peer once other hosts' queries go unanswered
 (RFC 6762 §10.5) and finds it again when it comes back.
 """
 
@@ -95,6 +96,40 @@ def test_link_down_for_10_s_beyond_the_timeout_is_reported_and_both_reconnect(te
     print(f"connected again {time.monotonic() - up:.1f} s after the link came back")
     exchange(ada, bob, "after")
     assert "into the void" not in lines_from(bob, "Ada")
+
+
+@pytest.mark.hosts(2)
+def test_lines_written_into_a_dead_link_arrive_once_after_the_reconnect(testbed, huddle, homes):
+    """Timeout 3 s, link down 10 s. Three lines Ada types in the first second of the outage are written into a
+    connection that can no longer carry them; nobody acknowledges them, so when the link is back and the pinned
+    peers reconnect, Ada sends them again first: Bob shows each once, in order, before what follows, and Ada
+    reports nothing lost."""
+    a, b = testbed[0], testbed[1]
+    ada = chat(a, "Ada", homes("a"), "--disconnect-timeout", "3")
+    bob = chat(b, "Bob", homes("b"), "--disconnect-timeout", "3")
+    pair(ada, bob, "Ada", "Bob")
+    exchange(ada, bob, "before")
+    mark_a, mark_b = ada.mark(), bob.mark()
+    faults.link(a, False)
+    down = time.monotonic()
+    try:
+        for i in range(3):
+            ada.send(f"stranded {i}")
+            time.sleep(0.2)
+        bob.wait_line(lambda l: l == "* Ada left the chat", 10, start=mark_b)
+        ada.wait_line(lambda l: l == "* Bob left the chat", 10, start=mark_a)
+        assert not any(l.startswith("Ada: stranded") for _, l in bob.lines[mark_b:]), bob.output()
+        time.sleep(max(0.0, 10 - (time.monotonic() - down)))
+    finally:
+        faults.link(a, True)
+    up = time.monotonic()
+    wait_until(lambda: testbed._link_local(a), 10, what="link-local address back")
+    connected_again(ada, bob, mark_a, mark_b, 40)
+    arrived, _ = bob.wait_line_at(lambda l: l == "Ada: stranded 2", 20, start=mark_b)
+    print(f"the stranded lines arrived {arrived - up:.1f} s after the link came back")
+    exchange(ada, bob, "after")
+    assert lines_from(bob, "Ada") == ["from Ada before", "stranded 0", "stranded 1", "stranded 2", "from Ada after"]
+    assert not any("did not arrive" in l for _, l in ada.lines), ada.output()
 
 
 @pytest.mark.hosts(2)
