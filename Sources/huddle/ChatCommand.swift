@@ -55,10 +55,12 @@ actor ChatRoom {
     let autoAccept: Bool
     var pending: [PeerConnectionRequest] = []
     var seen: Set<PeerID> = []
+    let outbox: ChatOutbox
 
     init(session: PeerSession, autoAccept: Bool) {
         self.session = session
         self.autoAccept = autoAccept
+        self.outbox = ChatOutbox(session: session)
     }
 
     func followEvents() async {
@@ -101,6 +103,7 @@ actor ChatRoom {
         case .stateChanged(let peer, .connected):
             Output.line("* connected to \(await name(peer))")
         case .stateChanged(let peer, .disconnected):
+            outbox.close(peer)
             Output.line("* \(await name(peer)) left the chat")
         case .stateChanged(let peer, .unavailable):
             seen.remove(peer)
@@ -191,11 +194,7 @@ actor ChatRoom {
                 Output.line("(nobody is connected yet)")
                 return true
             }
-            do {
-                try await session.send(Array(line.utf8), to: peers)
-            } catch {
-                Output.line("! not sent: \(error)")
-            }
+            await outbox.send(Array(line.utf8), to: peers)
             return true
         }
     }

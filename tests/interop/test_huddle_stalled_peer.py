@@ -1,0 +1,63 @@
+"""Issue 7: a peer that stops reading holds up only its own lines.
+
+Three chats; Cy is stopped (SIGSTOP) while Ada pastes 10,000 lines of 500 bytes — far more than the kernel and
+connection buffers towards Cy hold. Bob, who reads, shows every line, in order, while Cy is still stopped; once Cy
+continues it shows what was queued for it, in order and each once (a queue of 4,096 lines per peer is the
+documented limit; beyond it Ada says that Cy is not reading and drops lines to Cy only).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+
+import pytest
+
+from test_huddle_chat import chat
+from test_huddle_faults import lines_from
+
+COUNT = 10_000
+WIDTH = 500
+
+
+def pasted(i: int) -> str:
+    return f"{i:05d} " + "x" * (WIDTH - 6)
+
+
+@pytest.mark.hosts(3)
+def test_a_stopped_peer_does_not_hold_up_the_others(testbed, huddle, homes):
+    names = ["Ada", "Bob", "Cy"]
+    procs = [chat(testbed[i], names[i], homes(names[i]), "--yes", "--disconnect-timeout", "60") for i in range(3)]
+    for i, proc in enumerate(procs):
+        for j, other in enumerate(names):
+            if i != j:
+                proc.wait_line(lambda l, other=other: l == f"* connected to {other}", 30)
+    ada, bob, cy = procs
+    mark_b, mark_c = bob.mark(), cy.mark()
+    os.kill(cy.pid, signal.SIGSTOP)
+    try:
+        start = time.monotonic()
+        ada.proc.stdin.write("".join(pasted(i) + "\n" for i in range(COUNT)))
+        ada.proc.stdin.flush()
+        bob.wait_line(lambda l: l == f"Ada: {pasted(COUNT - 1)}", 60, start=mark_b)
+        took = time.monotonic() - start
+        assert cy.proc.poll() is None
+    finally:
+        os.kill(cy.pid, signal.SIGCONT)
+    print(f"Bob showed all {COUNT} lines ({COUNT * WIDTH / 1e6:.1f} MB) in {took:.1f} s while Cy was stopped")
+    assert lines_from(bob, "Ada", mark_b) == [pasted(i) for i in range(COUNT)]
+
+    dropped = any("Cy is not reading" in l for _, l in ada.lines)
+    last = f"Ada: {pasted(COUNT - 1)}"
+    if not dropped:
+        cy.wait_line(lambda l: l == last, 60, start=mark_c)
+    else:
+        time.sleep(10)
+    got = [int(line[:5]) for line in lines_from(cy, "Ada", mark_c)]
+    print(f"Cy showed {len(got)} of {COUNT} lines after it continued; Ada reported dropping: {dropped}")
+    assert got == sorted(set(got)), "Cy's lines are in order and each once"
+    assert len(got) == COUNT or dropped
+    assert len(got) >= 4096
+    for proc in procs:
+        assert proc.stop() == 0, proc.output()
