@@ -40,8 +40,10 @@ public actor ClipboardSync {
     var incomingItems: [TransferID: PeerID] = [:]
     /// When this machine last wrote to the clipboard.
     var lastWrite: Date?
-    /// The item the clipboard should end up holding, while a write is under way.
-    var wantedWrite: (item: PasteboardItem, what: String, generation: Int)?
+    /// When the last write to the clipboard started (the flood limit counts from it).
+    var lastWriteStarted: ContinuousClock.Instant?
+    /// The item the clipboard should end up holding, while a write is under way or waits for its turn.
+    var wantedWrite: (item: PasteboardItem, what: String)?
     var writerBusy = false
 
     /// - Parameters:
@@ -125,30 +127,6 @@ public actor ClipboardSync {
 
     /// How close before a local change a write of ours must be to have possibly replaced it.
     static let writeRaceWindow: TimeInterval = 1
-
-    /// Puts an item on the clipboard; a failure is reported, not thrown (sync goes on).
-    ///
-    /// Writes are serialised and the last one asked for is the one that stays: a write takes a moment off the
-    /// actor, and a newer item decided meanwhile must not be overtaken by the older write finishing later.
-    func write(_ item: PasteboardItem, what: String) async {
-        guard let pasteboard else { return }
-        wantedWrite = (item, what, (wantedWrite?.generation ?? 0) + 1)
-        lastWrite = Date()
-        guard !writerBusy else { return }
-        writerBusy = true
-        var written = 0
-        while let next = wantedWrite, next.generation != written {
-            written = next.generation
-            do {
-                try await pasteboard.write(next.item, to: configuration.selection)
-            } catch {
-                emit.yield(.problem("could not put \(next.what) on the clipboard: \(error)"))
-            }
-            lastWrite = Date()
-        }
-        wantedWrite = nil
-        writerBusy = false
-    }
 
     func trustedConnectedPeers(except excluded: PeerID? = nil) -> [PeerID] {
         connected.filter { $0 != excluded }.sorted()

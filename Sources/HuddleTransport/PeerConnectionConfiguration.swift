@@ -20,6 +20,10 @@ public struct PeerConnectionConfiguration: Hashable, Sendable {
     /// More PINGs than this within one second close the connection (`docs/security.md` §5 C5). An honest peer
     /// sends one per `pingAfter` of silence.
     public var maximumPingsPerSecond = 20
+    /// More data frames than this that carry nothing (empty and not the end of a message) close the connection
+    /// (`docs/security.md` §5 B7, a glitch limit). Huddle's own writer never sends one; zero-length messages are
+    /// messages like any other and do not count.
+    public var maximumEmptyFrames = 100
     /// Reliable messages kept until the peer acknowledges them, in bytes; a peer that lets more pile up is closed
     /// with a protocol error. An honest peer acknowledges each batch it reads.
     public var maximumUnacknowledgedBytes = 64 * 1024 * 1024

@@ -73,6 +73,14 @@ extension PeerConnectionHandler {
         guard !closedReported else { return }
         var payload = frame.payload
         let stream = frame.streamID
+        if payload.readableBytes == 0 && !frame.flags.contains(.endOfMessage) {
+            emptyFrames += 1
+            let limit = setup.configuration.maximumEmptyFrames
+            if emptyFrames > limit {
+                fail(.protocolViolation(state: "connected", message: "over \(limit) empty frames"), context: context)
+            }
+            return
+        }
         let size = (incoming[stream]?.readableBytes ?? 0) + payload.readableBytes
         let limit = setup.configuration.maximumMessageSize
         guard size <= limit else {

@@ -108,6 +108,8 @@ public final class PeerConnectionHandler: ChannelDuplexHandler {
     /// PINGs received in the second that started at `pingWindowStart` (the flood limit).
     var pingsInWindow = 0
     var pingWindowStart = ContinuousClock.now
+    /// Data frames received that carried nothing (the glitch limit).
+    var emptyFrames = 0
     var failure: PeerConnectionError?
     var closedReported = false
     var sentGoodbye = false
@@ -181,6 +183,9 @@ public final class PeerConnectionHandler: ChannelDuplexHandler {
     }
 
     public func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        // Failed (a protocol violation, a refusal, the peer's CLOSE): frames already read behind the cause are not
+        // taken, not even the rest of the same read.
+        guard failure == nil else { return }
         let frame = unwrapInboundIn(data)
         lastHeard = .now
         guard var machine else {

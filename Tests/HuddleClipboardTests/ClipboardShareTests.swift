@@ -35,7 +35,11 @@ struct ClipboardShareTests {
         }
     }
 
-    static func pair() async throws -> (ClipboardSync, ClipboardSync, Collector, Collector, [Task<Void, any Error>]) {
+    /// Two sessions that trust on first use, each with a sync: Ada's exchanges only shares; Bob's also keeps
+    /// `bobPasteboard` in step when one is given.
+    static func pair(
+        bobPasteboard: (any GeneralPasteboard)? = nil
+    ) async throws -> (ClipboardSync, ClipboardSync, Collector, Collector, [Task<Void, any Error>]) {
         let directory = InMemoryPeerDirectory()
         var syncs: [ClipboardSync] = []
         for name in ["Ada", "Bob"] {
@@ -53,9 +57,10 @@ struct ClipboardShareTests {
                 trustStore: TrustStore()
             )
             try await session.start()
+            let pasteboard = name == "Bob" ? bobPasteboard : nil
             var sync = ClipboardSyncConfiguration()
-            sync.syncs = false
-            syncs.append(ClipboardSync(session: session, pasteboard: nil, configuration: sync))
+            sync.syncs = pasteboard != nil
+            syncs.append(ClipboardSync(session: session, pasteboard: pasteboard, configuration: sync))
         }
         let collectors = syncs.map(Collector.init)
         let runs = syncs.map { sync in Task { try await sync.run() } }
