@@ -27,7 +27,7 @@ final class SessionProbe: Sendable {
     var events: [PeerSessionEvent] { log.events.withLock { $0 } }
 
     /// Waits until `match` finds something among the events seen so far (checked every 10 ms).
-    func wait<T>(seconds: Double = 10, _ match: @escaping (PeerSessionEvent) -> T?) async -> T? {
+    func wait<T>(seconds: Double = 30, _ match: @escaping (PeerSessionEvent) -> T?) async -> T? {
         let deadline = ContinuousClock.now + .seconds(seconds)
         while ContinuousClock.now < deadline {
             if let found = events.lazy.compactMap(match).first { return found }
@@ -46,7 +46,7 @@ final class SessionProbe: Sendable {
         }
     }
 
-    func found(named name: String, seconds: Double = 10) async -> PeerInfo? {
+    func found(named name: String, seconds: Double = 30) async -> PeerInfo? {
         await wait(seconds: seconds) {
             if case .peerFound(let info) = $0, info.displayName == name { return info }
             return nil

@@ -166,7 +166,7 @@ enum RawConnections {
     }
 
     /// Waits until `channel` closes; after `limit` it closes the channel itself and returns `false`.
-    static func waitForClose(_ channel: any Channel, within limit: TimeAmount = .seconds(10)) async -> Bool {
+    static func waitForClose(_ channel: any Channel, within limit: TimeAmount = .seconds(30)) async -> Bool {
         let timedOut = Atomic<Bool>(false)
         let guardTask = channel.eventLoop.scheduleTask(in: limit) {
             timedOut.store(true, ordering: .sequentiallyConsistent)

@@ -21,7 +21,7 @@ final class EventLog: Sendable {
     }
 
     /// The next event, or `nil` after `seconds`.
-    func next(within seconds: Double = 10) async -> PeerConnectionEvent? {
+    func next(within seconds: Double = 30) async -> PeerConnectionEvent? {
         let stream = self.stream
         return await withTaskGroup(of: PeerConnectionEvent?.self) { group in
             group.addTask {
@@ -39,7 +39,7 @@ final class EventLog: Sendable {
     }
 
     /// Skips events until one matches.
-    func wait<T>(within seconds: Double = 10, for match: (PeerConnectionEvent) -> T?) async -> T? {
+    func wait<T>(within seconds: Double = 30, for match: (PeerConnectionEvent) -> T?) async -> T? {
         let deadline = ContinuousClock.now + .seconds(seconds)
         while ContinuousClock.now < deadline {
             guard let event = await next(within: seconds) else { return nil }
