@@ -18,6 +18,8 @@ let package = Package(
         .package(name: "Huddle", path: ".."),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
     ],
     targets: [
         harness("FuzzDNSMessage", [.product(name: "HuddleDNS", package: "Huddle"), nio]),
@@ -35,5 +37,15 @@ let package = Package(
         ),
         harness("FuzzHuddleURL", [.product(name: "HuddlePasteboard", package: "Huddle")]),
         harness("FuzzClipMessage", [.product(name: "HuddleClipboard", package: "Huddle")]),
+        harness(
+            "FuzzPeerCertificate",
+            [
+                .product(name: "HuddleTransport", package: "Huddle"), .product(name: "HuddleWire", package: "Huddle"),
+                nio, .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
     ]
 )

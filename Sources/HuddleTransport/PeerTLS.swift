@@ -3,6 +3,8 @@ public import HuddleWire
 import NIOConcurrencyHelpers
 public import NIOCore
 public import NIOSSL
+import SwiftASN1
+import X509
 
 /// TLS 1.3 contexts for one device identity: mutual authentication, no system trust store, and the peer's key
 /// judged by `PeerVerifier` instead of a CA (`docs/security.md` §2.2–§2.4).
@@ -93,10 +95,14 @@ public final class PeerVerifier: Sendable {
         guard chain.count == 1 else {
             return .failure(.unacceptableCertificate("a chain of \(chain.count) certificates, not one"))
         }
-        guard let spki = try? chain[0].extractPublicKey().toSPKIBytes(),
-            (try? P256.Signing.PublicKey(derRepresentation: spki)) != nil
+        // The key is read by swift-certificates, not NIOSSL's `extractPublicKey()`, which stops the process on a key
+        // BoringSSL cannot read (secp256k1, explicit curve parameters: found by FuzzPeerCertificate), and the peer
+        // chooses what it presents. The ID is taken from the key's canonical encoding.
+        guard let der = try? chain[0].toDERBytes(),
+            let certificate = try? Certificate(derEncoded: der),
+            let key = P256.Signing.PublicKey(certificate.publicKey)
         else { return .failure(.unacceptableCertificate("the key is not a P-256 key")) }
-        let id = DeviceID(subjectPublicKeyInfo: spki)
+        let id = DeviceID(subjectPublicKeyInfo: Array(key.derRepresentation))
         if isBlocked(id) { return .failure(.blocked(id)) }
         if let expected, expected != id { return .failure(.peerIdentityMismatch(expected: expected, presented: id)) }
         return .success(id)

@@ -227,6 +227,22 @@ struct TLSIdentityTests {
         #expect(verifier.presented == nil)
     }
 
+    /// Certificates whose key BoringSSL cannot read at all (FuzzPeerCertificate's crashers, kept in
+    /// `FuzzTesting/FailCases`): NIOSSL's `extractPublicKey()` stopped the process on them; now a plain refusal.
+    @Test(arguments: ["secp256k1.der", "p256-explicit-params.der"])
+    func d4KeysBoringSSLCannotReadAreRefusedNotFatal(file: String) async throws {
+        let failCases = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../../FuzzTesting/FailCases/FuzzPeerCertificate").standardized
+        let der = try Data(contentsOf: failCases.appendingPathComponent(file))
+        let certificate = try NIOSSLCertificate(bytes: Array(der), format: .der)
+        let verifier = PeerVerifier(expected: nil, isBlocked: { _ in false })
+        let promise = group.next().makePromise(of: NIOSSLVerificationResultWithMetadata.self)
+        verifier.verify([certificate], promise)
+        #expect(try await promise.futureResult.get() == .failed)
+        #expect(verifier.rejection == .unacceptableCertificate("the key is not a P-256 key"))
+        #expect(verifier.presented == nil)
+    }
+
     @Test(arguments: OtherKey.allCases)
     func d4ClientWithAKeyOtherThanP256IsRefusedByTheListener(kind: OtherKey) async throws {
         let key = try kind.make()
