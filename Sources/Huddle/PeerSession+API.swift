@@ -31,19 +31,17 @@ extension PeerSession {
         emit(.stateChanged(peer, .connecting))
         let wiring = wiring(role: .initiator, connection: id, route: slot.route, context: context, expected: expected)
         let (inbox, group, tls) = (self.inbox, self.group, self.tls)
-        tasks.append(
-            Task {
-                do {
-                    _ = try await PeerChannels.dial(address, group: group, tls: tls, wiring: wiring) { channel in
-                        inbox.yield(.dialed(id, .success(channel)))
-                    }
-                } catch let error as PeerConnectionError {
-                    inbox.yield(.dialed(id, .failure(.connection(error))))
-                } catch {
-                    inbox.yield(.dialed(id, .failure(.connection(.connectFailed("\(error)")))))
+        track {
+            do {
+                _ = try await PeerChannels.dial(address, group: group, tls: tls, wiring: wiring) { channel in
+                    inbox.yield(.dialed(id, .success(channel)))
                 }
+            } catch let error as PeerConnectionError {
+                inbox.yield(.dialed(id, .failure(.connection(error))))
+            } catch {
+                inbox.yield(.dialed(id, .failure(.connection(.connectFailed("\(error)")))))
             }
-        )
+        }
         let timer = Task { [weak self] in
             try? await Task.sleep(for: timeout)
             guard !Task.isCancelled else { return }

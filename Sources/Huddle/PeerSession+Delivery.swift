@@ -30,19 +30,18 @@ extension PeerSession {
             if !messages.isEmpty { emit(.undelivered(messages.map { Array($0.readableBytesView) }, to: peer)) }
             return
         }
+        // Kept even when empty: a write refused a moment later (`unsent`) joins it instead of being reported lost.
         outboxGeneration += 1
         let generation = outboxGeneration
         // The messages refused after the failure had no numbers: they follow the unacknowledged ones.
         let first = next - UInt64(messages.count - unsentCount)
         peers[peer]?.outbox = Outbox(messages: messages, first: first, generation: generation)
         let window = configuration.redeliveryWindow
-        tasks.append(
-            Task { [weak self] in
-                try? await Task.sleep(for: window)
-                guard !Task.isCancelled else { return }
-                await self?.redeliveryWindowPassed(for: peer, generation: generation)
-            }
-        )
+        track { [weak self] in
+            try? await Task.sleep(for: window)
+            guard !Task.isCancelled else { return }
+            await self?.redeliveryWindowPassed(for: peer, generation: generation)
+        }
     }
 
     func redeliveryWindowPassed(for peer: PeerID, generation: Int) {

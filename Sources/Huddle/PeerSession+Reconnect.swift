@@ -15,12 +15,10 @@ extension PeerSession {
         reconnecting.insert(peer)
         let base = min(30.0, 0.5 * Double(1 << min(attempt, 6)))
         let delay = base * Double.random(in: 0.8...1.2)
-        tasks.append(
-            Task { [weak self] in
-                try? await Task.sleep(for: .milliseconds(Int(delay * 1000)))
-                await self?.reconnect(to: peer, attempt: attempt)
-            }
-        )
+        track { [weak self] in
+            try? await Task.sleep(for: .milliseconds(Int(delay * 1000)))
+            await self?.reconnect(to: peer, attempt: attempt)
+        }
     }
 
     func reconnect(to peer: PeerID, attempt: Int) async {

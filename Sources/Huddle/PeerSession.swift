@@ -55,7 +55,10 @@ public actor PeerSession {
     let startInstant = ContinuousClock.now
     var registration: (any PeerDirectoryRegistration)?
     var browsing: Task<Void, Never>?
-    var tasks: [Task<Void, Never>] = []
+    /// Background work the session cancels when it stops; each task leaves the table when it ends, so a long-lived
+    /// session with many connections does not accumulate them.
+    var tasks: [Int: Task<Void, Never>] = [:]
+    var nextTaskNumber = 0
     var peers: [PeerID: PeerRecord] = [:]
     var connections: [Int: ConnectionSlot] = [:]
     var requests: [PeerConnectionRequest.ID: Int] = [:]
@@ -131,11 +134,26 @@ public actor PeerSession {
         guard !stopped else { throw PeerSessionError.stopped }
         started = true
         let stream = inboxStream
-        tasks.append(Task { await self.runInbox(stream) })
+        track { await self.runInbox(stream) }
         datagramChannel = try await openDatagramSocket(host: configuration.listenHost)
         datagramPort.store(datagramChannel?.localAddress?.port ?? 0, ordering: .relaxed)
         if mode.advertises { listener = try await listen() }
         try await setAvailable(true)
+    }
+
+    /// Runs `work` in the background until it ends or the session stops.
+    func track(_ work: @escaping @Sendable () async -> Void) {
+        let number = nextTaskNumber
+        nextTaskNumber += 1
+        // The task cannot reach `forget` before this actor-isolated call has stored it.
+        tasks[number] = Task { [weak self] in
+            await work()
+            await self?.forget(task: number)
+        }
+    }
+
+    func forget(task number: Int) {
+        tasks[number] = nil
     }
 
     /// Handles the inbox on the actor, one item after another.
@@ -163,7 +181,7 @@ public actor PeerSession {
         for slot in slots { try? await slot.channel?.closeFuture.get() }
         try? await listener?.close()
         try? await datagramChannel?.close()
-        for task in tasks { task.cancel() }
+        for task in tasks.values { task.cancel() }
         browsing?.cancel()
         if let mdns = directory as? MDNSPeerDirectory { await mdns.stack.shutdown() }
         reportOutboxes()

@@ -33,7 +33,7 @@ struct PeerAdmissionTests {
         let configuration = {
             var configuration = PeerConnectionConfiguration()
             // Long enough that the held ones are still held when counted, even on a busy machine.
-            configuration.tlsHandshakeTimeout = .seconds(10)
+            configuration.tlsHandshakeTimeout = .seconds(20)
             return configuration
         }()
         let admission = PeerAdmission(maximumTotal: 16, maximumPerAddress: 4)
@@ -79,7 +79,7 @@ struct PeerAdmissionTests {
         try await client.writeAndFlush(PeerOutbound.decision(accept: true))
         _ = try #require(await clientLog.wait(for: PeerConnectionTests.connected))
         // The held ones hit the TLS deadline and leave room again.
-        let deadline = ContinuousClock.now + .seconds(30)
+        let deadline = ContinuousClock.now + .seconds(40)
         while silent.contains(where: \.isActive) && ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(100))
         }
