@@ -102,7 +102,7 @@ public struct HuddleURL: Hashable, Sendable {
             switch key {
             case "type":
                 guard pendingType == nil else { throw PasteboardError(.malformedURL, "type without data before it") }
-                guard let type = value.removingPercentEncoding, !type.isEmpty else {
+                guard let type = percentDecoded(value), !type.isEmpty else {
                     throw PasteboardError(.malformedURL, "empty or badly percent-encoded type \"\(value)\"")
                 }
                 pendingType = PasteboardType(type)
@@ -135,12 +135,57 @@ public struct HuddleURL: Hashable, Sendable {
         return .item(item)
     }
 
-    /// Percent-encodes everything but RFC 3986 unreserved characters (§2.3).
-    private static func percentEncoded(_ text: String) -> String {
-        var allowed = CharacterSet.alphanumerics.intersection(
-            CharacterSet(charactersIn: Unicode.Scalar(0)..<Unicode.Scalar(128))
-        )
-        allowed.insert(charactersIn: "-._~")
-        return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
+    /// Percent-encodes every byte of the UTF-8 but RFC 3986 unreserved characters (§2.1, §2.3), in upper case.
+    static func percentEncoded(_ text: String) -> String {
+        let hex = Array("0123456789ABCDEF".utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(text.utf8.count)
+        for byte in text.utf8 {
+            if isUnreserved(byte) {
+                out.append(byte)
+            } else {
+                out += [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 0xF)]]
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Undoes percent-encoding (RFC 3986 §2.1); nil for a `%` not followed by two hex digits, or bytes that are
+    /// not UTF-8 once decoded. `+` stays `+`.
+    static func percentDecoded(_ text: Substring) -> String? {
+        var out: [UInt8] = []
+        out.reserveCapacity(text.utf8.count)
+        var bytes = text.utf8.makeIterator()
+        while let byte = bytes.next() {
+            guard byte == UInt8(ascii: "%") else {
+                out.append(byte)
+                continue
+            }
+            guard let high = bytes.next().flatMap(hexValue), let low = bytes.next().flatMap(hexValue) else {
+                return nil
+            }
+            out.append(high << 4 | low)
+        }
+        return String(validating: out, as: UTF8.self)
+    }
+
+    private static func isUnreserved(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
+            UInt8(ascii: "~"):
+            return true
+        default:
+            return false
+        }
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
+        default: return nil
+        }
     }
 }

@@ -88,6 +88,41 @@ struct HuddleURLTests {
         #expect(Base64URL.encode(Data([0xFB, 0xFF])) == "-_8")
         #expect(Base64URL.decode("-_8=") == Data([0xFB, 0xFF]))
         #expect(Base64URL.decode("+/8") == nil)
+        #expect(Base64URL.decode("Zg==") == Data("f".utf8))
+        #expect(Base64URL.decode("Zg=v") == nil)  // padding only at the end
+        #expect(Base64URL.decode("Zm9vY") == nil)  // a length no encoding has
+        #expect(Base64URL.decode("Zm9v\u{e9}") == nil)
+    }
+
+    @Test("base64url agrees with Foundation's base64 on every length up to 300 and every byte value")
+    func base64urlAgreesWithFoundation() {
+        var generator = SystemRandomNumberGenerator()
+        for length in 0...300 {
+            let data = Data((0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) })
+            let expected = data.base64EncodedString().replacingOccurrences(of: "+", with: "-")
+                .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+            let encoded = Base64URL.encode(data)
+            #expect(encoded == expected, "length \(length)")
+            #expect(Base64URL.decode(Substring(encoded)) == data, "length \(length)")
+        }
+    }
+
+    @Test("types: every byte but the unreserved ones percent-encoded in upper case; lower-case hex decodes")
+    func percentCoding() throws {
+        var item = PasteboardItem()
+        item.setData(Data([1]), for: "text/x-é; q=\"1\" ~_.-%")
+        let text = try HuddleURL(.item(item)).encoded()
+        #expect(text == "huddle:item?type=text%2Fx-%C3%A9%3B%20q%3D%221%22%20~_.-%25&data=AQ")
+        #expect(try HuddleURL(parsing: text).content == .item(item))
+        let lower = try HuddleURL(parsing: "huddle:item?type=text%2fx-%c3%a9&data=AQ")
+        var expected = PasteboardItem()
+        expected.setData(Data([1]), for: "text/x-é")
+        #expect(lower.content == .item(expected))
+        for bad in ["%C3", "%C3%28", "a%2", "a%", "%G1"] {
+            #expect(throws: PasteboardError.self, "\(bad)") {
+                try HuddleURL(parsing: "huddle:item?type=\(bad)&data=AQ")
+            }
+        }
     }
 
     @Test("register writes a desktop entry for x-scheme-handler/huddle under XDG_DATA_HOME")
