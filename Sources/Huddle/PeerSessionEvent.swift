@@ -17,7 +17,9 @@ public enum PeerSessionEvent: Sendable {
     /// Reliable messages, in the order sent, that `peer` did not confirm and that will not be sent again: the
     /// connection was lost and the peer did not come back within
     /// ``PeerSessionConfiguration/redeliveryWindow``, the peer said goodbye before reading them, or the session
-    /// stopped. Every other reliable message arrived, once and in order.
+    /// stopped. Every other reliable message arrived, once and in order. "Not confirmed" is not "certainly lost":
+    /// a peer that read a message and lost its connection before its acknowledgement left has it, and it is
+    /// reported here all the same (no protocol can tell the two apart from this side).
     case undelivered([[UInt8]], to: PeerID)
     /// A peer offers a file or a directory: ``PeerSession/acceptTransfer(_:into:)``,
     /// ``PeerSession/acceptTransferIntoMemory(_:)`` or ``PeerSession/declineTransfer(_:reason:)``.
