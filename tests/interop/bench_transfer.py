@@ -17,7 +17,9 @@ the same connection meanwhile, each timed one way (needs `swift build -c release
 Each figure is the median of --runs. Times run from starting the sending command to the file being complete on
 the receiver (for Huddle: verified). Huddle's "data phase" is from the receiver's offer to the sender's
 "verified" (it leaves out start-up, discovery, connecting and hashing the file before the offer). Peak memory is
-each Huddle process's maximum resident set (GNU time's %M).
+each Huddle process's maximum resident set (GNU time's %M). CPU is the user + system seconds of the sending and the
+receiving process together (GNU time's %U + %S) per GiB; with this machine's cores all busy, the rate no tool can
+pass is cores / (CPU seconds per GiB): the "CPU ceiling" printed beside it.
 """
 
 from __future__ import annotations
@@ -54,10 +56,11 @@ def clear(directory: str) -> None:
         shutil.rmtree(path) if os.path.isdir(path) else os.remove(path)
 
 
-def max_rss(path: str) -> int:
-    """Bytes from a GNU time -f %M output file (KiB)."""
+def usage(path: str) -> tuple[int, float]:
+    """Max RSS in bytes and CPU seconds (user + system) from a GNU time -f "%M %U %S" output file."""
     with open(path) as f:
-        return int(f.read().split()[-1]) * 1024
+        rss, user, system = f.read().splitlines()[-1].split()
+    return int(rss) * 1024, float(user) + float(system)
 
 
 class Bench:
@@ -82,8 +85,12 @@ class Bench:
         return path
 
     def timed(self, argv: list[str], who: str) -> list[str]:
-        """argv under GNU time, writing max RSS to a file named after who."""
-        return ["/usr/bin/time", "-f", "%M", "-o", os.path.join(self.root, f"rss-{who}"), *argv]
+        """argv under GNU time, writing max RSS and CPU seconds to a file named after who."""
+        return ["/usr/bin/time", "-f", "%M %U %S", "-o", os.path.join(self.root, f"usage-{who}"), *argv]
+
+    def usage(self, who: str) -> tuple[int, float]:
+        """Max RSS and CPU seconds of the last process timed as who."""
+        return usage(os.path.join(self.root, f"usage-{who}"))
 
     def huddle(self, paths: list[str]) -> dict:
         """One huddle send of paths to a fresh huddle receive."""
@@ -107,12 +114,13 @@ class Bench:
         end, _ = sender.wait_line_at(lambda l: l == last, 5)
         offered, _ = receiver.wait_line_at(lambda l: l.startswith("? ") and "Accept?" in l, 5)
         assert len([n for n in os.listdir(self.inbox) if not n.startswith(".")]) == len(paths)
-        return {"seconds": end - start, "data_seconds": end - offered,
-                "sender_rss": max_rss(os.path.join(self.root, "rss-sender")),
-                "receiver_rss": max_rss(os.path.join(self.root, "rss-receiver"))}
+        (sender_rss, sender_cpu), (receiver_rss, receiver_cpu) = self.usage("sender"), self.usage("receiver")
+        return {"seconds": end - start, "data_seconds": end - offered, "sender_rss": sender_rss,
+                "receiver_rss": receiver_rss, "cpu": sender_cpu + receiver_cpu}
 
     def socat(self, source: list[str], sink: list[str], tls: bool, tar_dir: str | None = None) -> float:
-        """Seconds for one socat run (optionally tar in, tar out)."""
+        """Seconds for one socat run (optionally tar in, tar out); the file-to-file runs note their CPU seconds
+        in self.socat_cpu."""
         clear(self.inbox)
         a, b = self.a, self.b
         port = self.next_port()
@@ -123,18 +131,22 @@ class Bench:
             receiver = b.spawn("sh", "-c", f"socat {' '.join(self.socat_options)} -u {listen} - | tar -C {self.inbox} -xf -",
                                label="b:socat")
         else:
-            receiver = b.spawn("socat", *self.socat_options, "-u", listen, f"OPEN:{sink[0]},creat,trunc",
-                               label="b:socat")
+            receiver = b.spawn(*self.timed(["socat", *self.socat_options, "-u", listen, f"OPEN:{sink[0]},creat,trunc"],
+                                           "socat-receiver"), label="b:socat")
         wait_until(lambda: listening(b, port), 10, 0.02, what="socat listening")
         start = time.monotonic()
         if tar_dir:
             sender = a.spawn("sh", "-c", f"tar -C {tar_dir} -cf - . | socat {' '.join(self.socat_options)} -u - {connect}",
                              label="a:socat")
         else:
-            sender = a.spawn("socat", *self.socat_options, "-u", f"OPEN:{source[0]}", connect, label="a:socat")
+            sender = a.spawn(*self.timed(["socat", *self.socat_options, "-u", f"OPEN:{source[0]}", connect],
+                                         "socat-sender"), label="a:socat")
         if receiver.wait_exit(600) != 0 or sender.wait_exit(30) != 0:
             raise RuntimeError(f"socat failed\n{sender.output()}\n{receiver.output()}")
-        return time.monotonic() - start
+        elapsed = time.monotonic() - start
+        if not tar_dir:
+            self.socat_cpu = self.usage("socat-sender")[1] + self.usage("socat-receiver")[1]
+        return elapsed
 
     def wormhole(self, source: str) -> float:
         """Seconds for one wormhole send → receive through the local mailbox and relay."""
@@ -218,9 +230,12 @@ def main() -> int:
         out = os.path.join(bench.inbox, "out.bin")
         print(f"binary: {huddle_bin()}; {args.size_mib} MiB file, {args.runs} runs each, medians", flush=True)
         huddle_runs, raw, tls, worm = [], [], [], []
+        raw_cpu, tls_cpu = [], []
         for _ in range(args.runs):
             raw.append(bench.socat([big], [out], tls=False))
+            raw_cpu.append(bench.socat_cpu)
             tls.append(bench.socat([big], [out], tls=True))
+            tls_cpu.append(bench.socat_cpu)
             huddle_runs.append(bench.huddle([big]))
         if "wormhole" not in args.skip:
             bench.start_wormhole_servers()
@@ -246,6 +261,12 @@ def main() -> int:
         rss_r = max(r["receiver_rss"] for r in huddle_runs) / MIB
         print(f"  peak memory (max RSS): sender {rss_s:.1f} MiB, receiver {rss_r:.1f} MiB (target < 64 MiB)",
               flush=True)
+        cores = os.cpu_count() or 1
+        gib = args.size_mib / 1024
+        print(f"  CPU seconds per GiB, sender + receiver, and the CPU ceiling on {cores} cores:")
+        for name, cpu in [("huddle (whole command)", median([r["cpu"] for r in huddle_runs])),
+                          ("socat raw TCP", median(raw_cpu)), ("socat + OpenSSL TLS", median(tls_cpu))]:
+            print(f"    {name:38} {cpu / gib:6.2f} s/GiB   ceiling {cores * 1024 * gib / cpu:8.1f} MiB/s")
         if "small" not in args.skip:
             small = os.path.join(root, "small")
             os.makedirs(small)
