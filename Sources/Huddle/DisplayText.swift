@@ -1,3 +1,5 @@
+import Foundation
+
 /// Cleans untrusted text (names, context payloads) before it is shown (`docs/security.md` §3.4, B5): control
 /// characters and Unicode bidirectional overrides and isolates are removed, invalid UTF-8 is replaced, and the
 /// result is cut to a length a prompt can show.
@@ -19,6 +21,45 @@ public enum DisplayText {
         let clean = String(scalars)
         return clean.count <= limit ? clean : String(clean.prefix(limit - 1)) + "…"
     }
+
+    /// The form in which two names are compared to see whether one could pass for the other (`docs/security.md`
+    /// §5 J3): compatibility-normalised (Unicode NFKC: full-width letters, ligatures, …), case, width and
+    /// diacritics folded, common Cyrillic and Greek look-alikes of Latin letters replaced by them, invisible
+    /// format characters (zero-width spaces and joiners, …) and the characters ``sanitized(_:limit:)`` removes
+    /// dropped, white space runs made one space, and trimmed. "Bob", "bob ", "Ｂｏｂ", "B\u{200B}ob", "Bób" and
+    /// "Воb" (Cyrillic В) all give "bob".
+    public static func lookalikeKey(_ name: String) -> String {
+        let folded = name.precomposedStringWithCompatibilityMapping.folding(
+            options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive],
+            locale: nil
+        )
+        var scalars = String.UnicodeScalarView()
+        var space = false
+        for scalar in folded.unicodeScalars {
+            if isRemoved(scalar) || scalar.properties.generalCategory == .format { continue }
+            if scalar.properties.isWhitespace {
+                space = true
+                continue
+            }
+            if space && !scalars.isEmpty { scalars.append(" ") }
+            space = false
+            scalars.append(latinLookalikes[scalar] ?? scalar)
+        }
+        return String(scalars)
+    }
+
+    /// Lower-case Cyrillic and Greek letters that look like Latin ones (after case folding).
+    private static let latinLookalikes: [Unicode.Scalar: Unicode.Scalar] = {
+        let pairs: [(String, String)] = [
+            ("аеорсхуіјѕԁԛԝвкмнт", "aeopcxyijsdqwbkmht"),  // Cyrillic
+            ("αβεικνορτυχη", "abeikvoptuxn"),  // Greek
+        ]
+        var table: [Unicode.Scalar: Unicode.Scalar] = [:]
+        for (from, to) in pairs {
+            for (a, b) in zip(from.unicodeScalars, to.unicodeScalars) { table[a] = b }
+        }
+        return table
+    }()
 
     /// Bytes from a peer, decoded as UTF-8 (invalid sequences replaced) and cleaned.
     public static func sanitized(bytes: [UInt8], limit: Int = 1024) -> String {

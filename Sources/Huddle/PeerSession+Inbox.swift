@@ -175,8 +175,9 @@ extension PeerSession {
             }
             slot.countsAsPairingRun = true
         }
+        let namesakes = slot.pairing ? namesakes(of: record.info.displayName, excluding: device) : []
         let automatic =
-            (slot.pairing && configuration.trustsOnFirstUse)
+            (slot.pairing && configuration.trustsOnFirstUse && namesakes.isEmpty)
             || (!slot.pairing && slot.role == .responder && configuration.acceptsPinnedPeersAutomatically)
         if automatic {
             slot.acceptedOnFirstUse = slot.pairing
@@ -193,12 +194,25 @@ extension PeerSession {
             code: prompt.code?.displayCode,
             context: prompt.context,
             direction: slot.role == .responder ? .incoming : .outgoing,
-            trust: device == identity.deviceID ? .verified : trustStore.record(for: device)?.trust
+            trust: device == identity.deviceID ? .verified : trustStore.record(for: device)?.trust,
+            namesakes: namesakes
         )
         slot.request = request.id
         requests[request.id] = id
         connections[id] = slot
         emit(.connectionRequest(request))
+    }
+
+    /// The pinned devices other than `device` whose names look like `name`, in the trust store's order.
+    func namesakes(of name: String, excluding device: DeviceID) -> [DeviceID] {
+        let key = DisplayText.lookalikeKey(name)
+        guard !key.isEmpty else { return [] }
+        return trustStore.records.compactMap { record in
+            guard record.trust != .blocked, record.deviceID != device.description,
+                DisplayText.lookalikeKey(record.displayName) == key
+            else { return nil }
+            return try? DeviceID(record.deviceID)
+        }
     }
 
     func connected(_ outcome: PeerHandshake.Outcome, on id: Int) {

@@ -15,7 +15,8 @@ public struct PeerSessionConfiguration: Sendable {
     /// Connect pinned peers that ask, without a prompt.
     public var acceptsPinnedPeersAutomatically = true
     /// Accept first contacts without comparing the code, pinning the peer as trust-on-first-use. For headless,
-    /// scripted use only: it gives up the protection against a man in the middle at first contact.
+    /// scripted use only: it gives up the protection against a man in the middle at first contact. A peer whose
+    /// name looks like a paired device's (``PeerConnectionRequest/namesakes``) is asked about all the same.
     public var trustsOnFirstUse = false
     /// Most accepted connections still before their first decision (TCP, TLS, HELLO, pairing exchange).
     public var maximumPendingConnections = 16

@@ -64,6 +64,11 @@ public struct PeerConnectionRequest: Hashable, Sendable, Identifiable {
     public let direction: Direction
     /// How the peer is trusted now, `nil` at first contact.
     public let trust: TrustLevel?
+    /// At first contact, the paired devices whose names look like this peer's (``DisplayText/lookalikeKey(_:)``):
+    /// the peer is *not* any of them, whatever it calls itself. Not empty means the name could be borrowed to pass
+    /// for a known device (`docs/security.md` §5 J3): such a request is never accepted by
+    /// ``PeerSessionConfiguration/trustsOnFirstUse`` and should be shown with a warning.
+    public let namesakes: [DeviceID]
 
     /// The context as text, cleaned for display.
     public var contextText: String { DisplayText.sanitized(bytes: context) }

@@ -136,7 +136,8 @@ actor ChatRoom {
             Output.line("* \(who) asks to connect (\(request.trust?.rawValue ?? "known") device)")
         }
         if !request.contextText.isEmpty { Output.line("  they say: \(request.contextText)") }
-        if autoAccept {
+        if let warning = request.namesakeWarning { Output.line(warning) }
+        if request.mayBeAutoAccepted(autoAccept) {
             Output.line("* accepting (--yes)")
             Task { await session.accept(request) }
             return

@@ -106,12 +106,13 @@ enum ClipPairing {
         async
     {
         let who = "\(request.displayName) (\(request.deviceID.shortID))"
+        if let warning = request.namesakeWarning { Output.line(warning) }
         if let code = request.code {
             Output.line("? \(who) asks to pair. Code: \(code) — check \(request.displayName) shows the same. [y/n]")
         } else {
             Output.line("? \(who) asks to connect. [y/n]")
         }
-        let yes = autoAccept ? true : await input.answer()
+        let yes = request.mayBeAutoAccepted(autoAccept) ? true : await input.answer()
         if yes {
             await session.accept(request)
             return

@@ -92,12 +92,14 @@ actor PeerPicker {
                 Output.json([
                     "event": "request", "peer": request.peer.rawValue, "name": request.displayName,
                     "code": request.code ?? "", "device": request.deviceID.shortID,
+                    "namesakes": request.namesakes.map(\.shortID),
                 ])
             } else {
                 let code = request.code.map { " — code \($0), check that the other screen shows the same" } ?? ""
+                if let warning = request.namesakeWarning { Output.line(warning) }
                 Output.line("? \(request.displayName) (\(request.deviceID.shortID))\(code). Connect? [y/n]")
             }
-            if autoAccept { await session.accept(request) } else { pending.append(request) }
+            if request.mayBeAutoAccepted(autoAccept) { await session.accept(request) } else { pending.append(request) }
         case .connectionRequestEnded(let id, let error):
             pending.removeAll { $0.id == id }
             if !json { Output.line("* request ended: \(error)") }

@@ -64,8 +64,9 @@ struct SendCommand: AsyncParsableCommand {
                     reporter.show(progress)
                 case .connectionRequest(let request):
                     let code = request.code.map { " Code: \($0) — check the other screen shows the same." } ?? ""
+                    if let warning = request.namesakeWarning { Output.line(warning) }
                     Output.line("? connect to \(request.displayName) (\(request.deviceID.shortID))?\(code) [y/n]")
-                    let yes = autoAccept ? true : await input.answer()
+                    let yes = request.mayBeAutoAccepted(autoAccept) ? true : await input.answer()
                     if yes { await session.accept(request) } else { await session.deny(request) }
                 default:
                     continue
@@ -198,8 +199,9 @@ struct ReceiveCommand: AsyncParsableCommand {
             switch event {
             case .connectionRequest(let request):
                 let code = request.code.map { " Code: \($0)." } ?? ""
+                if let warning = request.namesakeWarning { Output.line(warning) }
                 Output.line("? \(request.displayName) (\(request.deviceID.shortID)) wants to connect.\(code) [y/n]")
-                let yes = options.yes ? true : await input.answer()
+                let yes = request.mayBeAutoAccepted(options.yes) ? true : await input.answer()
                 if yes { await session.accept(request) } else { await session.deny(request) }
             case .transferOffered(let transfer):
                 let from = await session.displayName(for: transfer.peer) ?? "?"

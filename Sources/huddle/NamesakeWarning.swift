@@ -1,0 +1,16 @@
+import Huddle
+import HuddleWire
+
+extension PeerConnectionRequest {
+    /// A line to show before the question when the peer's name looks like a paired device's (a borrowed name,
+    /// `docs/security.md` §5 J3), else nil.
+    var namesakeWarning: String? {
+        guard !namesakes.isEmpty else { return nil }
+        let known = namesakes.map(\.shortID).joined(separator: ", ")
+        return "! \(displayName) (\(deviceID.shortID)) is a new device with the name of a paired one (\(known)): "
+            + "it is not that device. Answer y only if you expect a second device of that name."
+    }
+
+    /// Whether `--yes` may answer for the user: never for a borrowed-looking name.
+    func mayBeAutoAccepted(_ autoAccept: Bool) -> Bool { autoAccept && namesakes.isEmpty }
+}
