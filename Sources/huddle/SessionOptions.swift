@@ -34,14 +34,18 @@ struct SessionOptions: ParsableArguments {
     @Flag(
         help: ArgumentHelp(
             "Accept every connection request without asking. For scripts: nobody compares codes, so a first "
-                + "contact is pinned as trust-on-first-use (not verified) and a man in the middle then goes unnoticed."
+                + "contact is pinned as trust-on-first-use (not verified) and a man in the middle then goes unnoticed. "
+                + "A new device with the name of a paired one is still asked about, with a warning."
         )
     )
     var yes = false
 
     @Flag(
         name: .customLong("trust-on-first-use"),
-        help: "Accept first contacts without comparing codes and pin them as unverified (TOFU). For headless use."
+        help: ArgumentHelp(
+            "Accept first contacts without comparing codes and pin them as unverified (TOFU). For headless use. "
+                + "A new device with the name of a paired one is still asked about, with a warning."
+        )
     )
     var trustOnFirstUse = false
 
