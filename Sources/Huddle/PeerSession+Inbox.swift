@@ -61,11 +61,14 @@ extension PeerSession {
     }
 
     /// Whether the peer table may take `advert` (§5 C8): known peers and pinned devices always; others while the
-    /// table is below its limit, after forgetting a peer that is gone if need be.
+    /// table is below its limit, after forgetting a peer that is gone if need be. A peer connected less than the
+    /// redelivery window ago is not gone: it may still send again messages that its record says arrived.
     func hasRoom(for advert: PeerAdvert) -> Bool {
         guard peers[advert.peer] == nil, peers.count >= configuration.maximumKnownPeers else { return true }
+        let now = ContinuousClock.now
         let gone = peers.first { id, record in
             record.advert == nil && record.connection == nil && record.outbox == nil && !reconnecting.contains(id)
+                && record.disconnectedAt.map { $0.duration(to: now) >= configuration.redeliveryWindow } ?? true
         }
         if let gone {
             peers[gone.key] = nil
@@ -287,6 +290,7 @@ extension PeerSession {
         flow.disconnected(peer, channel: slot.channel)
         transfersEnded(with: peer)
         peers[peer]?.connection = nil
+        if slot.connected { peers[peer]?.disconnectedAt = .now }
         let advertised = peers[peer]?.advert != nil
         let state: PeerState = slot.connected ? .disconnected : (advertised ? .available : .unavailable)
         peers[peer]?.info.state = advertised ? .available : state

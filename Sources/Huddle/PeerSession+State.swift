@@ -23,6 +23,9 @@ extension PeerSession {
         var connection: Int?
         /// Which of the peer's reliable messages were handed on, across connections.
         var delivery = DeliveryCounter()
+        /// When its last connection ended: within the redelivery window the peer may still send messages again,
+        /// and only this record's ``delivery`` knows which of them arrived, so the record is not forgotten.
+        var disconnectedAt: ContinuousClock.Instant?
         /// Messages a lost connection left unacknowledged, waiting for the next connection or for the
         /// redelivery window to pass.
         var outbox: Outbox?

@@ -74,4 +74,37 @@ struct PeerTableLimitTests {
         for registration in registrations { await registration.withdraw() }
         await probe.session.stop()
     }
+
+    /// A peer that was connected keeps its place (and with it the count of its messages that arrived) for the
+    /// redelivery window after it leaves: forgetting it sooner would let messages it sends again arrive twice.
+    @Test(arguments: [(Duration.seconds(120), false), (Duration.zero, true)])
+    func aPeerThatJustLeftIsNotForgottenWithinTheRedeliveryWindow(window: Duration, forgotten: Bool) async throws {
+        let directory = InMemoryPeerDirectory()
+        let probes = try await makeSessions(["Ada", "Bob"], directory: directory) {
+            $0.trustsOnFirstUse = true
+            $0.maximumKnownPeers = 2
+            $0.redeliveryWindow = window
+        }
+        let (ada, bob) = (probes[0], probes[1])
+        let bobID = try #require(await ada.found(named: "Bob")).id
+        try await ada.session.connect(to: bobID)
+        await bob.session.stop()
+        #expect(await ada.state(bobID, .disconnected, seconds: 30))
+        #expect(await eventually { await !ada.session.peers(in: .available).contains(bobID) })
+        let type = ada.session.serviceType
+        let first = try await directory.advertise(Self.fakeAdvert(0, serviceType: type))
+        #expect(await ada.found(named: "Fake 0") != nil)
+        // The table is full (Bob's record and Fake 0): Fake 1 gets in only if Bob's record may go.
+        let second = try await directory.advertise(Self.fakeAdvert(1, serviceType: type))
+        if forgotten {
+            #expect(await ada.found(named: "Fake 1") != nil)
+            #expect(await ada.session.ignoredAdverts == 0)
+        } else {
+            #expect(await eventually { await ada.session.ignoredAdverts == 1 })
+            #expect(!foundNames(ada).contains("Fake 1"))
+        }
+        await first.withdraw()
+        await second.withdraw()
+        await ada.session.stop()
+    }
 }
