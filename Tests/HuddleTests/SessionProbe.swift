@@ -53,7 +53,7 @@ final class SessionProbe: Sendable {
         }
     }
 
-    func state(_ peer: PeerID, _ state: PeerState, seconds: Double = 10) async -> Bool {
+    func state(_ peer: PeerID, _ state: PeerState, seconds: Double = 30) async -> Bool {
         await wait(seconds: seconds) {
             if case .stateChanged(peer, state) = $0 { return true }
             return nil
