@@ -156,4 +156,26 @@ struct LyingPeerTests {
         #expect(try #require(link.server()).isActive)
         await link.close()
     }
+
+    /// §5 B3: the wire has no room for what it does not know. A frame of an unknown kind, or a control message of
+    /// an unknown type, closes the connection with a protocol error; nothing after it is delivered.
+    @Test(arguments: [
+        (
+            PeerFrame(kind: .init(rawValue: 7), streamID: PeerFrame.messageStream, payload: ByteBuffer(string: "?")),
+            Self.protocolViolation("frame kind 7 on stream 1")
+        ),
+        (
+            PeerFrame(kind: .control, streamID: PeerFrame.controlStream, payload: ByteBuffer(bytes: [0xEE, 0, 0])),
+            PeerConnectionError.wire(.malformedMessage("unknown control message type 238"))
+        ),
+    ])
+    func unknownFrameKindsAndControlMessagesClose(unknown: PeerFrame, error: PeerConnectionError) async throws {
+        let link = try await delivery.connectedLink()
+        try await inject([Self.data("before", end: true), unknown, Self.data("after", end: true)], from: link.client)
+        let seen = try #require(await Self.messagesUntilClosed(link.serverLog))
+        #expect(seen.messages == ["before"])
+        #expect(seen.closed == error)
+        #expect(await link.clientLog.wait(for: PeerConnectionTests.closed) == .some(Self.closedByPeer))
+        await link.close()
+    }
 }
