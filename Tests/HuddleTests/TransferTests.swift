@@ -182,4 +182,57 @@ struct CancelTransferTests {
         await ada.session.stop()
         await bob.session.stop()
     }
+
+    /// §5 G6: cancels at points picked at random, from each side in turn. Each time both sides hear it, the
+    /// receiver reports no progress after it and keeps nothing under the final name; then a send without a cancel
+    /// resumes where the partial file ends and the file arrives whole.
+    @Test func cancelsAtRandomPointsThenTheTransferResumesWhole() async throws {
+        let (ada, bob, bobID, _) = try await connectedPair()
+        let source = try TransferTests.scratch()
+        let target = try TransferTests.scratch()
+        let size: UInt64 = 64 << 20
+        let url = try TransferTests.file(Int(size), named: "cut.bin", in: source, seed: 9)
+        let points = (0..<4).map { _ in UInt64.random(in: 0...(40 << 20)) }.sorted()
+        for (round, point) in points.enumerated() {
+            bob.clear()
+            let sending = Task { try await ada.session.sendFile(at: url, to: bobID) }
+            let offered = try #require(await bob.offer())
+            try await bob.session.acceptTransfer(offered, into: target)
+            await bob.transferProgress(atLeast: point)
+            let receiverCancels = round % 2 == 0
+            await (receiverCancels ? bob : ada).session.cancelTransfer(offered.id)
+            await #expect(throws: PeerSessionError.self, "cut \(round) at \(point)") { try await sending.value }
+            let failed = await bob.wait { event -> Bool? in
+                if case .transferFailed(offered.id, _, _) = event { return true }
+                return nil
+            }
+            #expect(failed == true, "cut \(round) at \(point)")
+            try await Task.sleep(for: .milliseconds(200))
+            let afterFailure = bob.events.drop {
+                if case .transferFailed(offered.id, _, _) = $0 { false } else { true }
+            }
+            #expect(
+                !afterFailure.contains {
+                    if case .transferProgress(let progress) = $0, progress.id == offered.id { true } else { false }
+                },
+                "progress after the cancel at \(point)"
+            )
+            let names = try FileManager.default.contentsOfDirectory(atPath: target.path)
+            #expect(names.count == 1 && names[0].hasSuffix(".huddle-partial"), "\(names)")
+        }
+        bob.clear()
+        let sending = Task { try await ada.session.sendFile(at: url, to: bobID) }
+        let offered = try #require(await bob.offer())
+        try await bob.session.acceptTransfer(offered, into: target)
+        let kept = try #require(await bob.finished())
+        _ = try await sending.value
+        #expect(try Data(contentsOf: kept) == Data(contentsOf: url))
+        let resumedAt = bob.events.compactMap { event -> UInt64? in
+            if case .transferProgress(let progress) = event, progress.id == offered.id { return progress.startedAt }
+            return nil
+        }.first
+        #expect((resumedAt ?? 0) >= points.last!, "resumed at \(resumedAt ?? 0), last cut at \(points.last!)")
+        await ada.session.stop()
+        await bob.session.stop()
+    }
 }
