@@ -235,4 +235,54 @@ struct CancelTransferTests {
         await ada.session.stop()
         await bob.session.stop()
     }
+
+    /// §5 G2, as built: there are no per-chunk hashes, so a partial file damaged on disk between two attempts is
+    /// found by the whole file's SHA-256 when the resumed transfer ends. That attempt fails, keeps nothing and
+    /// removes the damaged part; the next one starts from zero and the file arrives whole.
+    @Test func aPartialFileDamagedOnDiskIsCaughtDiscardedAndSentAgainWhole() async throws {
+        let (ada, bob, bobID, _) = try await connectedPair()
+        let source = try TransferTests.scratch()
+        let target = try TransferTests.scratch()
+        let url = try TransferTests.file(32 << 20, named: "damaged.bin", in: source, seed: 11)
+        let first = Task { try await ada.session.sendFile(at: url, to: bobID) }
+        let offered = try #require(await bob.offer())
+        try await bob.session.acceptTransfer(offered, into: target)
+        await bob.transferProgress(atLeast: 4 << 20)
+        await bob.session.cancelTransfer(offered.id)
+        _ = await first.result
+        let partial = try #require(try FileManager.default.contentsOfDirectory(atPath: target.path).first)
+        let handle = try FileHandle(forUpdating: target.appendingPathComponent(partial))
+        try handle.seek(toOffset: 1 << 20)
+        let byte = try #require(try handle.read(upToCount: 1)).first!
+        try handle.seek(toOffset: 1 << 20)
+        try handle.write(contentsOf: [byte ^ 0xFF])
+        try handle.close()
+
+        bob.clear()
+        let second = Task { try await ada.session.sendFile(at: url, to: bobID) }
+        let again = try #require(await bob.offer())
+        try await bob.session.acceptTransfer(again, into: target)
+        await #expect(throws: PeerSessionError.self) { try await second.value }
+        let reason = await bob.wait { event -> String? in
+            if case .transferFailed(again.id, _, .transferFailed(let reason)) = event { return reason }
+            return nil
+        }
+        #expect(reason?.contains("SHA-256 mismatch") == true, "\(reason ?? "no failure")")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: target.path).isEmpty)
+
+        bob.clear()
+        let third = Task { try await ada.session.sendFile(at: url, to: bobID) }
+        let last = try #require(await bob.offer())
+        try await bob.session.acceptTransfer(last, into: target)
+        let kept = try #require(await bob.finished())
+        _ = try await third.value
+        #expect(try Data(contentsOf: kept) == Data(contentsOf: url))
+        let startedAt = bob.events.compactMap { event -> UInt64? in
+            if case .transferProgress(let progress) = event, progress.id == last.id { return progress.startedAt }
+            return nil
+        }.first
+        #expect(startedAt == 0)
+        await ada.session.stop()
+        await bob.session.stop()
+    }
 }
