@@ -172,6 +172,7 @@ let package = Package(
             dependencies: [
                 "HuddleWire", "HuddleTransport", "Huddle",
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: upcoming

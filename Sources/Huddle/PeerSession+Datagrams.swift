@@ -30,17 +30,24 @@ extension PeerSession {
         return connections[id]?.datagram?.opener.counters
     }
 
+    /// How many received datagrams were dropped before opening because they named no link of this session (too
+    /// short to name one, or a connection ID nobody was given): garbage, or packets of a link already closed.
+    public nonisolated var droppedUnroutedDatagrams: UInt64 { datagramFilter.dropped }
+
     /// Time on a monotonic clock since the session started, as the datagram layer measures it.
     var datagramNow: Duration { startInstant.duration(to: .now) }
 
     func openDatagramSocket(host: String?) async throws -> any Channel {
         let inbox = self.inbox
+        let filter = self.datagramFilter
         func bind(_ host: String) async throws -> any Channel {
             try await DatagramBootstrap(group: group)
                 .channelOption(.socketOption(.so_reuseaddr), value: 1)
                 .channelInitializer { channel in
                     channel.eventLoop.makeCompletedFuture {
-                        try channel.pipeline.syncOperations.addHandler(DatagramInboxHandler(inbox: inbox))
+                        try channel.pipeline.syncOperations.addHandler(
+                            DatagramInboxHandler(inbox: inbox, filter: filter)
+                        )
                     }
                 }
                 .bind(host: host, port: 0)
@@ -78,6 +85,7 @@ extension PeerSession {
             remote: remote
         )
         datagramRoutes[keys.localConnectionID] = id
+        datagramFilter.allow(keys.localConnectionID)
     }
 
     /// An IPv4 address as the datagram socket needs it: mapped into IPv6 when the socket is IPv6.
@@ -135,17 +143,21 @@ extension PeerSession {
     }
 }
 
-/// Hands every received datagram to the session's inbox (no parsing here: the session routes by connection ID).
+/// Hands received datagrams addressed to a known link to the session's inbox; drops the rest on the event loop
+/// (``DatagramFilter``). Opening and replay checks are the session's.
 final class DatagramInboxHandler: ChannelInboundHandler, Sendable {
     typealias InboundIn = AddressedEnvelope<ByteBuffer>
     let inbox: AsyncStream<PeerSession.Inbox>.Continuation
+    let filter: DatagramFilter
 
-    init(inbox: AsyncStream<PeerSession.Inbox>.Continuation) {
+    init(inbox: AsyncStream<PeerSession.Inbox>.Continuation, filter: DatagramFilter) {
         self.inbox = inbox
+        self.filter = filter
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let envelope = unwrapInboundIn(data)
+        guard filter.admits(envelope.data) else { return }
         inbox.yield(.datagram(Array(envelope.data.readableBytesView), envelope.remoteAddress))
     }
 }

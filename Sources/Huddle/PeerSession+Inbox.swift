@@ -260,7 +260,10 @@ extension PeerSession {
 
     func connectionEnded(_ id: Int, error: PeerSessionError?) {
         guard let slot = connections.removeValue(forKey: id) else { return }
-        if let link = slot.datagram { datagramRoutes[link.opener.connectionID] = nil }
+        if let link = slot.datagram {
+            datagramRoutes[link.opener.connectionID] = nil
+            datagramFilter.forget(link.opener.connectionID)
+        }
         if slot.countsAsPairingRun { failedPairings.append(.now) }
         if let request = slot.request {
             requests[request] = nil

@@ -44,6 +44,7 @@ public actor PeerSession {
     nonisolated let datagramPort = Atomic<Int>(0)
     /// The channel of each connected peer (for sends that need not wait for the actor) and the receive budget.
     nonisolated let flow: ReceiveFlow
+    nonisolated let datagramFilter = DatagramFilter()
     let tls: PeerTLS
     nonisolated let admission: PeerAdmission
     let directory: any PeerDirectory
