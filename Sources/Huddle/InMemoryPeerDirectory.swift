@@ -26,7 +26,7 @@ public final class InMemoryPeerDirectory: PeerDirectory {
             }
             return state.nextToken
         }
-        return Registration(directory: self, token: token)
+        return Registration(directory: self, token: token, name: published.displayName)
     }
 
     public func browse(serviceType: String) -> AsyncStream<PeerDirectoryEvent> {
@@ -57,6 +57,10 @@ public final class InMemoryPeerDirectory: PeerDirectory {
     struct Registration: PeerDirectoryRegistration {
         let directory: InMemoryPeerDirectory
         let token: Int
+        let name: String
         func withdraw() async { directory.withdraw(token) }
+        func advertisedName() async -> String? {
+            directory.state.withLockedValue { $0.adverts[token] != nil } ? name : nil
+        }
     }
 }

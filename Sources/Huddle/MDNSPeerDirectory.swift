@@ -2,6 +2,7 @@ import HuddleDNS
 public import HuddleDiscovery
 import HuddleMDNSCore
 import HuddleWire
+import NIOConcurrencyHelpers
 import NIOCore
 
 /// Sessions on a network, found with DNS-SD over multicast DNS (RFC 6762, RFC 6763) through `HuddleDiscovery`.
@@ -26,7 +27,18 @@ public final class MDNSPeerDirectory: PeerDirectory {
         let registration = try await stack.register(
             MDNSServiceRegistration(instanceName: name, type: type, port: UInt16(advert.port), txt: txt)
         )
-        return Registration(stack: stack, id: registration.id)
+        let held = HeldName()
+        let watcher = Task {
+            for await event in registration.events {
+                switch event {
+                case .registered(_, let name): held.hold(name)
+                case .renamed: held.hold(nil)
+                case .hostRenamed: continue
+                }
+            }
+            held.end()
+        }
+        return Registration(stack: stack, id: registration.id, held: held, watcher: watcher)
     }
 
     public func browse(serviceType: String) -> AsyncStream<PeerDirectoryEvent> {
@@ -102,6 +114,62 @@ public final class MDNSPeerDirectory: PeerDirectory {
     struct Registration: PeerDirectoryRegistration {
         let stack: MDNSStack
         let id: MDNSServiceID
-        func withdraw() async { await stack.unregister(id) }
+        let held: HeldName
+        let watcher: Task<Void, Never>
+
+        func withdraw() async {
+            await stack.unregister(id)
+            watcher.cancel()
+            held.end()
+        }
+
+        func advertisedName() async -> String? { await held.wait() }
+    }
+}
+
+/// The instance name a registration holds: none while probing (RFC 6762 §8.1) or after losing it (§9); the
+/// name once probing won it. Callers wait for a name, or for the end.
+final class HeldName: Sendable {
+    private struct State {
+        var name: String?
+        var ended = false
+        var waiters: [CheckedContinuation<String?, Never>] = []
+    }
+
+    private let state = NIOLockedValueBox(State())
+
+    /// Now holding `name` (nil: probing again under another name).
+    func hold(_ name: String?) {
+        let waiters = state.withLockedValue { state in
+            state.name = name
+            guard name != nil, !state.ended else { return [CheckedContinuation<String?, Never>]() }
+            defer { state.waiters = [] }
+            return state.waiters
+        }
+        for waiter in waiters { waiter.resume(returning: name) }
+    }
+
+    /// Withdrawn or shut down: no name from now on.
+    func end() {
+        let waiters = state.withLockedValue { state in
+            state.ended = true
+            state.name = nil
+            defer { state.waiters = [] }
+            return state.waiters
+        }
+        for waiter in waiters { waiter.resume(returning: nil) }
+    }
+
+    /// The name, as soon as one is held; nil once ended.
+    func wait() async -> String? {
+        await withCheckedContinuation { continuation in
+            let ready: String?? = state.withLockedValue { state in
+                if state.ended { return .some(nil) }
+                if let name = state.name { return .some(name) }
+                state.waiters.append(continuation)
+                return nil
+            }
+            if case .some(let value) = ready { continuation.resume(returning: value) }
+        }
     }
 }

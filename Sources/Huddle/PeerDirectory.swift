@@ -13,6 +13,9 @@ public protocol PeerDirectory: Sendable {
 /// An advertisement that can be taken back.
 public protocol PeerDirectoryRegistration: Sendable {
     func withdraw() async
+    /// The name others find the advertisement under, once it is theirs to find: over mDNS, after probing has
+    /// won the name (RFC 6762 §8.1, about a second), renamed if another host held it (§9). Nil once withdrawn.
+    func advertisedName() async -> String?
 }
 
 /// What a session advertises: the TXT record carries the protocol version, the device ID hint, the instance token

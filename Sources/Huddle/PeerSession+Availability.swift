@@ -6,6 +6,14 @@ extension PeerSession {
     /// says). Turning it off hides the session and stops finding peers; connections stay up.
     public var isAvailable: Bool { registration != nil || browsing != nil }
 
+    /// The name other peers find this session under, once they can: with mDNS, after probing has won the name
+    /// (RFC 6762 §8.1, about a second after ``start()``), and it may be ``displayName`` with a number added when
+    /// another host holds that name (§9). Nil when the session does not advertise (its mode, or unavailable).
+    public func advertisedName() async -> String? {
+        guard let registration else { return nil }
+        return await registration.advertisedName()
+    }
+
     /// Starts or stops advertising and browsing, leaving connections alone.
     ///
     /// - Throws: the directory's error when advertising fails; ``PeerSessionError/stopped`` after ``stop()``.

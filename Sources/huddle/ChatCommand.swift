@@ -32,8 +32,9 @@ struct ChatCommand: AsyncParsableCommand {
             Output.error("\(error)")
             throw ExitCode(69)
         }
+        let findable = await session.findableName()
         Output.line(
-            "Chatting in \"\(options.sessionID())\" as \(session.displayName) (device \(session.identity.deviceID.shortID)). "
+            "Chatting in \"\(options.sessionID())\" as \(findable) (device \(session.identity.deviceID.shortID)). "
                 + "Type to talk; /peers, /quit."
         )
         let room = ChatRoom(session: session, autoAccept: options.yes)

@@ -36,8 +36,9 @@ struct ClipReceiveCommand: AsyncParsableCommand {
             out == nil ? try await PasteboardFailure.run { try SystemPasteboard.make() } : nil
         let sync = try await filterOptions.startSharing(options)
         let session = sync.session
+        let findable = await session.findableName()
         Output.line(
-            "Waiting for shared clipboard items as \(session.displayName) in \"\(session.sessionID)\". Ctrl-C to stop."
+            "Waiting for shared clipboard items as \(findable) in \"\(session.sessionID)\". Ctrl-C to stop."
         )
         let input = InputAnswers()
         let running = Task { try await sync.run() }

@@ -39,9 +39,10 @@ struct ClipSyncCommand: AsyncParsableCommand {
         configuration.selection = filterOptions.selection
         let sync = ClipboardSync(session: session, pasteboard: pasteboard, configuration: configuration)
         let log = ClipSyncLog(quiet: quiet, json: json)
+        let findable = await session.findableName()
         log.started(
             "syncing the clipboard (\(pasteboard.backendDescription), \(filterOptions.selection.rawValue)) in "
-                + "\"\(session.sessionID)\" as \(session.displayName), device \(session.identity.deviceID.shortID); "
+                + "\"\(session.sessionID)\" as \(findable), device \(session.identity.deviceID.shortID); "
                 + "types \(filterOptions.types), up to \(ByteCountText.describe(configuration.filter.maximumBytes))"
         )
         let input = InputAnswers()

@@ -190,7 +190,8 @@ struct ReceiveCommand: AsyncParsableCommand {
     func run() async throws {
         let session = try await options.startSession(mode: .peer)
         let directory = URL(fileURLWithPath: dir).standardizedFileURL
-        Output.line("Receiving into \(directory.path) as \(session.displayName). Ctrl-C to stop.")
+        let findable = await session.findableName()
+        Output.line("Receiving into \(directory.path) as \(findable). Ctrl-C to stop.")
         let reporter = ProgressReporter(json: json)
         var received = 0
         var offered: [TransferID: IncomingTransfer] = [:]

@@ -76,8 +76,10 @@ struct AvailabilityTests {
         let bobID = try #require(await ada.found(named: "Bob")).id
         let adaAtCy = try #require(await cy.found(named: "Ada")).id
         try await ada.session.connect(to: bobID)
+        #expect(await ada.session.advertisedName() == "Ada")
         try await ada.session.setAvailable(false)
         #expect(await ada.session.isAvailable == false)
+        #expect(await ada.session.advertisedName() == nil)
         #expect(await cy.state(adaAtCy, .unavailable))
         #expect(await ada.session.peers(in: .connected) == [bobID])
         try await ada.session.send(Array("still here".utf8), to: [bobID])
@@ -93,6 +95,7 @@ struct AvailabilityTests {
         try await ada.session.setAvailable(true)
         #expect(await cy.state(adaAtCy, .available))
         #expect(await ada.session.isAvailable)
+        #expect(await ada.session.advertisedName() == "Ada")
         for probe in probes { await probe.session.stop() }
     }
 }
