@@ -43,7 +43,7 @@ extension PeerSession {
         } catch PeerSessionError.cancelled {
             throw earlyFailure(id) ?? .cancelled
         }
-        _ = try await ask(.end(id), id: id, peer: peer)
+        _ = try await ask(.end(id, sha256: nil), id: id, peer: peer)
         return DirectoryTransferReport(
             id: id,
             fileCount: offer.fileCount,

@@ -20,7 +20,7 @@ extension PeerSession {
             peer: peer,
             name: offer.name,
             size: offer.totalSize,
-            sha256: SHA256.hash(data: Array(manifest.readableBytesView)).hexString,
+            contentKey: SHA256.hash(data: Array(manifest.readableBytesView)).hexString,
             type: offer.type,
             isDirectory: true,
             fileCount: offer.fileCount
@@ -39,7 +39,7 @@ extension PeerSession {
         let staging: DirectoryStaging
         let plan: (needed: [TransferResumePoint], present: UInt64)
         do {
-            staging = try DirectoryStaging(offer: offer, digest: transfer.sha256, in: directory)
+            staging = try DirectoryStaging(offer: offer, digest: transfer.contentKey, in: directory)
             plan = try staging.prepare()
         } catch {
             sendResourceNow(.decline(transfer.id, reason: "cannot receive: \(error)"), to: transfer.peer)

@@ -16,20 +16,15 @@ extension PeerSession {
         type: String = ""
     ) async throws -> TransferID {
         guard flow.channel(for: peer) != nil else { throw PeerSessionError.notConnected(peer) }
-        var hasher = FileHasher()
-        hasher.update(data)
         return try await sendSingle(
-            name: name,
-            size: UInt64(data.count),
-            digest: hasher.digest(),
-            type: type,
+            SingleSend(name: name, size: UInt64(data.count), resumeKey: ResumeKey.of(data: data), type: type),
             source: .memory(data),
             to: peer
         )
     }
 
     /// Accepts an offered file into memory rather than onto disk: when every byte has arrived and matches the
-    /// offered SHA-256, the data comes as ``PeerSessionEvent/transferReceivedData(_:_:_:)``.
+    /// SHA-256 the sender gives at the end, the data comes as ``PeerSessionEvent/transferReceivedData(_:_:_:)``.
     ///
     /// Only offers up to ``TransferConfiguration/maximumInMemorySize`` are taken; the receiver never holds more
     /// than the offered size (chunks beyond it fail the transfer). Nothing is kept for a resume.

@@ -31,8 +31,8 @@ extension PeerSession {
             return receivedChunk(id, offset: offset, data: data, counted: buffer.readableBytes)
         case .entryChunk(let id, let index, let offset, let data):
             if let tree = incomingDirectories[id] { receivedEntryChunk(tree, index: index, offset: offset, data: data) }
-        case .end(let id):
-            if let tree = incomingDirectories[id] { finishDirectory(tree) } else { finish(id) }
+        case .end(let id, let sha256):
+            if let tree = incomingDirectories[id] { finishDirectory(tree) } else { finish(id, sha256: sha256) }
         }
         return false
     }
@@ -45,7 +45,7 @@ extension PeerSession {
                 peer: peer,
                 name: name,
                 size: offer.size,
-                sha256: offer.sha256.hexString,
+                contentKey: offer.resumeKey.hexString,
                 type: offer.type,
                 isDirectory: false,
                 fileCount: 1
@@ -107,21 +107,24 @@ extension PeerSession {
         return handedOver
     }
 
-    /// The sender is done: once the writer has written (and hashed) everything, check and keep the file.
-    func finish(_ id: TransferID) {
+    /// The sender is done and says the file's SHA-256: once the writer has written (and hashed) everything, check
+    /// and keep the file.
+    func finish(_ id: TransferID, sha256 claimed: [UInt8]?) {
         guard let file = incoming.removeValue(forKey: id) else { return }
+        guard let claimed else { return fail(file, reason: "END without the file's SHA-256", keepPartial: true) }
         guard case .file(let writer, _, _) = file.sink else {
-            return verify(file, sha256: file.hasher.digest(), failure: nil)
+            return verify(file, sha256: file.hasher.digest(), claimed: claimed, failure: nil)
         }
         file.flushPending()
         Task {
             let (sha256, failure) = await writer.close(sync: true)
-            verify(file, sha256: sha256, failure: failure)
+            verify(file, sha256: sha256, claimed: claimed, failure: failure)
         }
     }
 
-    /// Checks a finished file's size and SHA-256, then keeps it under a free name (or hands over its bytes).
-    func verify(_ file: IncomingFile, sha256: [UInt8], failure: String?) {
+    /// Checks a finished file's size and SHA-256 against the sender's, then keeps it under a free name (or hands
+    /// over its bytes). A mismatch discards the partial file: a resume would only build on the same bad bytes.
+    func verify(_ file: IncomingFile, sha256: [UInt8], claimed: [UInt8], failure: String?) {
         let id = file.transfer.id
         if let failure {
             fail(file, reason: failure, keepPartial: true)
@@ -131,9 +134,9 @@ extension PeerSession {
             fail(file, reason: "ended at \(file.written) of \(file.offer.size) bytes", keepPartial: true)
             return
         }
-        guard sha256 == file.offer.sha256 else {
+        guard sha256 == claimed else {
             if let partial = file.partial { try? FileManager.default.removeItem(at: partial) }
-            fail(file, reason: "SHA-256 mismatch: the data does not match the offer")
+            fail(file, reason: "SHA-256 mismatch: the data does not match the sender's")
             return
         }
         switch file.sink {

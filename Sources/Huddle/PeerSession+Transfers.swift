@@ -6,53 +6,52 @@ import NIOConcurrencyHelpers
 import NIOCore
 
 extension PeerSession {
-    /// Sends the file at `url` to `peer`: offered by name, size and SHA-256, streamed from disk in chunks with
-    /// bounded memory, and verified by the receiver before it keeps it. When the receiver still has part of the
-    /// same content from an interrupted transfer, only the rest is sent.
+    /// Sends the file at `url` to `peer`: offered by name, size and resume key, streamed from disk in chunks with
+    /// bounded memory and hashed as it goes, then verified by the receiver against that SHA-256 before it keeps
+    /// it. When the receiver still has part of the same content from an interrupted transfer, only the rest is
+    /// sent (the part it has is hashed here from disk, so the SHA-256 covers the whole file).
     ///
     /// Progress arrives as ``PeerSessionEvent/transferProgress(_:)``.
     /// - Returns: when the receiver has verified and kept the file.
-    /// - Throws: ``PeerSessionError``: `.transferDeclined`, `.transferFailed`, `.notConnected`, file errors.
+    /// - Throws: ``PeerSessionError``: `.transferDeclined`, `.transferFailed` (also when the file changes size or
+    ///   modification time while being sent), `.notConnected`, file errors.
     @discardableResult
     public func sendFile(at url: URL, to peer: PeerID, type: String = "") async throws -> TransferID {
         guard flow.channel(for: peer) != nil else { throw PeerSessionError.notConnected(peer) }
-        let (size, digest) = try await Task.detached { try FileHasher.digest(of: url) }.value
+        let (stamp, key) = try await Task.detached { try ResumeKey.of(file: url) }.value
         return try await sendSingle(
-            name: url.lastPathComponent,
-            size: size,
-            digest: digest,
-            type: type,
+            SingleSend(name: url.lastPathComponent, size: stamp.size, resumeKey: key, type: type, stamp: stamp),
             source: .file(url),
             to: peer
         )
     }
 
     /// Offers one file's worth of bytes, streams what the receiver lacks and waits for its verdict.
-    func sendSingle(
-        name: String,
-        size: UInt64,
-        digest: [UInt8],
-        type: String,
-        source: TransferSource,
-        to peer: PeerID
-    ) async throws -> TransferID {
+    func sendSingle(_ send: SingleSend, source: TransferSource, to peer: PeerID) async throws -> TransferID {
         let id = TransferID.random()
         outgoing[id] = OutgoingTransfer(peer: peer)
         defer {
             outgoing[id] = nil
             cancelledTransfers.withLockedValue { _ = $0.remove(id) }
         }
-        let offer = TransferOffer(id: id, name: name, size: size, sha256: digest, type: type)
+        let offer = TransferOffer(id: id, name: send.name, size: send.size, resumeKey: send.resumeKey, type: send.type)
         guard case .offset(let offset) = try await ask(.offer(offer), id: id, peer: peer) else {
             throw PeerSessionError.transferFailed("the receiver answered a file offer as a directory")
         }
-        guard offset <= size else { throw PeerSessionError.transferFailed("the receiver asked to resume past the end") }
+        guard offset <= send.size else {
+            throw PeerSessionError.transferFailed("the receiver asked to resume past the end")
+        }
+        let sha256: [UInt8]
         do {
-            try await streamSingle(source, name: name, id: id, from: offset, size: size, to: peer)
+            sha256 = try await streamSingle(source, send, id: id, from: offset, to: peer)
         } catch PeerSessionError.cancelled {
             throw earlyFailure(id) ?? .cancelled
+        } catch let error as PeerSessionError {
+            // The file changed or could not be read: the receiver stops too, keeping what it has.
+            if case .transferFailed(let reason) = error { sendResourceNow(.cancel(id, reason: reason), to: peer) }
+            throw error
         }
-        _ = try await ask(.end(id), id: id, peer: peer)
+        _ = try await ask(.end(id, sha256: sha256), id: id, peer: peer)
         return id
     }
 
@@ -79,7 +78,7 @@ extension PeerSession {
     /// Accepts an offered file or directory into `directory`.
     ///
     /// A file is written to a hidden partial file there (kept if the transfer breaks, so the next offer of the
-    /// same content resumes), checked against the offered SHA-256, then renamed to a name that does not exist yet
+    /// same content resumes), checked against the SHA-256 the sender gives at the end, then renamed to a name that does not exist yet
     /// (`name (2).ext`, …) — nothing is ever overwritten.
     ///
     /// A directory is built in a hidden staging directory there: each file is checked against its own SHA-256
@@ -102,7 +101,7 @@ extension PeerSession {
     }
 
     func openPartial(_ transfer: IncomingTransfer, offer: TransferOffer, in directory: URL) throws {
-        let partial = directory.appendingPathComponent(".\(transfer.name).\(transfer.sha256.prefix(16)).huddle-partial")
+        let partial = directory.appendingPathComponent(".\(transfer.name).\(transfer.contentKey.prefix(16)).huddle-partial")
         let manager = FileManager.default
         var have: UInt64 = 0
         if let size = (try? manager.attributesOfItem(atPath: partial.path)[.size] as? NSNumber)?.uint64Value,
@@ -189,27 +188,30 @@ extension PeerSession {
     }
 
     /// Reads the file (or data) in chunks and sends them through a ``ResourcePipeline``: no hand-over to the event
-    /// loop and back per chunk, and a wait whenever the connection's buffer is full.
+    /// loop and back per chunk, and a wait whenever the connection's buffer is full. Each chunk is added to the
+    /// SHA-256 before it goes (on this task's thread, beside the event loop's encryption); a resume first hashes
+    /// the part the receiver has.
+    /// - Returns: the SHA-256 of the whole file.
     nonisolated func streamSingle(
         _ source: TransferSource,
-        name: String,
+        _ send: SingleSend,
         id: TransferID,
         from offset: UInt64,
-        size: UInt64,
         to peer: PeerID
-    )
-        async throws
-    {
+    ) async throws -> [UInt8] {
+        var hasher = FileHasher()
+        try source.hashPrefix(length: offset, into: &hasher)
         var reader = try source.open(at: offset)
         defer { reader.close() }
         var position = offset
         var reported = offset
-        let chunk = configuration.transfers.chunkSize
+        let (size, chunk) = (send.size, configuration.transfers.chunkSize)
         var pipeline = ResourcePipeline()
         while position < size {
             if cancelledTransfers.withLockedValue({ $0.contains(id) }) { throw PeerSessionError.cancelled }
             let data = try reader.read(upTo: Int(min(UInt64(chunk), size - position)))
-            guard !data.isEmpty else { throw PeerSessionError.transferFailed("\(name) shrank while being sent") }
+            guard !data.isEmpty else { throw PeerSessionError.transferFailed("\(send.name) shrank while being sent") }
+            hasher.update(data)
             try await pipeline.send(.chunk(id, offset: position, data: ByteBuffer(bytes: data)), to: peer, on: self)
             position += UInt64(data.count)
             if position - reported >= 1 << 20 || position == size {
@@ -229,7 +231,20 @@ extension PeerSession {
             }
         }
         try await pipeline.drain()
+        if let stamp = send.stamp, case .file(let url) = source, try FileStamp.of(url) != stamp {
+            throw PeerSessionError.transferFailed("\(send.name) changed while being sent")
+        }
+        return hasher.digest()
     }
+}
+
+/// What a single-file send offers, and the file's stamp when it comes from disk (checked again after sending).
+struct SingleSend {
+    let name: String
+    let size: UInt64
+    let resumeKey: [UInt8]
+    let type: String
+    var stamp: FileStamp? = nil
 }
 
 extension TransferID {

@@ -17,6 +17,15 @@ enum TransferSource: Sendable {
         }
     }
 
+    /// Adds the first `length` bytes to `hasher`: the part of a resumed transfer the receiver has already.
+    func hashPrefix(length: UInt64, into hasher: inout FileHasher) throws {
+        guard length > 0 else { return }
+        switch self {
+        case .file(let url): try hasher.update(prefixOf: url, length: length)
+        case .memory(let data): hasher.update(data.prefix(Int(min(length, UInt64(data.count)))))
+        }
+    }
+
     /// Reads a source in order.
     enum Reader {
         case file(FileHandle)

@@ -167,7 +167,7 @@ struct ReceiveCommand: AsyncParsableCommand {
             and the next offer of the same tree sends only what is missing.
 
             Prints where each file or tree went; with --json one object per line: offer (name, size, files, \
-            directory, from, sha256), progress, received (path, files, directory), failed.
+            directory, from, key), progress, received (path, files, directory), failed.
 
               huddle receive --dir ~/Downloads
               huddle receive --dir inbox --yes --count 1 --json
@@ -214,7 +214,7 @@ struct ReceiveCommand: AsyncParsableCommand {
                 reporter.result(
                     "offer",
                     [
-                        "name": transfer.name, "size": transfer.size, "from": from, "sha256": transfer.sha256,
+                        "name": transfer.name, "size": transfer.size, "from": from, "key": transfer.contentKey,
                         "directory": transfer.isDirectory, "files": transfer.fileCount, "id": "\(transfer.id)",
                     ],
                     text: "? \(what) from \(from). Accept? [y/n]"

@@ -76,7 +76,7 @@ struct HostileDirectoryTests {
             let chunk = TransferMessage.entryChunk(id, index: UInt32(index), offset: 0, data: ByteBuffer(bytes: data))
             try await mallory.session.sendResource(chunk, to: bobID)
         }
-        try await mallory.session.sendResource(.end(id), to: bobID)
+        try await mallory.session.sendResource(.end(id, sha256: nil), to: bobID)
         #expect(await bob.failure() == "SHA-256 mismatch: b.txt does not match the offer")
         #expect(bob.events.allSatisfy { if case .transferFinished = $0 { false } else { true } })
         // Only the hidden staging directory; in it the verified file, and no trace of the bad one.
@@ -119,7 +119,7 @@ struct HostileDirectoryTests {
                 data: ByteBuffer(bytes: Array(repeating: 1, count: test.bytes))
             )
             try await mallory.session.sendResource(chunk, to: bobID)
-            if test.bytes < 100 { try await mallory.session.sendResource(.end(id), to: bobID) }
+            if test.bytes < 100 { try await mallory.session.sendResource(.end(id, sha256: nil), to: bobID) }
             #expect(await bob.failure() == test.reason)
         }
         #expect(try Self.names(in: target).allSatisfy { $0.hasPrefix(".t") && $0.hasSuffix(".huddle-partial") })
@@ -147,7 +147,7 @@ struct HostileDirectoryTests {
             let offer = DirectoryOffer(id: id, name: "planted\(number)", entries: entries)
             try await mallory.session.sendResource(.directoryOffer(offer), to: bobID)
             let offered = try #require(await bob.offer())
-            let staging = target.appendingPathComponent(".planted\(number).\(offered.sha256.prefix(16)).huddle-partial")
+            let staging = target.appendingPathComponent(".planted\(number).\(offered.contentKey.prefix(16)).huddle-partial")
             for directory in ["tree", "parts"] {
                 try FileManager.default.createDirectory(
                     at: staging.appendingPathComponent(directory),
@@ -174,7 +174,7 @@ struct HostileDirectoryTests {
                 )
                 try await mallory.session.sendResource(chunk, to: bobID)
             }
-            try await mallory.session.sendResource(.end(id), to: bobID)
+            try await mallory.session.sendResource(.end(id, sha256: nil), to: bobID)
         }
         let finished = bob.events.count { if case .transferFinished = $0 { true } else { false } }
         #expect(finished == 0)

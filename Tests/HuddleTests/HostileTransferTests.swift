@@ -24,21 +24,30 @@ struct HostileTransferTests {
 
     static let id = TransferID(bytes: Array(repeating: 9, count: 16))
 
-    /// Offers `declared` bytes with `hash`, sends `data` in one chunk and ends; returns the receiver's directory.
-    func run(declared: UInt64, hash: [UInt8], data: [UInt8]) async throws -> (SessionProbe, URL, String?) {
+    /// Offers `declared` bytes, sends `data` in one chunk and ends claiming `hash`; returns the receiver's directory.
+    func run(declared: UInt64, hash: [UInt8]?, data: [UInt8]) async throws -> (SessionProbe, URL, String?) {
         let (mallory, bob, bobID) = try await connected()
         let target = try TransferTests.scratch()
         try await mallory.session.sendResource(
-            .offer(TransferOffer(id: Self.id, name: "report.pdf", size: declared, sha256: hash)),
+            .offer(TransferOffer(id: Self.id, name: "report.pdf", size: declared, resumeKey: Array(repeating: 7, count: 32))),
             to: bobID
         )
         let offered = try #require(await bob.offer())
         try await bob.session.acceptTransfer(offered, into: target)
         try await mallory.session.sendResource(.chunk(Self.id, offset: 0, data: ByteBuffer(bytes: data)), to: bobID)
-        try await mallory.session.sendResource(.end(Self.id), to: bobID)
+        try await mallory.session.sendResource(.end(Self.id, sha256: hash), to: bobID)
         let reason = await failure(bob)
         await mallory.session.stop()
         return (bob, target, reason)
+    }
+
+    @Test func anEndWithoutTheSHA256KeepsOnlyThePartialFile() async throws {
+        let data = Array(repeating: UInt8(1), count: 5000)
+        let (bob, target, reason) = try await run(declared: 5000, hash: nil, data: data)
+        #expect(reason == "END without the file's SHA-256")
+        let names = try FileManager.default.contentsOfDirectory(atPath: target.path)
+        #expect(names.count == 1 && names[0].hasPrefix(".report.pdf.") && names[0].hasSuffix(".huddle-partial"))
+        await bob.session.stop()
     }
 
     @Test func aHashMismatchKeepsNothing() async throws {
@@ -78,7 +87,7 @@ struct HostileTransferTests {
                         id: Self.id,
                         name: "../../etc/cron.d/evil",
                         size: 10,
-                        sha256: Array(repeating: 0, count: 32)
+                        resumeKey: Array(repeating: 0, count: 32)
                     )
                 ),
                 to: bobID

@@ -26,7 +26,7 @@ struct InMemoryTransferTests {
         let offered = try #require(await bob.offer())
         #expect(offered.name == "shot.png" && offered.size == UInt64(image.count) && offered.type == "image/png")
         #expect(!offered.isDirectory && offered.fileCount == 1)
-        #expect(offered.sha256 == FileHasher.hex(of: image))
+        #expect(offered.contentKey == ResumeKey.of(data: image).hexString)
         try await bob.session.acceptTransferIntoMemory(offered)
         let id = try await sending.value
         #expect(id == offered.id)
@@ -61,20 +61,20 @@ struct InMemoryTransferTests {
         await bob.session.stop()
     }
 
-    @Test func dataThatDoesNotMatchTheOfferIsNeverDelivered() async throws {
+    @Test func dataThatDoesNotMatchTheSendersHashIsNeverDelivered() async throws {
         let (mallory, bob, bobID, _) = try await connectedPair(["Mallory", "Bob"])
         let id = TransferID(bytes: Array(repeating: 3, count: 16))
         let promised = Array(SHA256.hash(data: Array(repeating: UInt8(1), count: 2000)))
         try await mallory.session.sendResource(
-            .offer(TransferOffer(id: id, name: "a.png", size: 2000, sha256: promised)),
+            .offer(TransferOffer(id: id, name: "a.png", size: 2000, resumeKey: promised)),
             to: bobID
         )
         let offered = try #require(await bob.offer())
         try await bob.session.acceptTransferIntoMemory(offered)
         let chunk = ByteBuffer(bytes: Array(repeating: UInt8(2), count: 2000))
         try await mallory.session.sendResource(.chunk(id, offset: 0, data: chunk), to: bobID)
-        try await mallory.session.sendResource(.end(id), to: bobID)
-        #expect(await bob.failure() == "SHA-256 mismatch: the data does not match the offer")
+        try await mallory.session.sendResource(.end(id, sha256: promised), to: bobID)
+        #expect(await bob.failure() == "SHA-256 mismatch: the data does not match the sender's")
         #expect(bob.events.allSatisfy { if case .transferReceivedData = $0 { false } else { true } })
         await mallory.session.stop()
         await bob.session.stop()

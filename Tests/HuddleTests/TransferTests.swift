@@ -1,9 +1,10 @@
 import Crypto
 import Foundation
-import Huddle
 import HuddleTransport
 import HuddleWire
 import Testing
+
+@testable import Huddle
 
 @Suite("File transfers on loopback")
 struct TransferTests {
@@ -67,8 +68,8 @@ struct TransferTests {
         let target = try Self.scratch()
         let url = try Self.file(4 * 1024 * 1024, named: "big.bin", in: source, seed: 7)
         // As a broken earlier run would have left it: the first 3 MiB, under the partial name.
-        let sha = FileHasher.hex(of: try Data(contentsOf: url))
-        let partial = target.appendingPathComponent(".big.bin.\(sha.prefix(16)).huddle-partial")
+        let key = try ResumeKey.of(file: url).key.hexString
+        let partial = target.appendingPathComponent(".big.bin.\(key.prefix(16)).huddle-partial")
         try Data(contentsOf: url).prefix(3 * 1024 * 1024).write(to: partial)
         let sending = Task { try await ada.session.sendFile(at: url, to: bobID) }
         let offered = try #require(await bob.offer())

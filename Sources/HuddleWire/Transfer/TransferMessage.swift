@@ -12,28 +12,34 @@ public struct TransferID: Hashable, Sendable, CustomStringConvertible {
     public var description: String { bytes.prefix(4).map { String($0, radix: 16) }.joined() }
 }
 
-/// What a sender proposes: one file, its size and its SHA-256.
+/// What a sender proposes: one file, its size and the key a resume finds it by.
 public struct TransferOffer: Hashable, Sendable {
     public var id: TransferID
     /// The file name as the sender gave it; untrusted (``TransferName`` decides what may be written).
     public var name: String
     public var size: UInt64
-    public var sha256: [UInt8]
+    /// 32 bytes naming the content for a resume: the receiver keeps an interrupted transfer's partial file under
+    /// it, and an offer with the same key continues that file. Not a checksum: the SHA-256 of the whole file
+    /// comes with END, computed while sending, and the receiver checks it before the file gets its name.
+    public var resumeKey: [UInt8]
     /// A MIME type, or empty.
     public var type: String
 
-    public init(id: TransferID, name: String, size: UInt64, sha256: [UInt8], type: String = "") {
+    public init(id: TransferID, name: String, size: UInt64, resumeKey: [UInt8], type: String = "") {
         self.id = id
         self.name = name
         self.size = size
-        self.sha256 = sha256
+        self.resumeKey = resumeKey
         self.type = type
     }
 }
 
 /// The messages of the resource stream (stream 2): a transfer is OFFER → ACCEPT(offset) or DECLINE → CHUNK… →
-/// END → RESULT; either side may CANCEL. ACCEPT's offset is where a kept partial file ends, so an interrupted
-/// transfer of the same content continues instead of starting over.
+/// END(SHA-256) → RESULT; either side may CANCEL. ACCEPT's offset is where a kept partial file ends, so an
+/// interrupted transfer of the same content (the same resume key) continues instead of starting over. The sender
+/// hashes the file while it sends (the part the receiver had included) and END carries the SHA-256 of the whole
+/// file, which the receiver compares with its own before it keeps the file: no pass over the file before the
+/// offer.
 ///
 /// A directory is DIRECTORY-OFFER (the whole manifest) → DIRECTORY-ACCEPT (the files still needed, each with its
 /// resume offset) or DECLINE → ENTRY-CHUNK… (file by file, in the order accepted) → END → RESULT: one answer for
@@ -44,7 +50,9 @@ public enum TransferMessage: Hashable, Sendable {
     case decline(TransferID, reason: String)
     /// Bytes of the file from `offset`.
     case chunk(TransferID, offset: UInt64, data: ByteBuffer)
-    case end(TransferID)
+    /// The sender is done; for a file, with the SHA-256 of the whole file (nil ends a directory, whose files'
+    /// SHA-256 the manifest gave).
+    case end(TransferID, sha256: [UInt8]?)
     /// The receiver's verdict after checking size and SHA-256.
     case result(TransferID, ok: Bool, reason: String)
     case cancel(TransferID, reason: String)
@@ -73,7 +81,7 @@ public enum TransferMessage: Hashable, Sendable {
         case .offer(let offer): offer.id
         case .directoryOffer(let offer): offer.id
         case .directoryAccept(let id, _), .entryChunk(let id, _, _, _): id
-        case .accept(let id, _), .decline(let id, _), .chunk(let id, _, _), .end(let id), .result(let id, _, _),
+        case .accept(let id, _), .decline(let id, _), .chunk(let id, _, _), .end(let id, _), .result(let id, _, _),
             .cancel(let id, _):
             id
         }
@@ -85,7 +93,7 @@ public enum TransferMessage: Hashable, Sendable {
             buffer.writeInteger(Tag.offer.rawValue)
             buffer.writeBytes(offer.id.bytes)
             buffer.writeInteger(offer.size)
-            buffer.writeBytes(offer.sha256)
+            buffer.writeBytes(offer.resumeKey)
             buffer.writeTransferString(offer.name)
             buffer.writeTransferString(offer.type)
         case .accept(let id, let offset):
@@ -101,9 +109,10 @@ public enum TransferMessage: Hashable, Sendable {
             buffer.writeBytes(id.bytes)
             buffer.writeInteger(offset)
             buffer.writeBuffer(&data)
-        case .end(let id):
+        case .end(let id, let sha256):
             buffer.writeInteger(Tag.end.rawValue)
             buffer.writeBytes(id.bytes)
+            if let sha256 { buffer.writeBytes(sha256) }
         case .result(let id, let ok, let reason):
             buffer.writeInteger(Tag.result.rawValue)
             buffer.writeBytes(id.bytes)
@@ -146,12 +155,12 @@ public enum TransferMessage: Hashable, Sendable {
         let id = TransferID(bytes: idBytes)
         switch tag {
         case .offer:
-            guard let size = buffer.readInteger(as: UInt64.self), let hash = buffer.readBytes(length: 32) else {
+            guard let size = buffer.readInteger(as: UInt64.self), let key = buffer.readBytes(length: 32) else {
                 throw fail("offer ends early")
             }
             let name = try buffer.readTransferString()
             let type = try buffer.readTransferString()
-            self = .offer(TransferOffer(id: id, name: name, size: size, sha256: hash, type: type))
+            self = .offer(TransferOffer(id: id, name: name, size: size, resumeKey: key, type: type))
         case .accept:
             guard let offset = buffer.readInteger(as: UInt64.self) else { throw fail("accept ends early") }
             self = .accept(id, offset: offset)
@@ -161,7 +170,9 @@ public enum TransferMessage: Hashable, Sendable {
             guard let offset = buffer.readInteger(as: UInt64.self) else { throw fail("chunk ends early") }
             self = .chunk(id, offset: offset, data: buffer.readSlice(length: buffer.readableBytes)!)
             return
-        case .end: self = .end(id)
+        case .end:
+            guard buffer.readableBytes == 0 || buffer.readableBytes == 32 else { throw fail("END's SHA-256 is cut") }
+            self = .end(id, sha256: buffer.readBytes(length: buffer.readableBytes).flatMap { $0.isEmpty ? nil : $0 })
         case .result:
             guard let ok = buffer.readInteger(as: UInt8.self), ok <= 1 else { throw fail("bad result flag") }
             self = .result(id, ok: ok == 1, reason: try buffer.readTransferString())

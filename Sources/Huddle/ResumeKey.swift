@@ -1,0 +1,75 @@
+import Crypto
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// The size and modification time of a file: what tells a sender that a file changed under it, and part of the
+/// key a resume is matched by.
+struct FileStamp: Hashable, Sendable {
+    var size: UInt64
+    var modifiedSeconds: Int64
+    var modifiedNanoseconds: Int64
+
+    /// The stamp of `url` now (following links, as reading it does).
+    static func of(_ url: URL) throws -> FileStamp {
+        var info = stat()
+        guard stat(url.path, &info) == 0 else {
+            let reason = String(cString: strerror(errno))
+            throw PeerSessionError.transferFailed("cannot read \(url.path): \(reason)")
+        }
+        #if canImport(Darwin)
+            let modified = info.st_mtimespec
+        #else
+            let modified = info.st_mtim
+        #endif
+        return FileStamp(
+            size: UInt64(info.st_size),
+            modifiedSeconds: Int64(modified.tv_sec),
+            modifiedNanoseconds: Int64(modified.tv_nsec)
+        )
+    }
+}
+
+/// The key a file offer is resumed by (``HuddleWire/TransferOffer/resumeKey``): SHA-256 over a label, the size,
+/// the modification time and the first and last MiB. Cheap for any size — two reads of a MiB, where a whole-file
+/// hash would read it all before the offer — and it changes when the file is rewritten. Should a file change
+/// while keeping its size and time, a resume joins old and new parts, and the whole-file SHA-256 sent at END
+/// catches it: the receiver discards the partial file and the transfer fails instead of keeping a wrong file.
+enum ResumeKey {
+    static let sample = 1 << 20
+
+    /// The key of a file, and the stamp it was made from.
+    static func of(file url: URL) throws -> (stamp: FileStamp, key: [UInt8]) {
+        let stamp = try FileStamp.of(url)
+        let handle = try FileHandle(forReadingFrom: url)
+        defer { try? handle.close() }
+        let head = try handle.read(upToCount: sample) ?? Data()
+        var tail = Data()
+        if stamp.size > UInt64(sample) {
+            try handle.seek(toOffset: stamp.size - UInt64(sample))
+            tail = try handle.read(upToCount: sample) ?? Data()
+        }
+        return (stamp, key(size: stamp.size, modified: stamp, head: head, tail: tail))
+    }
+
+    /// The key of bytes in memory (no modification time).
+    static func of(data: Data) -> [UInt8] {
+        let tail = data.count > sample ? data.suffix(sample) : Data()
+        return key(size: UInt64(data.count), modified: nil, head: data.prefix(sample), tail: tail)
+    }
+
+    static func key(size: UInt64, modified: FileStamp?, head: Data, tail: Data) -> [UInt8] {
+        var hash = SHA256()
+        hash.update(data: Array("huddle resume key 1".utf8))
+        withUnsafeBytes(of: size.littleEndian) { hash.update(bufferPointer: $0) }
+        withUnsafeBytes(of: (modified?.modifiedSeconds ?? 0).littleEndian) { hash.update(bufferPointer: $0) }
+        withUnsafeBytes(of: (modified?.modifiedNanoseconds ?? 0).littleEndian) { hash.update(bufferPointer: $0) }
+        hash.update(data: head)
+        hash.update(data: tail)
+        return Array(hash.finalize())
+    }
+}

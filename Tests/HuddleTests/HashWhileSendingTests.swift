@@ -1,0 +1,79 @@
+import Foundation
+import HuddleTransport
+import Testing
+
+@testable import Huddle
+
+@Suite("Hashing while sending: resume keys and files that change under the sender")
+struct HashWhileSendingTests {
+    @Test func theResumeKeyIsStableAndFollowsTheModificationTime() throws {
+        let source = try TransferTests.scratch()
+        let url = try TransferTests.file(3 << 20, named: "doc.bin", in: source, seed: 5)
+        let (stamp, key) = try ResumeKey.of(file: url)
+        #expect(stamp.size == 3 << 20)
+        #expect(try ResumeKey.of(file: url).key == key)
+        // The same bytes elsewhere with another time: another key (a resume never joins different files' parts).
+        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSince1970: 1e9)], ofItemAtPath: url.path)
+        let moved = try ResumeKey.of(file: url)
+        #expect(moved.key != key && moved.stamp.modifiedSeconds == 1_000_000_000)
+        // Memory has no time: the key is the size and the first and last MiB.
+        let data = try Data(contentsOf: url)
+        #expect(ResumeKey.of(data: data) == ResumeKey.of(data: data))
+        var changed = data
+        changed[changed.count - 1] ^= 1
+        #expect(ResumeKey.of(data: changed) != ResumeKey.of(data: data))
+    }
+
+    /// The sender reads the file once, hashing as it sends; a write to the part not yet sent would give the
+    /// receiver a file that never existed whole on disk, so the sender checks size and time at the end, fails
+    /// with a typed error and tells the receiver, which keeps nothing under the file's name.
+    @Test func aFileChangedWhileBeingSentFailsOnBothSidesAndIsNotKept() async throws {
+        let disk = TransferMemoryTests.StalledDisk()
+        let (ada, bob, bobID, _) = try await connectedPair {
+            $0.transfers.maximumBufferedBytes = 2 << 20
+            $0.beforeTransferWrite = { disk.wait() }
+        }
+        let source = try TransferTests.scratch()
+        let target = try TransferTests.scratch()
+        let size = 48 << 20
+        let url = try TransferTests.file(size, named: "growing.log", in: source, seed: 9)
+        let sending = Task { try await ada.session.sendFile(at: url, to: bobID) }
+        let offered = try #require(await bob.offer())
+        try await bob.session.acceptTransfer(offered, into: target)
+        // The receiver's disk holds everything back: the sender is stuck well before the end of the file.
+        for _ in 0..<200 where bob.session.bufferedTransferBytes.now <= 2 << 20 {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        let handle = try FileHandle(forUpdating: url)
+        try handle.seek(toOffset: UInt64(size - 1))
+        try handle.write(contentsOf: [0x42])
+        try handle.close()
+        disk.release()
+
+        let error = await #expect(throws: PeerSessionError.self) { try await sending.value }
+        #expect(error == .transferFailed("growing.log changed while being sent"))
+        let reason = await bob.wait { event -> String? in
+            if case .transferFailed(offered.id, _, .transferFailed(let reason)) = event { return reason }
+            return nil
+        }
+        #expect(reason?.contains("changed while being sent") == true, "\(reason ?? "no failure")")
+        #expect(!FileManager.default.fileExists(atPath: target.appendingPathComponent("growing.log").path))
+        await ada.session.stop()
+        await bob.session.stop()
+    }
+
+    @Test func inMemoryDataResumesNothingButIsCheckedWhole() async throws {
+        let (ada, bob, bobID, _) = try await connectedPair()
+        let target = try TransferTests.scratch()
+        let data = try Data(contentsOf: TransferTests.file(2 << 20 + 17, named: "x", in: TransferTests.scratch()))
+        let sending = Task { try await ada.session.sendData(data, named: "shot.png", to: bobID) }
+        let offered = try #require(await bob.offer())
+        #expect(offered.contentKey == ResumeKey.of(data: data).hexString)
+        try await bob.session.acceptTransfer(offered, into: target)
+        _ = try await sending.value
+        let kept = try #require(await bob.finished())
+        #expect(try Data(contentsOf: kept) == data)
+        await ada.session.stop()
+        await bob.session.stop()
+    }
+}
