@@ -101,7 +101,9 @@ extension PeerSession {
     }
 
     func openPartial(_ transfer: IncomingTransfer, offer: TransferOffer, in directory: URL) throws {
-        let partial = directory.appendingPathComponent(".\(transfer.name).\(transfer.contentKey.prefix(16)).huddle-partial")
+        let partial = directory.appendingPathComponent(
+            ".\(transfer.name).\(transfer.contentKey.prefix(16)).huddle-partial"
+        )
         let manager = FileManager.default
         var have: UInt64 = 0
         if let size = (try? manager.attributesOfItem(atPath: partial.path)[.size] as? NSNumber)?.uint64Value,

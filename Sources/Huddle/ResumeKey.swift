@@ -2,9 +2,9 @@ import Crypto
 import Foundation
 
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #elseif canImport(Darwin)
-    import Darwin
+import Darwin
 #endif
 
 /// The size and modification time of a file: what tells a sender that a file changed under it, and part of the
@@ -22,9 +22,9 @@ struct FileStamp: Hashable, Sendable {
             throw PeerSessionError.transferFailed("cannot read \(url.path): \(reason)")
         }
         #if canImport(Darwin)
-            let modified = info.st_mtimespec
+        let modified = info.st_mtimespec
         #else
-            let modified = info.st_mtim
+        let modified = info.st_mtim
         #endif
         return FileStamp(
             size: UInt64(info.st_size),

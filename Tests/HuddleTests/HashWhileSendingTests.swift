@@ -13,7 +13,10 @@ struct HashWhileSendingTests {
         #expect(stamp.size == 3 << 20)
         #expect(try ResumeKey.of(file: url).key == key)
         // The same bytes elsewhere with another time: another key (a resume never joins different files' parts).
-        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSince1970: 1e9)], ofItemAtPath: url.path)
+        try FileManager.default.setAttributes(
+            [.modificationDate: Date(timeIntervalSince1970: 1e9)],
+            ofItemAtPath: url.path
+        )
         let moved = try ResumeKey.of(file: url)
         #expect(moved.key != key && moved.stamp.modifiedSeconds == 1_000_000_000)
         // Memory has no time: the key is the size and the first and last MiB.

@@ -147,7 +147,9 @@ struct HostileDirectoryTests {
             let offer = DirectoryOffer(id: id, name: "planted\(number)", entries: entries)
             try await mallory.session.sendResource(.directoryOffer(offer), to: bobID)
             let offered = try #require(await bob.offer())
-            let staging = target.appendingPathComponent(".planted\(number).\(offered.contentKey.prefix(16)).huddle-partial")
+            let staging = target.appendingPathComponent(
+                ".planted\(number).\(offered.contentKey.prefix(16)).huddle-partial"
+            )
             for directory in ["tree", "parts"] {
                 try FileManager.default.createDirectory(
                     at: staging.appendingPathComponent(directory),

@@ -29,7 +29,14 @@ struct HostileTransferTests {
         let (mallory, bob, bobID) = try await connected()
         let target = try TransferTests.scratch()
         try await mallory.session.sendResource(
-            .offer(TransferOffer(id: Self.id, name: "report.pdf", size: declared, resumeKey: Array(repeating: 7, count: 32))),
+            .offer(
+                TransferOffer(
+                    id: Self.id,
+                    name: "report.pdf",
+                    size: declared,
+                    resumeKey: Array(repeating: 7, count: 32)
+                )
+            ),
             to: bobID
         )
         let offered = try #require(await bob.offer())
