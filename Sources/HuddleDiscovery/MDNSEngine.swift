@@ -141,10 +141,16 @@ final class MDNSEngine: @unchecked Sendable {
 
     // MARK: Interfaces
 
+    /// Whether our sockets are alone on port 5353, so a unicast reply can only reach us (``MDNSPortSharing``);
+    /// checked at every interface scan, so a stack that opens the port later turns unicast replies off.
+    func checkPortSharing() {
+        self.querier.unicastRepliesReachOnlyUs = MDNSPortSharing.socketsBound(to: mdnsPort) == self.sockets.count
+    }
+
     func rescanInterfaces() {
-        guard !self.isShutDown, let found = try? InterfaceScanner(configuration: self.configuration).scan() else {
-            return
-        }
+        guard !self.isShutDown else { return }
+        self.checkPortSharing()
+        guard let found = try? InterfaceScanner(configuration: self.configuration).scan() else { return }
         let updated = Dictionary(found.map { ($0.interface.index, $0.interface) }, uniquingKeysWith: { a, _ in a })
         guard updated != self.interfaces else { return }
         _ = self.apply(found)
@@ -176,6 +182,7 @@ final class MDNSEngine: @unchecked Sendable {
             for prefix in interface.ipv6 { own.insert(.v6(prefix.address)) }
         }
         self.querier.setLinks(links, ownAddresses: own, now: now)
+        self.checkPortSharing()
         self.pump()
         return EventLoopFuture.andAllComplete(futures, on: self.eventLoop)
     }

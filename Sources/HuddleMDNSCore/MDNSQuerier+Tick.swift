@@ -42,7 +42,7 @@ extension MDNSQuerier {
         var knownAnswers: [DNSRecord] = []
         for key in keys.sorted(by: { $0.name.description < $1.name.description }) {
             let first = (self.questions[key]?.sent ?? 0) <= 1
-            let unicast = self.configuration.firstQueryUnicast && first
+            let unicast = (self.configuration.firstQueryUnicast || self.unicastRepliesReachOnlyUs) && first
             if unicast { self.lastUnicastQuestion = now }
             questions.append(DNSQuestion(name: key.name, type: key.type, unicastResponse: unicast))
             for entry in self.cache.entries(named: key.name, type: key.type)

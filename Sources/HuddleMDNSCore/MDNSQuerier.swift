@@ -36,6 +36,12 @@ public struct MDNSQuerier: Sendable {
     var outgoing: [MDNSOutgoing] = []
     var events: [MDNSBrowseEvent] = []
     var lastUnicastQuestion: NIODeadline?
+    /// Set by the I/O layer while no other socket on the host shares port 5353 with this querier's, so a unicast
+    /// reply can only reach it: then first queries ask for unicast replies (RFC 6762 §5.4) even without
+    /// ``MDNSQuerierConfiguration/firstQueryUnicast``. A responder that multicast the answer less than a second
+    /// ago may not multicast it again (§6) but may unicast it, so a querier started just after an announcement
+    /// finds the service at once instead of at its second query a second later.
+    public var unicastRepliesReachOnlyUs = false
     /// Names whose cached records changed since the views were last brought up to date.
     var dirtyNames: Set<DNSName> = []
     /// Whether every view must be rebuilt (browses or interfaces changed).

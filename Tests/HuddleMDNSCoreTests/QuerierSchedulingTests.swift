@@ -32,6 +32,18 @@ struct QuerierSchedulingTests {
         #expect(query.answers.isEmpty)
     }
 
+    @Test("while unicast replies can reach only us, the first query of a series is QU and the next ones QM (§5.4)")
+    func firstQueryIsQUWhenAlone() {
+        for alone in [true, false] {
+            var driver = QuerierDriver()
+            driver.querier.unicastRepliesReachOnlyUs = alone
+            driver.querier.browse(TestNet.labType, now: driver.clock.now)
+            driver.run(untilMilliseconds: 4_000)
+            let bits = driver.queries.map { $0.message.questions.map(\.unicastResponse) }
+            #expect(bits == [[alone], [false], [false]], "alone \(alone): \(bits)")
+        }
+    }
+
     @Test("the series keeps doubling up to the one-hour cap")
     func intervalCap() {
         var driver = QuerierDriver()

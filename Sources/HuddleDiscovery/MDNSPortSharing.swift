@@ -1,0 +1,38 @@
+import Foundation
+
+/// Who else has the mDNS port open: a unicast reply to port 5353 (RFC 6762 §5.4) reaches only one of the sockets
+/// bound to it, so a querier asks for one only while its own sockets are the only ones in its network namespace.
+/// Linux lists every UDP socket of the namespace in `/proc/net/udp` and `/proc/net/udp6`; elsewhere the answer is
+/// unknown and treated as shared.
+enum MDNSPortSharing {
+    /// How many UDP sockets of this network namespace are bound to `port`, or nil where that cannot be read.
+    static func socketsBound(to port: UInt16) -> Int? {
+        var count = 0
+        var readAny = false
+        for table in ["/proc/net/udp", "/proc/net/udp6"] {
+            guard let text = readWhole(table) else { continue }
+            readAny = true
+            count += socketsBound(to: port, inTable: text)
+        }
+        return readAny ? count : nil
+    }
+
+    /// A procfs file read to its end: it reports a size of 0 and hands out its text a page or so per read.
+    static func readWhole(_ path: String) -> String? {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
+        defer { try? handle.close() }
+        var bytes = Data()
+        while let chunk = try? handle.read(upToCount: 1 << 16), !chunk.isEmpty { bytes.append(chunk) }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Rows of a `/proc/net/udp`-style table whose local address ends in `:PORT` (hex); the header row never does.
+    static func socketsBound(to port: UInt16, inTable text: String) -> Int {
+        let suffix = ":" + String(format: "%04X", port)
+        return text.split(separator: "\n").reduce(0) { count, row in
+            let columns = row.split(separator: " ", omittingEmptySubsequences: true)
+            guard columns.count > 2, columns[1].hasSuffix(suffix) else { return count }
+            return count + 1
+        }
+    }
+}
