@@ -104,6 +104,10 @@ extension PeerSession {
         let partial = directory.appendingPathComponent(
             ".\(transfer.name).\(transfer.contentKey.prefix(16)).huddle-partial"
         )
+        // Two offers of the same content at once would write one partial file from two offsets.
+        guard !incoming.values.contains(where: { $0.partial == partial }) else {
+            throw PeerSessionError.transferFailed("\(transfer.name) is being received already")
+        }
         let manager = FileManager.default
         var have: UInt64 = 0
         if let size = (try? manager.attributesOfItem(atPath: partial.path)[.size] as? NSNumber)?.uint64Value,

@@ -97,30 +97,55 @@ struct SendCommand: AsyncParsableCommand {
     }
 
     /// Sends every path to one peer; returns how many failed. `name` is set when there are several peers.
+    ///
+    /// Small files overlap (``SendWindow``): each costs two round trips (offer → accept, end → verified) that
+    /// would otherwise be idle time between files. Results are reported in the order of the paths.
     func send(to peer: PeerID, named name: String?, on session: PeerSession, reporter: ProgressReporter) async -> Int {
-        var failed = 0
         let suffix = name.map { " to \($0)" } ?? ""
-        for path in paths {
-            let url = URL(fileURLWithPath: path)
-            do {
-                var isDirectory: ObjCBool = false
-                _ = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
-                if isDirectory.boolValue {
-                    try await sendDirectory(url, to: peer, on: session, reporter: reporter)
-                } else {
-                    try await session.sendFile(at: url, to: peer)
-                    var fields: [String: Any] = ["file": url.lastPathComponent]
+        var failed = 0
+        var report = OrderedResults<String?>()
+        func flush() {
+            for (index, error) in report.takeReady() {
+                let file = URL(fileURLWithPath: paths[index]).lastPathComponent
+                if let error {
+                    if json { reporter.result("failed", ["file": file, "error": error], text: "") }
+                    Output.error("\(file)\(suffix): \(error)")
+                    failed += 1
+                } else if !SendWindow.isDirectory(paths[index]) {
+                    var fields: [String: Any] = ["file": file]
                     if let name { fields["peer"] = name }
-                    reporter.result(
-                        "sent",
-                        fields,
-                        text: "sent \(url.lastPathComponent)\(suffix): verified by the receiver"
-                    )
+                    reporter.result("sent", fields, text: "sent \(file)\(suffix): verified by the receiver")
                 }
-            } catch {
-                if json { reporter.result("failed", ["file": url.lastPathComponent, "error": "\(error)"], text: "") }
-                Output.error("\(url.lastPathComponent)\(suffix): \(error)")
-                failed += 1
+            }
+        }
+        await withTaskGroup(of: (Int, UInt64, String?).self) { group in
+            var window = SendWindow()
+            let weights = SendWindow.weights(of: paths)
+            for (index, path) in paths.enumerated() {
+                let weight = weights[index]
+                while !window.admits(weight), let (done, doneWeight, error) = await group.next() {
+                    window.finished(doneWeight)
+                    report.add(error, at: done)
+                    flush()
+                }
+                window.started(weight)
+                group.addTask {
+                    do {
+                        let url = URL(fileURLWithPath: path)
+                        if SendWindow.isDirectory(path) {
+                            try await sendDirectory(url, to: peer, on: session, reporter: reporter)
+                        } else {
+                            try await session.sendFile(at: url, to: peer)
+                        }
+                        return (index, weight, nil)
+                    } catch {
+                        return (index, weight, "\(error)")
+                    }
+                }
+            }
+            for await (done, _, error) in group {
+                report.add(error, at: done)
+                flush()
             }
         }
         return failed

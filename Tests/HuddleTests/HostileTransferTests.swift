@@ -57,6 +57,38 @@ struct HostileTransferTests {
         await bob.session.stop()
     }
 
+    /// Two offers of the same content at once would write one partial file from two places: the second is
+    /// refused with a typed error while the first goes on and is kept whole.
+    @Test func aSecondOfferOfTheSameContentWhileTheFirstRunsIsRefused() async throws {
+        let (mallory, bob, bobID) = try await connected()
+        let target = try TransferTests.scratch()
+        let data = Array(repeating: UInt8(5), count: 3000)
+        let key = Array(repeating: UInt8(8), count: 32)
+        let second = TransferID(bytes: Array(repeating: 10, count: 16))
+        for id in [Self.id, second] {
+            let offer = TransferOffer(id: id, name: "same.bin", size: 3000, resumeKey: key)
+            try await mallory.session.sendResource(.offer(offer), to: bobID)
+        }
+        let first = try #require(await bob.offer())
+        let again = try #require(
+            await bob.wait { event -> IncomingTransfer? in
+                if case .transferOffered(let offer) = event, offer.id == second { return offer }
+                return nil
+            }
+        )
+        try await bob.session.acceptTransfer(first, into: target)
+        await #expect(throws: PeerSessionError.transferFailed("same.bin is being received already")) {
+            try await bob.session.acceptTransfer(again, into: target)
+        }
+        try await mallory.session.sendResource(.chunk(Self.id, offset: 0, data: ByteBuffer(bytes: data)), to: bobID)
+        let digest = Array(SHA256.hash(data: data))
+        try await mallory.session.sendResource(.end(Self.id, sha256: digest), to: bobID)
+        let kept = try #require(await bob.finished())
+        #expect(try Data(contentsOf: kept) == Data(data))
+        await mallory.session.stop()
+        await bob.session.stop()
+    }
+
     @Test func aHashMismatchKeepsNothing() async throws {
         let data = Array(repeating: UInt8(1), count: 5000)
         let (bob, target, reason) = try await run(declared: 5000, hash: Array(repeating: 0, count: 32), data: data)
