@@ -127,9 +127,14 @@ struct ResourcePipeline {
     static let window = 1 << 20
 
     mutating func send(_ message: TransferMessage, to peer: PeerID, on session: PeerSession) async throws {
-        guard let channel = session.flow.channel(for: peer) else { throw PeerSessionError.notConnected(peer) }
-        var buffer = channel.allocator.buffer(capacity: 64)
+        var buffer = ByteBuffer()
         message.encode(into: &buffer)
+        try await send(encoded: buffer, to: peer, on: session)
+    }
+
+    /// Sends a message already encoded (a CHUNK read straight into its buffer).
+    mutating func send(encoded buffer: ByteBuffer, to peer: PeerID, on session: PeerSession) async throws {
+        guard let channel = session.flow.channel(for: peer) else { throw PeerSessionError.notConnected(peer) }
         unconfirmed += buffer.readableBytes
         latest = channel.writeAndFlush(PeerOutbound.resource(buffer))
         if unconfirmed >= Self.window || !channel.isWritable { try await drain() }

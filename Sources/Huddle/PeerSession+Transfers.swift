@@ -215,11 +215,16 @@ extension PeerSession {
         var pipeline = ResourcePipeline()
         while position < size {
             if cancelledTransfers.withLockedValue({ $0.contains(id) }) { throw PeerSessionError.cancelled }
-            let data = try reader.read(upTo: Int(min(UInt64(chunk), size - position)))
-            guard !data.isEmpty else { throw PeerSessionError.transferFailed("\(send.name) shrank while being sent") }
-            hasher.update(data)
-            try await pipeline.send(.chunk(id, offset: position, data: ByteBuffer(bytes: data)), to: peer, on: self)
-            position += UInt64(data.count)
+            // The message's header, then the file read straight in after it: no copy between file and message.
+            let want = Int(min(UInt64(chunk), size - position))
+            var message = ByteBuffer()
+            message.reserveCapacity(TransferMessage.chunkHeaderSize + want)
+            TransferMessage.writeChunkHeader(id, offset: position, into: &message)
+            let count = try reader.read(upTo: want, appendingTo: &message)
+            guard count > 0 else { throw PeerSessionError.transferFailed("\(send.name) shrank while being sent") }
+            message.withUnsafeReadableBytes { hasher.update(UnsafeRawBufferPointer(rebasing: $0.suffix(count))) }
+            try await pipeline.send(encoded: message, to: peer, on: self)
+            position += UInt64(count)
             if position - reported >= 1 << 20 || position == size {
                 reported = position
                 eventSink.yield(

@@ -1,4 +1,5 @@
 import Foundation
+import NIOCore
 
 /// Where the bytes of an outgoing file come from: a file on disk (read in chunks, never whole) or data in memory.
 enum TransferSource: Sendable {
@@ -40,6 +41,31 @@ enum TransferSource: Sendable {
                 let end = min(data.endIndex, position + count)
                 self = .memory(data, position: end)
                 return data[position..<end]
+            }
+        }
+
+        /// Appends up to `count` bytes to `buffer`, read from the file straight into it; returns how many.
+        mutating func read(upTo count: Int, appendingTo buffer: inout ByteBuffer) throws -> Int {
+            switch self {
+            case .file(let handle):
+                let descriptor = handle.fileDescriptor
+                buffer.reserveCapacity(minimumWritableBytes: count)
+                while true {
+                    var failure: Int32 = 0
+                    let got = buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: count) { space in
+                        let result = Foundation.read(descriptor, space.baseAddress, min(count, space.count))
+                        if result < 0 { failure = errno }
+                        return max(result, 0)
+                    }
+                    if failure == 0 { return got }
+                    guard failure == EINTR else {
+                        throw PeerSessionError.transferFailed("cannot read: \(String(cString: strerror(failure)))")
+                    }
+                }
+            case .memory:
+                let data = try read(upTo: count)
+                buffer.writeBytes(data)
+                return data.count
             }
         }
 

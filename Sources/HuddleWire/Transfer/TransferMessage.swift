@@ -105,9 +105,7 @@ public enum TransferMessage: Hashable, Sendable {
             buffer.writeBytes(id.bytes)
             buffer.writeTransferString(reason)
         case .chunk(let id, let offset, var data):
-            buffer.writeInteger(Tag.chunk.rawValue)
-            buffer.writeBytes(id.bytes)
-            buffer.writeInteger(offset)
+            Self.writeChunkHeader(id, offset: offset, into: &buffer)
             buffer.writeBuffer(&data)
         case .end(let id, let sha256):
             buffer.writeInteger(Tag.end.rawValue)
@@ -137,6 +135,17 @@ public enum TransferMessage: Hashable, Sendable {
             buffer.writeInteger(offset)
             buffer.writeBuffer(&data)
         }
+    }
+
+    /// The bytes of a CHUNK before its data: `.chunk(id, offset, data)` is these followed by the data, so a
+    /// sender can read a file straight into the message after them.
+    public static let chunkHeaderSize = 1 + 16 + 8
+
+    /// Writes a CHUNK's header; the caller appends the data.
+    public static func writeChunkHeader(_ id: TransferID, offset: UInt64, into buffer: inout ByteBuffer) {
+        buffer.writeInteger(Tag.chunk.rawValue)
+        buffer.writeBytes(id.bytes)
+        buffer.writeInteger(offset)
     }
 
     private var isCancel: Bool {
