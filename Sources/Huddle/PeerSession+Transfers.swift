@@ -78,8 +78,8 @@ extension PeerSession {
     /// Accepts an offered file or directory into `directory`.
     ///
     /// A file is written to a hidden partial file there (kept if the transfer breaks, so the next offer of the
-    /// same content resumes), checked against the SHA-256 the sender gives at the end, then renamed to a name that does not exist yet
-    /// (`name (2).ext`, …) — nothing is ever overwritten.
+    /// same content resumes), checked against the SHA-256 the sender gives at the end, then renamed to a name
+    /// that does not exist yet (`name (2).ext`, …) — nothing is ever overwritten.
     ///
     /// A directory is built in a hidden staging directory there: each file is checked against its own SHA-256
     /// before it gets its name in the tree, and the finished tree is renamed to the offered name (or `name (2)`, …)
