@@ -85,7 +85,10 @@ extension PeerSession {
             remote: remote
         )
         datagramRoutes[keys.localConnectionID] = id
-        datagramFilter.allow(keys.localConnectionID)
+        // Packets the peer sent before this side had the link: opened now, in the order they came.
+        for early in datagramFilter.allow(keys.localConnectionID) {
+            receivedDatagram(early.bytes, from: early.source)
+        }
     }
 
     /// An IPv4 address as the datagram socket needs it: mapped into IPv6 when the socket is IPv6.
@@ -157,7 +160,7 @@ final class DatagramInboxHandler: ChannelInboundHandler, Sendable {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let envelope = unwrapInboundIn(data)
-        guard filter.admits(envelope.data) else { return }
+        guard filter.admits(envelope.data, from: envelope.remoteAddress) else { return }
         inbox.yield(.datagram(Array(envelope.data.readableBytesView), envelope.remoteAddress))
     }
 }

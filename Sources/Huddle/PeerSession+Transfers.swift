@@ -108,6 +108,7 @@ extension PeerSession {
         guard !incoming.values.contains(where: { $0.partial == partial }) else {
             throw PeerSessionError.transferFailed("\(transfer.name) is being received already")
         }
+        removeStalePartials(of: transfer.name, keeping: partial, in: directory)
         let manager = FileManager.default
         var have: UInt64 = 0
         if let size = (try? manager.attributesOfItem(atPath: partial.path)[.size] as? NSNumber)?.uint64Value,
@@ -139,6 +140,23 @@ extension PeerSession {
             written: have
         )
         sendResourceNow(.accept(transfer.id, offset: have), to: transfer.peer)
+    }
+
+    /// Removes the partial files an earlier transfer of `name` left with other content (the file changed since,
+    /// so no offer will ever resume them): they would stay hidden in the directory for good. Only names of the
+    /// exact form `.NAME.<16 hex digits>.huddle-partial` go, never one a transfer is writing; links are unlinked,
+    /// not followed.
+    func removeStalePartials(of name: String, keeping partial: URL, in directory: URL) {
+        let (prefix, suffix) = (".\(name).", ".huddle-partial")
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path) else { return }
+        let inUse = Set(incoming.values.compactMap { $0.partial?.lastPathComponent })
+        for candidate in names where candidate.hasPrefix(prefix) && candidate.hasSuffix(suffix) {
+            let key = candidate.dropFirst(prefix.count).dropLast(suffix.count)
+            guard key.count == 16, key.allSatisfy(\.isHexDigit), candidate != partial.lastPathComponent,
+                !inUse.contains(candidate)
+            else { continue }
+            unlink(directory.appendingPathComponent(candidate).path)
+        }
     }
 
     /// Declines an offered file or directory; the sender's call throws `.transferDeclined`.
