@@ -7,14 +7,21 @@ import Foundation
 enum MDNSPortSharing {
     /// How many UDP sockets of this network namespace are bound to `port`, or nil where that cannot be read.
     static func socketsBound(to port: UInt16) -> Int? {
-        var count = 0
+        socketInodes(boundTo: port)?.count
+    }
+
+    /// The inodes of the UDP sockets of this network namespace bound to `port`, or nil where that cannot be read.
+    /// A socket is counted once even when the kernel lists it twice: a table that changes while it is read a page
+    /// at a time can repeat a row.
+    static func socketInodes(boundTo port: UInt16) -> Set<UInt64>? {
+        var inodes = Set<UInt64>()
         var readAny = false
         for table in ["/proc/net/udp", "/proc/net/udp6"] {
             guard let text = readWhole(table) else { continue }
             readAny = true
-            count += socketsBound(to: port, inTable: text)
+            inodes.formUnion(socketInodes(boundTo: port, inTable: text))
         }
-        return readAny ? count : nil
+        return readAny ? inodes : nil
     }
 
     /// A procfs file read to its end: it reports a size of 0 and hands out its text a page or so per read.
@@ -26,13 +33,16 @@ enum MDNSPortSharing {
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    /// Rows of a `/proc/net/udp`-style table whose local address ends in `:PORT` (hex); the header row never does.
-    static func socketsBound(to port: UInt16, inTable text: String) -> Int {
+    /// Inodes (tenth column) of the rows of a `/proc/net/udp`-style table whose local address ends in `:PORT`
+    /// (hex); the header row never does.
+    static func socketInodes(boundTo port: UInt16, inTable text: String) -> Set<UInt64> {
         let suffix = ":" + String(format: "%04X", port)
-        return text.split(separator: "\n").reduce(0) { count, row in
+        var inodes = Set<UInt64>()
+        for row in text.split(separator: "\n") {
             let columns = row.split(separator: " ", omittingEmptySubsequences: true)
-            guard columns.count > 2, columns[1].hasSuffix(suffix) else { return count }
-            return count + 1
+            guard columns.count > 9, columns[1].hasSuffix(suffix), let inode = UInt64(columns[9]) else { continue }
+            inodes.insert(inode)
         }
+        return inodes
     }
 }

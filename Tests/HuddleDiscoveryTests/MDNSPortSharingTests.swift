@@ -1,13 +1,11 @@
-import HuddleMDNSCore
-import NIOCore
-import NIOPosix
+import Glibc
 import Testing
 
 @testable import HuddleDiscovery
 
 @Suite("Who else holds the mDNS port (/proc/net/udp)")
 struct MDNSPortSharingTests {
-    @Test("rows are counted by the port of their local address, IPv4 and IPv6 alike; the header never")
+    @Test("rows are counted by the port of their local address, IPv4 and IPv6 alike, a repeated row once")
     func tableRows() {
         let table = """
                sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode ref
@@ -16,27 +14,49 @@ struct MDNSPortSharingTests {
              103: 00000000:14E8 00000000:0000 07 00000000:00000000 00:00000000 00000000     0        0 4103 2
              104: 00000000000000000000000000000000:14E9 00000000000000000000000000000000:0000 07 0:0 0:0 0 0 0 4104 2
              105: 00000000:0035 000014E9:14E9 01 00000000:00000000 00:00000000 00000000     0        0 4105 2
+             101: 00000000:14E9 00000000:0000 07 00000000:00000000 00:00000000 00000000     0        0 4101 2
             """
-        #expect(MDNSPortSharing.socketsBound(to: 5353, inTable: table) == 3)
-        #expect(MDNSPortSharing.socketsBound(to: 5352, inTable: table) == 1)
-        #expect(MDNSPortSharing.socketsBound(to: 53, inTable: table) == 1)
-        #expect(MDNSPortSharing.socketsBound(to: 5354, inTable: table) == 0)
+        #expect(MDNSPortSharing.socketInodes(boundTo: 5353, inTable: table) == [4101, 4102, 4104])
+        #expect(MDNSPortSharing.socketInodes(boundTo: 5352, inTable: table) == [4103])
+        #expect(MDNSPortSharing.socketInodes(boundTo: 53, inTable: table) == [4105])
+        #expect(MDNSPortSharing.socketInodes(boundTo: 5354, inTable: table).isEmpty)
     }
 
+    /// Other tests run beside this one and may hold a socket of the same port number (IPv6, or IPv4 with
+    /// SO_REUSEADDR), so this test looks for its own socket's inode rather than counting.
     @Test("a real socket is seen while bound and not after it is closed; the table is read to its end")
     func realSocket() async throws {
-        // Without SO_REUSEPORT, so no other test's socket can be handed the same port.
-        let socket = try await DatagramBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .bind(host: "0.0.0.0", port: 0).get()
-        let port = UInt16(try #require(socket.localAddress?.port))
-        #expect(MDNSPortSharing.socketsBound(to: port) == 1)
-        try await socket.close()
-        // The table may list the socket a moment after its close completes.
-        var after = MDNSPortSharing.socketsBound(to: port)
-        for _ in 0..<100 where after != 0 {
+        let (descriptor, port, inode) = try #require(Self.boundUDPSocket())
+        let whileBound = try #require(MDNSPortSharing.socketInodes(boundTo: port))
+        #expect(whileBound.contains(inode))
+        #expect(MDNSPortSharing.socketsBound(to: port) ?? 0 >= 1)
+        close(descriptor)
+        // The table may list the socket a moment after it is closed.
+        var after = MDNSPortSharing.socketInodes(boundTo: port) ?? []
+        for _ in 0..<100 where after.contains(inode) {
             try await Task.sleep(for: .milliseconds(50))
-            after = MDNSPortSharing.socketsBound(to: port)
+            after = MDNSPortSharing.socketInodes(boundTo: port) ?? []
         }
-        #expect(after == 0)
+        #expect(!after.contains(inode))
+    }
+
+    /// A UDP socket bound to 0.0.0.0 on a port the kernel picks, with that port and the socket's inode.
+    static func boundUDPSocket() -> (Int32, UInt16, UInt64)? {
+        let descriptor = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+        guard descriptor >= 0 else { return nil }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { generic in
+                bind(descriptor, generic, length) == 0 && getsockname(descriptor, generic, &length) == 0
+            }
+        }
+        var status = stat()
+        guard bound, fstat(descriptor, &status) == 0 else {
+            close(descriptor)
+            return nil
+        }
+        return (descriptor, UInt16(bigEndian: address.sin_port), UInt64(status.st_ino))
     }
 }
