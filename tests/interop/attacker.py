@@ -9,7 +9,8 @@ halfway, a peer that never reads). Then for --seconds, at the same time:
 - holds --idle TCP connections open that send nothing (re-opening those the target closes);
 - drips one byte a second on --drip more;
 - opens --garbage connections that each send 4 KiB of random bytes (one with a frame header declaring 4 GiB);
-- sends --datagrams random UDP datagrams (1–1,400 bytes) to each --udp port, spread over the time.
+- sends --datagrams random UDP datagrams (1–1,400 bytes) to each --udp port, spread over the time;
+- opens --churn TCP connections a second and closes each a tick later (a connect flood).
 Every count and the time are bounded; it prints one JSON line with what it did and exits.
 """
 
@@ -104,6 +105,26 @@ def stalled(target: str, port: int, count: int, stats: dict) -> list[socket.sock
     return held
 
 
+def churn(target: str, port: int, opened: list[socket.socket], due: int, stats: dict) -> list[socket.socket]:
+    """Closes the connections opened a tick ago (counting those the kernel had connected) and opens up to `due`
+    new ones; returns the new ones."""
+    for s in opened:
+        if s.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR) == 0:
+            try:
+                s.getpeername()
+                stats["churn_established"] += 1
+            except OSError:
+                pass
+        s.close()
+    fresh = []
+    for _ in range(due):
+        s = connect(target, port)
+        stats["churn_opened"] += 1
+        if s is not None:
+            fresh.append(s)
+    return fresh
+
+
 def main() -> int:
     p = argparse.ArgumentParser()
     p.add_argument("--target", required=True)
@@ -116,9 +137,11 @@ def main() -> int:
     p.add_argument("--datagrams", type=int, default=2000)
     p.add_argument("--burst", type=int, default=0)
     p.add_argument("--stalled", type=int, default=0)
+    p.add_argument("--churn", type=int, default=0, help="connections opened (and closed) per second")
     a = p.parse_args()
     rng = random.Random(7)
-    stats = {"connects": 0, "closed_by_target": 0, "garbage_sent": 0, "datagrams_sent": 0, "drip_bytes": 0}
+    stats = {"connects": 0, "closed_by_target": 0, "garbage_sent": 0, "datagrams_sent": 0, "drip_bytes": 0,
+             "churn_opened": 0, "churn_established": 0}
     if a.burst:
         held = burst(a.target, a.tcp, a.burst, stats)
         time.sleep(5)
@@ -129,7 +152,9 @@ def main() -> int:
     udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     idle: list[socket.socket] = []
     drip: list[socket.socket] = []
-    end = time.monotonic() + a.seconds
+    started = time.monotonic()
+    end = started + a.seconds
+    churned: list[socket.socket] = []
     garbage_left = a.garbage
     per_tick = max(1, a.datagrams // max(1, int(a.seconds * 10)))
     datagrams_left = {port: a.datagrams for port in a.udp}
@@ -171,7 +196,14 @@ def main() -> int:
                     stats["drip_bytes"] += 1
                 except OSError:
                     pass
-        time.sleep(0.1)
+        if a.churn:
+            # Catch up to churn × elapsed, at most a fifth of a second's worth per tick.
+            due = min(int(a.churn * (time.monotonic() - started)) - stats["churn_opened"], a.churn // 5)
+            churned = churn(a.target, a.tcp, churned, max(0, due), stats)
+        time.sleep(0.1 if not a.churn else 0.02)
+    for s in churned:
+        s.close()
+    stats["seconds"] = round(time.monotonic() - started, 2)
     stats["stalled_closed_by_target"] = sum(1 for s in quiet if closed(s))
     for s in idle + drip + quiet:
         s.close()
