@@ -92,20 +92,17 @@ extension PeerSession {
             var position = point.offset
             while position < entry.size {
                 if cancelledTransfers.withLockedValue({ $0.contains(offer.id) }) { throw PeerSessionError.cancelled }
-                let data = try reader.read(upTo: Int(min(chunk, entry.size - position)))
-                guard !data.isEmpty else {
-                    throw PeerSessionError.transferFailed("\(entry.path) shrank while being sent")
-                }
-                let message = TransferMessage.entryChunk(
-                    offer.id,
-                    index: point.index,
-                    offset: position,
-                    data: ByteBuffer(bytes: data)
-                )
-                try await pipeline.send(message, to: peer, on: self)
-                position += UInt64(data.count)
-                sent += UInt64(data.count)
-                if let event = progress.advance(by: UInt64(data.count), in: entry, at: position) {
+                // The header, then the file read straight in after it (as for a single file).
+                let want = Int(min(chunk, entry.size - position))
+                var message = ByteBuffer()
+                message.reserveCapacity(TransferMessage.entryChunkHeaderSize + want)
+                TransferMessage.writeEntryChunkHeader(offer.id, index: point.index, offset: position, into: &message)
+                let count = try reader.read(upTo: want, appendingTo: &message)
+                guard count > 0 else { throw PeerSessionError.transferFailed("\(entry.path) shrank while being sent") }
+                try await pipeline.send(encoded: message, to: peer, on: self)
+                position += UInt64(count)
+                sent += UInt64(count)
+                if let event = progress.advance(by: UInt64(count), in: entry, at: position) {
                     eventSink.yield(.transferProgress(event))
                 }
             }

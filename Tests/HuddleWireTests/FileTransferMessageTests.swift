@@ -33,6 +33,24 @@ struct FileTransferMessageTests {
         #expect(try TransferMessage(decoding: ByteBuffer(bytes: directory)) == .end(Self.id, sha256: nil))
     }
 
+    @Test func chunkHeadersFollowedByDataEncodeLikeTheWholeMessages() {
+        let data: [UInt8] = [9, 8, 7]
+        var chunk = ByteBuffer()
+        TransferMessage.writeChunkHeader(Self.id, offset: 0x0102, into: &chunk)
+        #expect(chunk.readableBytes == TransferMessage.chunkHeaderSize)
+        chunk.writeBytes(data)
+        #expect(
+            Array(chunk.readableBytesView) == encoded(.chunk(Self.id, offset: 0x0102, data: ByteBuffer(bytes: data)))
+        )
+        var entry = ByteBuffer()
+        TransferMessage.writeEntryChunkHeader(Self.id, index: 3, offset: 0x0102, into: &entry)
+        #expect(entry.readableBytes == TransferMessage.entryChunkHeaderSize)
+        entry.writeBytes(data)
+        let whole = encoded(.entryChunk(Self.id, index: 3, offset: 0x0102, data: ByteBuffer(bytes: data)))
+        #expect(Array(entry.readableBytesView) == whole)
+        #expect(whole == [10] + Array(0..<16) + [0, 0, 0, 3] + [0, 0, 0, 0, 0, 0, 1, 2] + data)
+    }
+
     @Test(arguments: [1, 31, 33, 64])
     func anEndWithACutOrLongDigestIsMalformed(length: Int) {
         let bytes = [5] + Array(0..<16) + Array(repeating: UInt8(7), count: length)

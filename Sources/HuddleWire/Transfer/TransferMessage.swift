@@ -129,10 +129,7 @@ public enum TransferMessage: Hashable, Sendable {
                 buffer.writeInteger(point.offset)
             }
         case .entryChunk(let id, let index, let offset, var data):
-            buffer.writeInteger(Tag.entryChunk.rawValue)
-            buffer.writeBytes(id.bytes)
-            buffer.writeInteger(index)
-            buffer.writeInteger(offset)
+            Self.writeEntryChunkHeader(id, index: index, offset: offset, into: &buffer)
             buffer.writeBuffer(&data)
         }
     }
@@ -145,6 +142,22 @@ public enum TransferMessage: Hashable, Sendable {
     public static func writeChunkHeader(_ id: TransferID, offset: UInt64, into buffer: inout ByteBuffer) {
         buffer.writeInteger(Tag.chunk.rawValue)
         buffer.writeBytes(id.bytes)
+        buffer.writeInteger(offset)
+    }
+
+    /// The bytes of an ENTRY_CHUNK before its data (see ``chunkHeaderSize``).
+    public static let entryChunkHeaderSize = 1 + 16 + 4 + 8
+
+    /// Writes an ENTRY_CHUNK's header; the caller appends the data.
+    public static func writeEntryChunkHeader(
+        _ id: TransferID,
+        index: UInt32,
+        offset: UInt64,
+        into buffer: inout ByteBuffer
+    ) {
+        buffer.writeInteger(Tag.entryChunk.rawValue)
+        buffer.writeBytes(id.bytes)
+        buffer.writeInteger(index)
         buffer.writeInteger(offset)
     }
 
