@@ -9,7 +9,8 @@ import Darwin
 
 /// A directory as it will be offered: every directory and regular file below it, parents first and names in byte
 /// order (so the same tree always gives the same manifest, which is what lets a later offer resume), each file
-/// with its size and SHA-256.
+/// with its size and ``ResumeKey`` (its modification time and first and last MiB: a file is not read whole before
+/// the offer; its SHA-256 is computed while it is sent).
 ///
 /// Symbolic links are never followed and never sent — one pointing outside the tree would hand out files the
 /// user did not choose — and neither are sockets, pipes or devices; their paths are listed in ``skipped``.
@@ -17,6 +18,9 @@ struct DirectoryScan: Sendable {
     private(set) var entries: [DirectoryEntry] = []
     /// The local file of each file entry, by entry index.
     private(set) var files: [Int: URL] = [:]
+    /// The size and modification time of each file entry when its key was made, by entry index: a file whose
+    /// stamp differs when it is sent changed in between.
+    private(set) var stamps: [Int: FileStamp] = [:]
     private(set) var skipped: [String] = []
 
     /// Walks `root` (which may itself be reached through a link: the user named it).
@@ -40,9 +44,10 @@ struct DirectoryScan: Sendable {
                 entries.append(DirectoryEntry(path: path, kind: .directory))
                 try visit(url, relative: path)
             case S_IFREG:
-                let (size, digest) = try FileHasher.digest(of: url)
+                let (stamp, key) = try ResumeKey.of(file: url)
                 files[entries.count] = url
-                entries.append(DirectoryEntry(path: path, kind: .file(size: size, sha256: digest)))
+                stamps[entries.count] = stamp
+                entries.append(DirectoryEntry(path: path, kind: .file(size: stamp.size, key: key)))
             default:
                 skipped.append(path)
             }

@@ -12,7 +12,7 @@ import Darwin
 ///
 /// ```
 /// target/.photos.<digest>.huddle-partial/   mode 0700, ours
-///     tree/        the directory as offered; a file appears here only once its SHA-256 matched
+///     tree/        the directory as offered; a file appears here only once its SHA-256 matched the sender's
 ///     parts/<n>    the bytes so far of file entry n
 /// ```
 ///
@@ -54,8 +54,10 @@ struct DirectoryStaging {
 
     func part(_ index: Int) -> URL { parts.appendingPathComponent(String(index)) }
 
-    /// Makes every directory of the tree and every empty file, and works out what is still needed: files complete
-    /// in the tree (checked again against their SHA-256) are not, partial ones resume from where their part ends.
+    /// Makes every directory of the tree and every empty file, and works out what is still needed: files in the
+    /// tree are complete (each was checked against its sender's SHA-256 before it got its name there, and the
+    /// staging directory is named after the manifest's digest, so the same resume keys), files with a part
+    /// resume from where it ends — a whole part from its end, where the sender's SHA-256 is all that is missing.
     /// - Returns: the files to ask for, and the bytes already present.
     func prepare() throws -> (needed: [TransferResumePoint], present: UInt64) {
         var needed: [TransferResumePoint] = []
@@ -68,28 +70,22 @@ struct DirectoryStaging {
                 if made.insert(place.path).inserted { try Self.makeDirectory(place) }
             }
             place.appendPathComponent(components(of: index).last ?? "")
-            guard case .file(let size, let sha256) = entry.kind else {
+            guard case .file(let size, _) = entry.kind else {
                 if made.insert(place.path).inserted { try Self.makeDirectory(place) }
                 continue
             }
-            if try Self.holds(place, size: size, sha256: sha256) {
+            if try Self.holds(place, size: size) {
                 present += size
                 continue
             }
-            unlink(place.path)  // a file there that does not match (regular, or `holds` would have thrown)
-            let part = part(index)
+            unlink(place.path)  // a file there of another size (regular, or `holds` would have thrown)
             if size == 0 {
+                // Nothing to send and nothing to check: an empty file is the empty file.
                 try openPart(index, at: 0).0.close()
-            }
-            if try Self.holds(part, size: size, sha256: sha256) {
                 try keep(index)
-                present += size
                 continue
             }
-            guard size > 0 else {
-                throw PeerSessionError.transferFailed("SHA-256 mismatch: \(entry.path) is empty but not declared so")
-            }
-            let have = Self.regularFileSize(part.path).flatMap { $0 < size ? $0 : nil } ?? 0
+            let have = try Self.partSize(part(index), limit: size)
             needed.append(TransferResumePoint(index: UInt32(index), offset: have))
             present += have
         }
@@ -154,16 +150,22 @@ struct DirectoryStaging {
         }
     }
 
-    /// Whether `url` is a regular file of `size` bytes with this SHA-256. A non-regular file there (a link, a
-    /// directory) is an error: staging holds only what this code put there.
-    static func holds(_ url: URL, size: UInt64, sha256: [UInt8]) throws -> Bool {
+    /// Whether `url` is a regular file of `size` bytes. A non-regular file there (a link, a directory) is an
+    /// error: staging holds only what this code put there.
+    static func holds(_ url: URL, size: UInt64) throws -> Bool {
         let kind = DirectoryScan.kind(of: url.path)
         guard kind != 0 else { return false }
         guard kind == S_IFREG else { throw error("\(url.lastPathComponent) in the staging directory is not a file") }
-        guard regularFileSize(url.path) == size else { return false }
-        var hasher = FileHasher()
-        try hasher.update(prefixOf: url, length: size)
-        return hasher.digest() == sha256
+        return regularFileSize(url.path) == size
+    }
+
+    /// The bytes of a part to resume from: its size when it is a regular file of at most `limit` bytes, else 0
+    /// (none, or one too long to be this file's). A part that is not a regular file is an error, as in ``holds``.
+    static func partSize(_ url: URL, limit: UInt64) throws -> UInt64 {
+        let kind = DirectoryScan.kind(of: url.path)
+        guard kind != 0 else { return 0 }
+        guard kind == S_IFREG else { throw error("\(url.lastPathComponent) in the staging directory is not a file") }
+        return regularFileSize(url.path).flatMap { $0 <= limit ? $0 : nil } ?? 0
     }
 
     static func regularFileSize(_ path: String) -> UInt64? {

@@ -23,11 +23,4 @@ struct FileHasher {
         }
     }
 
-    /// The size and SHA-256 of a whole file.
-    static func digest(of url: URL) throws -> (size: UInt64, sha256: [UInt8]) {
-        let size = (try FileManager.default.attributesOfItem(atPath: url.path)[.size] as? NSNumber)?.uint64Value ?? 0
-        var hasher = FileHasher()
-        try hasher.update(prefixOf: url, length: size)
-        return (size, hasher.digest())
-    }
 }

@@ -7,11 +7,12 @@ import NIOCore
 extension PeerSession {
     /// Sends the directory at `url`, recursively and with its structure, to `peer`.
     ///
-    /// Every file is hashed first; the offer carries the whole manifest (paths, sizes, SHA-256s), so the receiver
-    /// answers once with the files it still needs — a tree it partly has from an interrupted run costs only what
-    /// is missing — and the files follow back to back, without a round trip each. The receiver checks each file
-    /// before it gets its name, and moves the tree into place when all are verified. Symbolic links and special
-    /// files are not sent (see ``DirectoryTransferReport/skipped``).
+    /// The offer carries the whole manifest (paths, sizes, resume keys — a key reads at most the first and last MiB
+    /// of a file), so the receiver answers once with the files it still needs — a tree it partly has from an
+    /// interrupted run costs only what is missing — and the files follow back to back, without a round trip
+    /// each. Each file is hashed while it is sent and its SHA-256 follows its last chunk; the receiver checks it
+    /// before the file gets its name, and moves the tree into place when all are verified. Symbolic links and
+    /// special files are not sent (see ``DirectoryTransferReport/skipped``).
     ///
     /// Progress arrives as ``PeerSessionEvent/transferProgress(_:)`` with ``TransferProgress/file`` set.
     /// - Returns: when the receiver has verified every file: what was sent.
@@ -42,6 +43,10 @@ extension PeerSession {
             sent = try await streamDirectory(offer, scan: scan, needed: needed, to: peer)
         } catch PeerSessionError.cancelled {
             throw earlyFailure(id) ?? .cancelled
+        } catch let error as PeerSessionError {
+            // A file changed or could not be read: the receiver stops too, keeping the files it has verified.
+            if case .transferFailed(let reason) = error { sendResourceNow(.cancel(id, reason: reason), to: peer) }
+            throw error
         }
         _ = try await ask(.end(id, sha256: nil), id: id, peer: peer)
         return DirectoryTransferReport(
@@ -83,10 +88,13 @@ extension PeerSession {
         let chunk = UInt64(configuration.transfers.chunkSize)
         for point in needed {
             let entry = offer.entries[Int(point.index)]
-            guard let url = scan.files[Int(point.index)] else { continue }
-            guard DirectoryStaging.regularFileSize(url.path) == entry.size else {
+            guard let url = scan.files[Int(point.index)], let stamp = scan.stamps[Int(point.index)] else { continue }
+            guard try FileStamp.of(url) == stamp else {
                 throw PeerSessionError.transferFailed("\(entry.path) changed while being sent")
             }
+            // The SHA-256 covers the whole file: the part the receiver has is read and hashed first.
+            var hasher = FileHasher()
+            if point.offset > 0 { try hasher.update(prefixOf: url, length: point.offset) }
             var reader = try TransferSource.file(url).open(at: point.offset)
             defer { reader.close() }
             var position = point.offset
@@ -99,6 +107,7 @@ extension PeerSession {
                 TransferMessage.writeEntryChunkHeader(offer.id, index: point.index, offset: position, into: &message)
                 let count = try reader.read(upTo: want, appendingTo: &message)
                 guard count > 0 else { throw PeerSessionError.transferFailed("\(entry.path) shrank while being sent") }
+                message.withUnsafeReadableBytes { hasher.update(UnsafeRawBufferPointer(rebasing: $0.suffix(count))) }
                 try await pipeline.send(encoded: message, to: peer, on: self)
                 position += UInt64(count)
                 sent += UInt64(count)
@@ -106,6 +115,14 @@ extension PeerSession {
                     eventSink.yield(.transferProgress(event))
                 }
             }
+            guard try FileStamp.of(url) == stamp else {
+                throw PeerSessionError.transferFailed("\(entry.path) changed while being sent")
+            }
+            try await pipeline.send(
+                .entryEnd(offer.id, index: point.index, sha256: hasher.digest()),
+                to: peer,
+                on: self
+            )
         }
         try await pipeline.drain()
         return sent

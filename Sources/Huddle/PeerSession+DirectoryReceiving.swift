@@ -54,25 +54,10 @@ extension PeerSession {
         sendResourceNow(.directoryAccept(transfer.id, needed: plan.needed), to: transfer.peer)
     }
 
-    /// Writes bytes of one file; when the file is whole and its SHA-256 matches, it gets its name in the tree.
+    /// Writes bytes of one file to its part; the file gets its name at its ENTRY-END.
     func receivedEntryChunk(_ tree: IncomingDirectory, index: UInt32, offset: UInt64, data: ByteBuffer) {
         let count = UInt64(data.readableBytes)
-        if tree.current?.index != index {
-            if let current = tree.current {
-                let path = tree.offer.entries[Int(current.index)].path
-                return failDirectory(tree, reason: "\(path) ended at \(current.written) bytes", keepParts: true)
-            }
-            guard let start = tree.remaining[index] else {
-                return failDirectory(tree, reason: "file \(index) was not asked for", keepParts: true)
-            }
-            do {
-                let (handle, hasher) = try tree.staging.openPart(Int(index), at: start)
-                tree.current = IncomingDirectory.OpenEntry(index: index, handle: handle, hasher: hasher, written: start)
-            } catch {
-                return failDirectory(tree, reason: "\(error)", keepParts: true)
-            }
-        }
-        guard var entry = tree.current else { return }
+        guard var entry = openEntry(tree, index) else { return }
         let entryInfo = tree.offer.entries[Int(index)]
         guard offset == entry.written, entry.written + count <= entryInfo.size else {
             let reason = "\(entryInfo.path): chunk at \(offset) of \(count) bytes does not fit (have \(entry.written))"
@@ -87,21 +72,58 @@ extension PeerSession {
         entry.written += count
         tree.completed += count
         tree.current = entry
-        if entry.written == entryInfo.size {
-            completeEntry(tree, entry)
-        } else if tree.completed - tree.reportedAt >= 1 << 20 {
+        if tree.completed - tree.reportedAt >= 1 << 20 {
             tree.reportedAt = tree.completed
             emit(.transferProgress(tree.progress(of: entry)))
         }
     }
 
-    /// The open file has all its bytes: check it and give it its name.
-    func completeEntry(_ tree: IncomingDirectory, _ entry: IncomingDirectory.OpenEntry) {
+    /// The sender has sent all of file `index`, with its SHA-256: check the part and give it its name. (A part
+    /// that was already whole from an earlier run gets no chunks, only this.)
+    func receivedEntryEnd(_ tree: IncomingDirectory, index: UInt32, sha256: [UInt8]) {
+        guard let entry = openEntry(tree, index) else { return }
+        let info = tree.offer.entries[Int(index)]
+        guard entry.written == info.size else {
+            return failDirectory(
+                tree,
+                reason: "\(info.path) ended at \(entry.written) of \(info.size) bytes",
+                keepParts: true
+            )
+        }
+        completeEntry(tree, entry, sha256: sha256)
+    }
+
+    /// The open part of file `index`: the current one, or — when the sender moves on to it — that file's part,
+    /// opened at the offset asked for. Nil when the transfer failed instead (a file left unfinished, or one not
+    /// asked for).
+    func openEntry(_ tree: IncomingDirectory, _ index: UInt32) -> IncomingDirectory.OpenEntry? {
+        if let current = tree.current {
+            if current.index == index { return current }
+            let path = tree.offer.entries[Int(current.index)].path
+            failDirectory(tree, reason: "\(path) ended at \(current.written) bytes", keepParts: true)
+            return nil
+        }
+        guard let start = tree.remaining[index] else {
+            failDirectory(tree, reason: "file \(index) was not asked for", keepParts: true)
+            return nil
+        }
+        do {
+            let (handle, hasher) = try tree.staging.openPart(Int(index), at: start)
+            tree.current = IncomingDirectory.OpenEntry(index: index, handle: handle, hasher: hasher, written: start)
+            return tree.current
+        } catch {
+            failDirectory(tree, reason: "\(error)", keepParts: true)
+            return nil
+        }
+    }
+
+    /// The open file has all its bytes and the sender's SHA-256: check it and give it its name.
+    func completeEntry(_ tree: IncomingDirectory, _ entry: IncomingDirectory.OpenEntry, sha256: [UInt8]) {
         tree.closeCurrent()
         let info = tree.offer.entries[Int(entry.index)]
-        guard case .file(_, let sha256) = info.kind, entry.hasher.digest() == sha256 else {
+        guard entry.hasher.digest() == sha256 else {
             tree.staging.discardPart(Int(entry.index))
-            return failDirectory(tree, reason: "SHA-256 mismatch: \(info.path) does not match the offer")
+            return failDirectory(tree, reason: "SHA-256 mismatch: \(info.path) does not match what was sent")
         }
         do {
             try tree.staging.keep(Int(entry.index))

@@ -31,6 +31,8 @@ extension PeerSession {
             return receivedChunk(id, offset: offset, data: data, counted: buffer.readableBytes)
         case .entryChunk(let id, let index, let offset, let data):
             if let tree = incomingDirectories[id] { receivedEntryChunk(tree, index: index, offset: offset, data: data) }
+        case .entryEnd(let id, let index, let sha256):
+            if let tree = incomingDirectories[id] { receivedEntryEnd(tree, index: index, sha256: sha256) }
         case .end(let id, let sha256):
             if let tree = incomingDirectories[id] { finishDirectory(tree) } else { finish(id, sha256: sha256) }
         }

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import HuddleWire
 import NIOCore
@@ -98,6 +99,10 @@ struct DirectoryTransferTests {
             let chunk = TransferMessage.entryChunk(id, index: UInt32(index), offset: 0, data: ByteBuffer(bytes: data))
             try await ada.session.sendResource(chunk, to: bobID)
             sentFirst += UInt64(data.count)
+            if number < 4 {
+                let end = TransferMessage.entryEnd(id, index: UInt32(index), sha256: Array(SHA256.hash(data: data)))
+                try await ada.session.sendResource(end, to: bobID)
+            }
         }
         try await ada.session.sendResource(.cancel(id, reason: "test"), to: bobID)
         #expect(await bob.failure()?.contains("test") == true)

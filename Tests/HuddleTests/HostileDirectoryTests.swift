@@ -10,8 +10,13 @@ import Testing
 /// outside the receiver's target directory.
 @Suite("Hostile directory offers")
 struct HostileDirectoryTests {
+    /// A manifest entry for `data` (its key: any 32 bytes, here its SHA-256).
     static func file(_ path: String, _ data: [UInt8]) -> DirectoryEntry {
-        DirectoryEntry(path: path, kind: .file(size: UInt64(data.count), sha256: Array(SHA256.hash(data: data))))
+        DirectoryEntry(path: path, kind: .file(size: UInt64(data.count), key: Array(SHA256.hash(data: data))))
+    }
+
+    static func entryEnd(_ id: TransferID, _ index: Int, of data: [UInt8]) -> TransferMessage {
+        .entryEnd(id, index: UInt32(index), sha256: Array(SHA256.hash(data: data)))
     }
 
     /// A target directory inside a fresh parent, so a test can check the parent too.
@@ -72,12 +77,14 @@ struct HostileDirectoryTests {
         try await mallory.session.sendResource(.directoryOffer(offer), to: bobID)
         let offered = try #require(await bob.offer())
         try await bob.session.acceptTransfer(offered, into: target)
-        for (index, data) in [good, Array(repeating: 9, count: 5000)].enumerated() {
+        // b.txt's bytes are not the ones its ENTRY-END's SHA-256 is of.
+        for (index, (data, claimed)) in [(good, good), (Array(repeating: 9, count: 5000), promised)].enumerated() {
             let chunk = TransferMessage.entryChunk(id, index: UInt32(index), offset: 0, data: ByteBuffer(bytes: data))
             try await mallory.session.sendResource(chunk, to: bobID)
+            try await mallory.session.sendResource(Self.entryEnd(id, index, of: claimed), to: bobID)
         }
         try await mallory.session.sendResource(.end(id, sha256: nil), to: bobID)
-        #expect(await bob.failure() == "SHA-256 mismatch: b.txt does not match the offer")
+        #expect(await bob.failure() == "SHA-256 mismatch: b.txt does not match what was sent")
         #expect(bob.events.allSatisfy { if case .transferFinished = $0 { false } else { true } })
         // Only the hidden staging directory; in it the verified file, and no trace of the bad one.
         let staging = try #require(try Self.names(in: target).first)
@@ -101,6 +108,8 @@ struct HostileDirectoryTests {
             (7, 100, "file 7 was not asked for"),  // beyond the manifest
             (1, 150, "x/f: chunk at 0 of 150 bytes does not fit (have 0)"),  // more than declared
             (1, 60, "ended with 1 file(s) incomplete"),  // less than declared, then END
+            (1, -60, "x/f ended at 60 of 100 bytes"),  // less than declared, then its ENTRY-END
+            (1, -100, "ended with 1 file(s) incomplete"),  // all of it, then END without its ENTRY-END
         ]
         for (number, test) in cases.enumerated() {
             let id = TransferID(bytes: Array(repeating: UInt8(100 + number), count: 16))
@@ -112,14 +121,15 @@ struct HostileDirectoryTests {
             )
             let offered = try #require(await bob.offer())
             try await bob.session.acceptTransfer(offered, into: target)
-            let chunk = TransferMessage.entryChunk(
-                id,
-                index: test.index,
-                offset: 0,
-                data: ByteBuffer(bytes: Array(repeating: 1, count: test.bytes))
-            )
+            // A negative count: that many bytes, then ENTRY-END (for fewer than declared) or END (for all).
+            let sent = Array(repeating: UInt8(1), count: abs(test.bytes))
+            let chunk = TransferMessage.entryChunk(id, index: test.index, offset: 0, data: ByteBuffer(bytes: sent))
             try await mallory.session.sendResource(chunk, to: bobID)
-            if test.bytes < 100 { try await mallory.session.sendResource(.end(id, sha256: nil), to: bobID) }
+            if test.bytes < 0, sent.count < 100 {
+                try await mallory.session.sendResource(Self.entryEnd(id, Int(test.index), of: sent), to: bobID)
+            } else if test.bytes < 100 {
+                try await mallory.session.sendResource(.end(id, sha256: nil), to: bobID)
+            }
             #expect(await bob.failure() == test.reason)
         }
         #expect(try Self.names(in: target).allSatisfy { $0.hasPrefix(".t") && $0.hasSuffix(".huddle-partial") })

@@ -7,7 +7,7 @@ struct DirectoryOfferTests {
     static let id = TransferID(bytes: Array(0..<16))
 
     static func file(_ path: String, _ size: UInt64 = 10, fill: UInt8 = 1) -> DirectoryEntry {
-        DirectoryEntry(path: path, kind: .file(size: size, sha256: Array(repeating: fill, count: 32)))
+        DirectoryEntry(path: path, kind: .file(size: size, key: Array(repeating: fill, count: 32)))
     }
 
     static func directory(_ path: String) -> DirectoryEntry { DirectoryEntry(path: path, kind: .directory) }
@@ -52,7 +52,7 @@ struct DirectoryOfferTests {
         #expect(Array(bytes[26..<30]) == [2, 0, 1, UInt8(ascii: "x")])  // a directory: kind, path
         #expect(Array(bytes[30..<36]) == [1, 0, 3] + Array("x/y".utf8))  // a file: kind, path, …
         #expect(Array(bytes[36..<44]) == [0, 0, 0, 0, 0, 0, 0, 7])  // … size, …
-        #expect(bytes.count == 44 + 32)  // … SHA-256
+        #expect(bytes.count == 44 + 32)  // … resume key
     }
 
     @Test func acceptsAndEntryChunksRoundTrip() throws {
@@ -66,6 +66,17 @@ struct DirectoryOfferTests {
         let (decoded, bytes) = try roundTrip(chunk)
         #expect(decoded == chunk)
         #expect(bytes.count == 1 + 16 + 4 + 8 + 3)
+    }
+
+    @Test func anEntryEndCarriesTheFilesSHA256AndACutOneIsMalformed() throws {
+        let digest = Array(UInt8(100)..<132)
+        let end = TransferMessage.entryEnd(Self.id, index: 3, sha256: digest)
+        let (decoded, bytes) = try roundTrip(end)
+        #expect(decoded == end)
+        #expect(bytes == [11] + Array(0..<16) + [0, 0, 0, 3] + digest)
+        for cut in [Array(bytes.dropLast(1)), Array(bytes.dropLast(32)), bytes + [0]] {
+            #expect(throws: PeerWireError.self) { try TransferMessage(decoding: ByteBuffer(bytes: cut)) }
+        }
     }
 
     @Test func aWellFormedManifestPasses() throws {

@@ -24,9 +24,11 @@ public struct DirectoryEntry: Hashable, Sendable {
     public var path: String
     public var kind: Kind
 
-    /// A file with its size and SHA-256, or a directory (listed so that empty ones are recreated too).
+    /// A file with its size and 32-byte resume key (what the receiver finds its part of an interrupted run by;
+    /// not a checksum: the file's SHA-256 comes with its ENTRY-END), or a directory (listed so that empty ones
+    /// are recreated too).
     public enum Kind: Hashable, Sendable {
-        case file(size: UInt64, sha256: [UInt8])
+        case file(size: UInt64, key: [UInt8])
         case directory
     }
 
@@ -46,8 +48,8 @@ public struct DirectoryEntry: Hashable, Sendable {
     }
 }
 
-/// What a sender proposes for a directory: its name and a manifest of every file (size, SHA-256) and directory in
-/// it, sent in one message so that the receiver can answer once for the whole tree (which files it still needs,
+/// What a sender proposes for a directory: its name and a manifest of every file (size, resume key) and directory
+/// in it, sent in one message so that the receiver can answer once for the whole tree (which files it still needs,
 /// and from which offset) — no round trip per file.
 public struct DirectoryOffer: Hashable, Sendable {
     public var id: TransferID
@@ -127,11 +129,11 @@ public struct DirectoryOffer: Hashable, Sendable {
         buffer.writeInteger(UInt32(entries.count))
         for entry in entries {
             switch entry.kind {
-            case .file(let size, let sha256):
+            case .file(let size, let key):
                 buffer.writeInteger(Self.fileTag)
                 buffer.writeTransferString(entry.path)
                 buffer.writeInteger(size)
-                buffer.writeBytes(sha256)
+                buffer.writeBytes(key)
             case .directory:
                 buffer.writeInteger(Self.directoryTag)
                 buffer.writeTransferString(entry.path)
@@ -154,10 +156,10 @@ public struct DirectoryOffer: Hashable, Sendable {
             let path = try buffer.readTransferString()
             switch tag {
             case Self.fileTag:
-                guard let size = buffer.readInteger(as: UInt64.self), let hash = buffer.readBytes(length: 32) else {
+                guard let size = buffer.readInteger(as: UInt64.self), let key = buffer.readBytes(length: 32) else {
                     throw Self.endsEarly
                 }
-                entries.append(DirectoryEntry(path: path, kind: .file(size: size, sha256: hash)))
+                entries.append(DirectoryEntry(path: path, kind: .file(size: size, key: key)))
             case Self.directoryTag:
                 entries.append(DirectoryEntry(path: path, kind: .directory))
             default:

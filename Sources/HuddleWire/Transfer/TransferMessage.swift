@@ -41,9 +41,10 @@ public struct TransferOffer: Hashable, Sendable {
 /// file, which the receiver compares with its own before it keeps the file: no pass over the file before the
 /// offer.
 ///
-/// A directory is DIRECTORY-OFFER (the whole manifest) → DIRECTORY-ACCEPT (the files still needed, each with its
-/// resume offset) or DECLINE → ENTRY-CHUNK… (file by file, in the order accepted) → END → RESULT: one answer for
-/// the whole tree, so many small files cost no round trip each.
+/// A directory is DIRECTORY-OFFER (the whole manifest, each file with its resume key) → DIRECTORY-ACCEPT (the
+/// files still needed, each with its resume offset) or DECLINE → for each file, in the order accepted,
+/// ENTRY-CHUNK… then ENTRY-END (its SHA-256, hashed while sending) → END → RESULT: one answer for the whole tree,
+/// so many small files cost no round trip each, and no file is read before the offer beyond its key's samples.
 public enum TransferMessage: Hashable, Sendable {
     case offer(TransferOffer)
     case accept(TransferID, offset: UInt64)
@@ -51,7 +52,7 @@ public enum TransferMessage: Hashable, Sendable {
     /// Bytes of the file from `offset`.
     case chunk(TransferID, offset: UInt64, data: ByteBuffer)
     /// The sender is done; for a file, with the SHA-256 of the whole file (nil ends a directory, whose files'
-    /// SHA-256 the manifest gave).
+    /// SHA-256s came with their ENTRY-ENDs).
     case end(TransferID, sha256: [UInt8]?)
     /// The receiver's verdict after checking size and SHA-256.
     case result(TransferID, ok: Bool, reason: String)
@@ -62,6 +63,9 @@ public enum TransferMessage: Hashable, Sendable {
     case directoryAccept(TransferID, needed: [TransferResumePoint])
     /// Bytes of the file at `index` of a directory offer's entries, from `offset`.
     case entryChunk(TransferID, index: UInt32, offset: UInt64, data: ByteBuffer)
+    /// The file at `index` of a directory offer is sent whole: the SHA-256 of all of it (the part the receiver
+    /// had before included), which the receiver checks before the file gets its name.
+    case entryEnd(TransferID, index: UInt32, sha256: [UInt8])
 
     private enum Tag: UInt8 {
         case offer = 1
@@ -74,13 +78,14 @@ public enum TransferMessage: Hashable, Sendable {
         case directoryOffer = 8
         case directoryAccept = 9
         case entryChunk = 10
+        case entryEnd = 11
     }
 
     public var id: TransferID {
         switch self {
         case .offer(let offer): offer.id
         case .directoryOffer(let offer): offer.id
-        case .directoryAccept(let id, _), .entryChunk(let id, _, _, _): id
+        case .directoryAccept(let id, _), .entryChunk(let id, _, _, _), .entryEnd(let id, _, _): id
         case .accept(let id, _), .decline(let id, _), .chunk(let id, _, _), .end(let id, _), .result(let id, _, _),
             .cancel(let id, _):
             id
@@ -131,6 +136,11 @@ public enum TransferMessage: Hashable, Sendable {
         case .entryChunk(let id, let index, let offset, var data):
             Self.writeEntryChunkHeader(id, index: index, offset: offset, into: &buffer)
             buffer.writeBuffer(&data)
+        case .entryEnd(let id, let index, let sha256):
+            buffer.writeInteger(Tag.entryEnd.rawValue)
+            buffer.writeBytes(id.bytes)
+            buffer.writeInteger(index)
+            buffer.writeBytes(sha256)
         }
     }
 
@@ -216,6 +226,11 @@ public enum TransferMessage: Hashable, Sendable {
             else { throw fail("entry chunk ends early") }
             self = .entryChunk(id, index: index, offset: offset, data: buffer.readSlice(length: buffer.readableBytes)!)
             return
+        case .entryEnd:
+            guard let index = buffer.readInteger(as: UInt32.self), let sha256 = buffer.readBytes(length: 32) else {
+                throw fail("entry end ends early")
+            }
+            self = .entryEnd(id, index: index, sha256: sha256)
         }
         guard buffer.readableBytes == 0 else { throw fail("\(buffer.readableBytes) bytes after the message") }
     }
