@@ -10,13 +10,14 @@ Two test hosts, sender a and receiver b, files on tmpfs (/dev/shm), every tool i
   socat TLS:    the same over OPENSSL / OPENSSL-LISTEN with a throwaway self-signed P-256 certificate
   wormhole:     `wormhole send` → `wormhole receive`, with a mailbox server and a transit relay (`twist
                 wormhole-mailbox`, `twist transitrelay`) running on host b, bound to its test address
-Then 1,000 files of 10 KiB: `huddle send` of the 1,000 paths, and tar through socat (TCP and TLS). Last, chat
+Then 1,000 files of 10 KiB: `huddle send` of the 1,000 paths, and tar through socat (TCP and TLS). Then the big
+file's bytes as a directory of four files: `huddle send DIR` and tar through socat + TLS (--skip directory). Last, chat
 during a transfer: `huddle-peer-bench client --mode chat` sends the big file to `serve --dir` and 20 messages over
 the same connection meanwhile, each timed one way (needs `swift build -c release --product huddle-peer-bench`).
 
 Each figure is the median of --runs. Times run from starting the sending command to the file being complete on
 the receiver (for Huddle: verified). Huddle's "data phase" is from the receiver's offer to the sender's
-"verified" (it leaves out start-up, discovery, connecting and hashing the file before the offer). Peak memory is
+"verified" (it leaves out start-up, discovery and connecting). Peak memory is
 each Huddle process's maximum resident set (GNU time's %M). CPU is the user + system seconds of the sending and the
 receiving process together (GNU time's %U + %S) per GiB; with this machine's cores all busy, the rate no tool can
 pass is cores / (CPU seconds per GiB): the "CPU ceiling" printed beside it.
@@ -107,11 +108,14 @@ class Bench:
         sender = a.spawn(*self.timed([huddle_bin(), "send", *paths, "--to", "Bob", "--name", "Ada", "--data-dir",
                                       self.home("a"), "--host", "bench-a", "--interface", a.ifname, *common],
                                      "sender"), label="a:send")
-        last = f"sent {os.path.basename(paths[-1])}: verified by the receiver"
+        name = os.path.basename(paths[-1])
+        last = f"sent {name}: verified by the receiver"
+        if os.path.isdir(paths[-1]):
+            last = f"sent {name}/: "
         # Waiting for the exit, then finding the lines, keeps the matching out of the measured time.
         if sender.wait_exit(600) != 0 or receiver.wait_exit(30) != 0:
             raise RuntimeError(f"huddle failed\n{sender.output()}\n{receiver.output()}")
-        end, _ = sender.wait_line_at(lambda l: l == last, 5)
+        end, _ = sender.wait_line_at(lambda l: l == last or (last.endswith("/: ") and l.startswith(last)), 5)
         offered, _ = receiver.wait_line_at(lambda l: l.startswith("? ") and "Accept?" in l, 5)
         assert len([n for n in os.listdir(self.inbox) if not n.startswith(".")]) == len(paths)
         (sender_rss, sender_cpu), (receiver_rss, receiver_cpu) = self.usage("sender"), self.usage("receiver")
@@ -211,7 +215,7 @@ def main() -> int:
     parser.add_argument("--small-kib", type=int, default=10, help="size of each small file")
     parser.add_argument("--socat-block", type=int, help="socat's -b (bytes per read/write; socat's default 8192)")
     parser.add_argument("--messages", type=int, default=20, help="chat messages per chat run")
-    parser.add_argument("--skip", action="append", default=[], choices=["wormhole", "small", "chat"],
+    parser.add_argument("--skip", action="append", default=[], choices=["wormhole", "small", "chat", "directory"],
                         help="leave a part out")
     args = parser.parse_args()
     reason = netns_available()
@@ -291,6 +295,26 @@ def main() -> int:
             rss_s = max(r["sender_rss"] for r in many) / MIB
             rss_r = max(r["receiver_rss"] for r in many) / MIB
             print(f"  peak memory (max RSS): sender {rss_s:.1f} MiB, receiver {rss_r:.1f} MiB")
+        if "directory" not in args.skip:
+            # The big file's bytes as a directory of four files: each is hashed while it is sent.
+            tree = os.path.join(root, "tree")
+            os.makedirs(tree)
+            quarter = size // 4
+            with open(big, "rb") as source:
+                for index in range(4):
+                    with open(os.path.join(tree, f"part{index}.bin"), "wb") as f:
+                        f.write(source.read(quarter))
+            trees, tar_tls = [], []
+            for _ in range(args.runs):
+                tar_tls.append(bench.socat([], [], tls=True, tar_dir=tree))
+                trees.append(bench.huddle([tree]))
+            total = 4 * quarter / MIB
+            whole = total / median([r["seconds"] for r in trees])
+            print(f"a directory of 4 files, {total:.0f} MiB in all:")
+            print(f"  huddle send DIR                          {whole:8.1f} MiB/s "
+                  f"({total / median([r['data_seconds'] for r in trees]):.1f} from the offer; "
+                  f"offer after {median([r['seconds'] - r['data_seconds'] for r in trees]):.2f} s)")
+            print(f"  tar | socat + OpenSSL TLS                {total / median(tar_tls):8.1f} MiB/s", flush=True)
         if "chat" not in args.skip:
             latencies = sorted(x for _ in range(args.runs) for x in bench.chat(big, args.messages))
             q = lambda f: latencies[min(len(latencies) - 1, int(len(latencies) * f))]  # noqa: E731
