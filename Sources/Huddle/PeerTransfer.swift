@@ -15,7 +15,7 @@ public struct IncomingTransfer: Hashable, Sendable {
     /// What a resume of this content is matched by, hex. For a file, the sender's
     /// ``HuddleWire/TransferOffer/resumeKey`` (from its size, modification time and first and last MiB; the whole
     /// file's SHA-256 comes at the end and is checked before the file is kept); for a directory, the SHA-256 of its
-    /// manifest (which lists each file's SHA-256, checked as each arrives).
+    /// manifest (which lists each file's resume key; each file's SHA-256 follows its data and is checked then).
     public let contentKey: String
     public let type: String
     /// Whether a whole directory is offered.
