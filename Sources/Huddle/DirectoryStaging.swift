@@ -11,7 +11,9 @@ import Darwin
 /// and manifest digest so that the next offer of the same tree finds it.
 ///
 /// ```
-/// target/.photos.<digest>.huddle-partial/   mode 0700, ours
+/// target/.photos.<digest>.huddle-partial/   mode 0700, ours (checked: owner and mode)
+///     manifest     the offer's manifest as it came on the wire: what a later offer of a changed tree finds
+///                  its unchanged files by (see ``earlierFiles()``)
 ///     tree/        the directory as offered; a file appears here only once its SHA-256 matched the sender's
 ///     parts/<n>    the bytes so far of file entry n
 /// ```
@@ -27,19 +29,28 @@ struct DirectoryStaging {
     var tree: URL { root.appendingPathComponent("tree") }
     var parts: URL { root.appendingPathComponent("parts") }
 
-    /// Opens (or makes) the staging directory of `offer` in `target`.
+    /// The part of staging names before the digest: `.` and at most 200 bytes of the offered name, so the whole
+    /// name stays within the usual 255-byte limit.
+    let stem: String
+
+    /// Opens (or makes) the staging directory of `offer` in `target`; one that exists must be this user's and
+    /// private (mode 0700), since what its tree holds is trusted as verified.
     init(offer: DirectoryOffer, digest: String, in target: URL) throws {
         self.offer = offer
         self.target = target
-        // At most 200 bytes of the name, so the staging name stays within the usual 255-byte limit.
-        var stem = ""
-        for scalar in offer.name.unicodeScalars where stem.utf8.count + String(scalar).utf8.count <= 200 {
+        var stem = "."
+        for scalar in offer.name.unicodeScalars where stem.utf8.count + String(scalar).utf8.count <= 201 {
             stem.unicodeScalars.append(scalar)
         }
-        root = target.appendingPathComponent(".\(stem).\(digest.prefix(16)).huddle-partial")
+        self.stem = stem
+        root = target.appendingPathComponent("\(stem).\(digest.prefix(16)).huddle-partial")
         try Self.makeDirectory(root, mode: 0o700)
+        guard Self.isPrivate(root) else {
+            throw PeerSessionError.transferFailed("\(root.lastPathComponent) is not a private directory of this user")
+        }
         try Self.makeDirectory(tree)
         try Self.makeDirectory(parts, mode: 0o700)
+        try writeManifest()
     }
 
     /// The checked components of entry `index`'s path (validated before staging was made, so they cannot fail).
@@ -56,13 +67,16 @@ struct DirectoryStaging {
 
     /// Makes every directory of the tree and every empty file, and works out what is still needed: files in the
     /// tree are complete (each was checked against its sender's SHA-256 before it got its name there, and the
-    /// staging directory is named after the manifest's digest, so the same resume keys), files with a part
-    /// resume from where it ends — a whole part from its end, where the sender's SHA-256 is all that is missing.
+    /// staging directory is named after the manifest's digest, so the same resume keys); a file an earlier,
+    /// interrupted offer of the same name verified under the same resume key is linked in from there (a tree
+    /// changed between two runs sends only what changed); files with a part resume from where it ends — a whole
+    /// part from its end, where the sender's SHA-256 is all that is missing.
     /// - Returns: the files to ask for, and the bytes already present.
     func prepare() throws -> (needed: [TransferResumePoint], present: UInt64) {
         var needed: [TransferResumePoint] = []
         var present: UInt64 = 0
         var made: Set<String> = []  // directories made or checked already: one system call each, not one per file
+        let earlier = earlierFiles()
         for (index, entry) in offer.entries.enumerated() {
             var place = tree
             for component in components(of: index).dropLast() {
@@ -70,7 +84,7 @@ struct DirectoryStaging {
                 if made.insert(place.path).inserted { try Self.makeDirectory(place) }
             }
             place.appendPathComponent(components(of: index).last ?? "")
-            guard case .file(let size, _) = entry.kind else {
+            guard case .file(let size, let key) = entry.kind else {
                 if made.insert(place.path).inserted { try Self.makeDirectory(place) }
                 continue
             }
@@ -79,6 +93,11 @@ struct DirectoryStaging {
                 continue
             }
             unlink(place.path)  // a file there of another size (regular, or `holds` would have thrown)
+            if size > 0, let earlier = earlier[EarlierFile(size: size, key: key)], link(earlier.path, place.path) == 0 {
+                unlink(part(index).path)
+                present += size
+                continue
+            }
             if size == 0 {
                 // Nothing to send and nothing to check: an empty file is the empty file.
                 try openPart(index, at: 0).0.close()
@@ -134,6 +153,7 @@ struct DirectoryStaging {
                 throw error
             }
             rmdir(parts.path)
+            unlink(manifest.path)
             rmdir(root.path)
             return destination
         }

@@ -9,10 +9,10 @@ extension PeerSession {
     ///
     /// The offer carries the whole manifest (paths, sizes, resume keys — a key reads at most the first and last MiB
     /// of a file), so the receiver answers once with the files it still needs — a tree it partly has from an
-    /// interrupted run costs only what is missing — and the files follow back to back, without a round trip
-    /// each. Each file is hashed while it is sent and its SHA-256 follows its last chunk; the receiver checks it
-    /// before the file gets its name, and moves the tree into place when all are verified. Symbolic links and
-    /// special files are not sent (see ``DirectoryTransferReport/skipped``).
+    /// interrupted run costs only what is missing, even if some files changed since — and the files follow back
+    /// to back, without a round trip each. Each file is hashed while it is sent and its SHA-256 follows its last
+    /// chunk; the receiver checks it before the file gets its name, and moves the tree into place when all are
+    /// verified. Symbolic links and special files are not sent (see ``DirectoryTransferReport/skipped``).
     ///
     /// Progress arrives as ``PeerSessionEvent/transferProgress(_:)`` with ``TransferProgress/file`` set.
     /// - Returns: when the receiver has verified every file: what was sent.

@@ -141,9 +141,10 @@ public struct DirectoryOffer: Hashable, Sendable {
         }
     }
 
-    /// Reads the manifest structure; the count is checked against the bytes left (an entry takes at least
-    /// 3 bytes) before anything is reserved, so a lying count cannot make the receiver allocate.
-    init(id: TransferID, decodingBody buffer: inout ByteBuffer) throws {
+    /// Reads what ``encodeManifest(into:)`` wrote (the offer's body on the wire, or a receiver's kept copy); the
+    /// count is checked against the bytes left (an entry takes at least 3 bytes) before anything is reserved, so
+    /// a lying count cannot make the receiver allocate. Untrusted until ``validate(limits:)`` passes.
+    public init(id: TransferID, decodingBody buffer: inout ByteBuffer) throws {
         let name = try buffer.readTransferString()
         let type = try buffer.readTransferString()
         guard let count = buffer.readInteger(as: UInt32.self), Int(count) <= buffer.readableBytes / 3 else {

@@ -1,0 +1,88 @@
+import Foundation
+import HuddleWire
+import NIOCore
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A file of an earlier offer's staging directory, found by what names its content: size and resume key.
+struct EarlierFile: Hashable {
+    var size: UInt64
+    var key: [UInt8]
+}
+
+extension DirectoryStaging {
+    /// Most bytes of a kept manifest that are read back: the default message limit.
+    static let maximumManifestBytes = 1 << 20
+
+    var manifest: URL { root.appendingPathComponent("manifest") }
+
+    /// Keeps the offer's manifest in the staging directory (once: the same digest means the same manifest).
+    func writeManifest() throws {
+        var bytes = ByteBuffer()
+        offer.encodeManifest(into: &bytes)
+        let descriptor = open(manifest.path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            if errno == EEXIST { return }
+            throw Self.error("cannot keep the manifest")
+        }
+        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+        try handle.write(contentsOf: Array(bytes.readableBytesView))
+        try handle.close()
+    }
+
+    /// The verified files of earlier, interrupted offers of a directory of the same name in the same target, by
+    /// size and resume key: the same key names the same content, so such a file need not be sent again. Only
+    /// staging directories that are this user's and private, with a kept manifest that passes the same checks
+    /// as an offer's, are read; files in their trees are taken only as regular files of the declared size.
+    func earlierFiles() -> [EarlierFile: URL] {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: target.path) else { return [:] }
+        var found: [EarlierFile: URL] = [:]
+        for name in names where name.hasPrefix(stem + ".") && name.hasSuffix(".huddle-partial") {
+            let digest = name.dropFirst(stem.count + 1).dropLast(".huddle-partial".count)
+            let other = target.appendingPathComponent(name)
+            guard digest.count == 16, digest.allSatisfy(\.isHexDigit), other != root, Self.isPrivate(other),
+                let entries = Self.keptManifest(in: other)
+            else { continue }
+            for entry in entries {
+                guard case .file(let size, let key) = entry.kind, size > 0,
+                    let components = try? TransferPath.components(of: entry.path)
+                else { continue }
+                let file = components.reduce(other.appendingPathComponent("tree")) { $0.appendingPathComponent($1) }
+                if DirectoryScan.kind(of: file.path) == S_IFREG, Self.regularFileSize(file.path) == size {
+                    found[EarlierFile(size: size, key: key)] = file
+                }
+            }
+        }
+        return found
+    }
+
+    /// The entries of the manifest kept in the staging directory `root`, when it reads back and passes the
+    /// checks an offer's does.
+    static func keptManifest(in root: URL) -> [DirectoryEntry]? {
+        let path = root.appendingPathComponent("manifest").path
+        guard DirectoryScan.kind(of: path) == S_IFREG,
+            let size = regularFileSize(path), size <= UInt64(maximumManifestBytes),
+            let data = FileManager.default.contents(atPath: path)
+        else { return nil }
+        var buffer = ByteBuffer(bytes: data)
+        guard
+            let offer = try? DirectoryOffer(
+                id: TransferID(bytes: Array(repeating: 0, count: 16)),
+                decodingBody: &buffer
+            ),
+            buffer.readableBytes == 0, (try? offer.validate()) != nil
+        else { return nil }
+        return offer.entries
+    }
+
+    /// Whether `url` is a real directory (not a link) owned by this user that no one else may enter.
+    static func isPrivate(_ url: URL) -> Bool {
+        var info = stat()
+        guard lstat(url.path, &info) == 0 else { return false }
+        return info.st_mode & S_IFMT == S_IFDIR && info.st_uid == geteuid() && info.st_mode & 0o077 == 0
+    }
+}

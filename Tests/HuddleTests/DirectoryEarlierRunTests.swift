@@ -1,0 +1,116 @@
+import Crypto
+import Foundation
+import HuddleWire
+import NIOCore
+import Testing
+
+@testable import Huddle
+
+/// What a receiver takes from an earlier, interrupted offer of a directory of the same name: its verified files
+/// whose resume keys the new offer lists again — and nothing from a staging directory that is not its own.
+@Suite("Directories: files kept from an earlier run")
+struct DirectoryEarlierRunTests {
+    /// A first run of `root` whose sender sends the files at `whole` (manifest order among files) with their
+    /// ENTRY-ENDs, then is cut.
+    static func interruptedRun(
+        of root: URL,
+        whole: [Int],
+        from ada: SessionProbe,
+        to bob: SessionProbe,
+        _ bobID: PeerID,
+        into target: URL
+    ) async throws -> IncomingTransfer {
+        let scan = try DirectoryScan(of: root)
+        let id = TransferID.random()
+        let offer = DirectoryOffer(id: id, name: root.lastPathComponent, entries: scan.entries)
+        try await ada.session.sendResource(.directoryOffer(offer), to: bobID)
+        let offered = try #require(await bob.offer())
+        try await bob.session.acceptTransfer(offered, into: target)
+        let files = scan.entries.indices.filter { scan.entries[$0].isFile }
+        for number in whole {
+            let index = files[number]
+            let data = try Data(contentsOf: try #require(scan.files[index]))
+            try await ada.session.sendResource(
+                .entryChunk(id, index: UInt32(index), offset: 0, data: ByteBuffer(bytes: data)),
+                to: bobID
+            )
+            try await ada.session.sendResource(
+                .entryEnd(id, index: UInt32(index), sha256: Array(SHA256.hash(data: data))),
+                to: bobID
+            )
+        }
+        try await ada.session.sendResource(.cancel(id, reason: "cut"), to: bobID)
+        #expect(await bob.failure()?.contains("cut") == true)
+        bob.clear()
+        return offered
+    }
+
+    /// Two files verified, then the run is cut; one of them is edited before the tree is sent again. The new
+    /// manifest differs (a new staging directory), yet the unchanged verified file is not sent again: only the
+    /// edited one and the one never sent.
+    @Test func aTreeChangedBetweenRunsSendsOnlyWhatChanged() async throws {
+        let (ada, bob, bobID, _) = try await connectedPair()
+        let root = try TransferTests.scratch().appendingPathComponent("album")
+        try DirectoryTree.make(["a.bin": 30_000, "b.bin": 40_000, "c.bin": 50_000], under: root)
+        let target = try TransferTests.scratch()
+        let first = try await Self.interruptedRun(of: root, whole: [0, 1], from: ada, to: bob, bobID, into: target)
+        let edited = root.appendingPathComponent("b.bin")
+        let handle = try FileHandle(forUpdating: edited)
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Array(repeating: 7, count: 1000))
+        try handle.close()
+
+        let sending = Task { try await ada.session.sendDirectory(at: root, to: bobID) }
+        let second = try #require(await bob.offer())
+        #expect(second.contentKey != first.contentKey)
+        try await bob.session.acceptTransfer(second, into: target)
+        let report = try await sending.value
+        #expect(report.filesSent == 2)
+        #expect(report.bytesSent == 41_000 + 50_000)
+        let kept = try #require(await bob.finished())
+        #expect(try DirectoryTree(kept) == DirectoryTree(root))
+        await ada.session.stop()
+        await bob.session.stop()
+    }
+
+    /// A staging directory someone else could write in is not trusted: a file planted in its tree under an
+    /// earlier manifest's key is not taken, and one that is the offer's own refuses the offer.
+    @Test func stagingDirectoriesThatAreNotPrivateAreNeitherUsedNorReadFrom() async throws {
+        let (ada, bob, bobID, _) = try await connectedPair()
+        let root = try TransferTests.scratch().appendingPathComponent("shared")
+        try DirectoryTree.make(["a.bin": 20_000, "b.bin": 20_000], under: root)
+        let target = try TransferTests.scratch()
+        let first = try await Self.interruptedRun(of: root, whole: [0], from: ada, to: bob, bobID, into: target)
+        let earlier = target.appendingPathComponent(".shared.\(first.contentKey.prefix(16)).huddle-partial")
+        #expect(chmod(earlier.path, 0o755) == 0)
+        let touched = root.appendingPathComponent("b.bin")
+        try FileManager.default.setAttributes(
+            [.modificationDate: Date(timeIntervalSinceNow: -60)],
+            ofItemAtPath: touched.path
+        )
+
+        let sending = Task { try await ada.session.sendDirectory(at: root, to: bobID) }
+        let second = try #require(await bob.offer())
+        try await bob.session.acceptTransfer(second, into: target)
+        let report = try await sending.value
+        #expect(report.filesSent == 2 && report.bytesSent == 40_000)  // a.bin again: the earlier tree is not private
+        #expect(try DirectoryTree(try #require(await bob.finished())) == DirectoryTree(root))
+
+        bob.clear()
+        let third = Task { try await ada.session.sendDirectory(at: root, to: bobID) }
+        let offered = try #require(await bob.offer())
+        let own = target.appendingPathComponent(".shared.\(offered.contentKey.prefix(16)).huddle-partial")
+        try FileManager.default.createDirectory(at: own, withIntermediateDirectories: false)
+        #expect(chmod(own.path, 0o755) == 0)
+        let error = await #expect(throws: PeerSessionError.self) {
+            try await bob.session.acceptTransfer(offered, into: target)
+        }
+        #expect(
+            error?.description.contains("is not a private directory of this user") == true,
+            "\(String(describing: error))"
+        )
+        await #expect(throws: PeerSessionError.self) { try await third.value }
+        await ada.session.stop()
+        await bob.session.stop()
+    }
+}
