@@ -35,9 +35,11 @@ extension DirectoryStaging {
     }
 
     /// The verified files of earlier, interrupted offers of a directory of the same name in the same target, by
-    /// size and resume key: the same key names the same content, so such a file need not be sent again. Only
-    /// staging directories that are this user's and private, with a kept manifest that passes the same checks
-    /// as an offer's, are read; files in their trees are taken only as regular files of the declared size.
+    /// size and resume key: the same key names the same content, so such a file need not be sent again. They are
+    /// found by name, so only staging directories that are this user's and private (no one else could have put
+    /// anything there), with a kept manifest that passes the same checks as an offer's, are read; files in their
+    /// trees are taken only as regular files of the declared size. Where the file system does not keep modes
+    /// (a CIFS mount), nothing is taken: the files are sent again.
     func earlierFiles() -> [EarlierFile: URL] {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: target.path) else { return [:] }
         var found: [EarlierFile: URL] = [:]

@@ -11,7 +11,7 @@ import Darwin
 /// and manifest digest so that the next offer of the same tree finds it.
 ///
 /// ```
-/// target/.photos.<digest>.huddle-partial/   mode 0700, ours (checked: owner and mode)
+/// target/.photos.<digest>.huddle-partial/   mode 0700, ours
 ///     manifest     the offer's manifest as it came on the wire: what a later offer of a changed tree finds
 ///                  its unchanged files by (see ``earlierFiles()``)
 ///     tree/        the directory as offered; a file appears here only once its SHA-256 matched the sender's
@@ -33,8 +33,10 @@ struct DirectoryStaging {
     /// name stays within the usual 255-byte limit.
     let stem: String
 
-    /// Opens (or makes) the staging directory of `offer` in `target`; one that exists must be this user's and
-    /// private (mode 0700), since what its tree holds is trusted as verified.
+    /// Opens (or makes) the staging directory of `offer` in `target`. What its tree holds is taken as verified:
+    /// its name carries the digest of the whole manifest, which is not known before the offer. (It is made
+    /// private, mode 0700, where the file system keeps modes; an earlier offer's directory, found by name alone,
+    /// is read only when it is — see ``earlierFiles()``.)
     init(offer: DirectoryOffer, digest: String, in target: URL) throws {
         self.offer = offer
         self.target = target
@@ -45,9 +47,6 @@ struct DirectoryStaging {
         self.stem = stem
         root = target.appendingPathComponent("\(stem).\(digest.prefix(16)).huddle-partial")
         try Self.makeDirectory(root, mode: 0o700)
-        guard Self.isPrivate(root) else {
-            throw PeerSessionError.transferFailed("\(root.lastPathComponent) is not a private directory of this user")
-        }
         try Self.makeDirectory(tree)
         try Self.makeDirectory(parts, mode: 0o700)
         try writeManifest()
