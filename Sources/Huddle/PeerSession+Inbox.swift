@@ -331,16 +331,37 @@ extension PeerSession {
 
     var connectedCount: Int { connections.values.count { $0.connected } }
 
-    /// Two connections between one pair of instances: the connection dialled by the lower (device ID, instance)
-    /// survives, so both sides keep the same one (`docs/security.md` §3.4). The rule holds even when one side has
-    /// already finished its handshake: deciding by local progress would let each side keep a different one.
+    /// Two connections between one pair of instances. Dialled from both sides at once: the connection dialled by
+    /// the lower (device ID, instance) survives, so both sides keep the same one (`docs/security.md` §3.4); the
+    /// rule holds even when one side has already finished its handshake: deciding by local progress would let
+    /// each side keep a different one. Dialled twice from the same side: the peer is starting over (it closed
+    /// or lost the earlier connection, and this side has not seen that yet), so the new one survives — when it
+    /// comes from the same device; another device claiming the instance is refused.
     func keepsNew(_ new: ConnectionSlot, over existing: Int) -> Bool {
         guard let old = connections[existing] else { return true }
-        guard old.role != new.role, let remote = new.remote else { return false }
-        let mine = (identity.deviceID, peerID.rawValue)
-        let theirs = (remote, new.peer?.rawValue ?? "")
-        let iAmLower = mine.0 < theirs.0 || (mine.0 == theirs.0 && mine.1 < theirs.1)
-        return iAmLower ? new.role == .initiator : new.role == .responder
+        return Self.keepsNew(
+            new.role,
+            from: new.remote,
+            over: old.role,
+            from: old.remote,
+            mine: (identity.deviceID, peerID.rawValue),
+            theirs: new.peer?.rawValue ?? ""
+        )
+    }
+
+    /// The tie-break of ``keepsNew(_:over:)`` on its inputs alone.
+    static func keepsNew(
+        _ newRole: PeerRole,
+        from newRemote: DeviceID?,
+        over oldRole: PeerRole,
+        from oldRemote: DeviceID?,
+        mine: (device: DeviceID, instance: String),
+        theirs instance: String
+    ) -> Bool {
+        guard let remote = newRemote else { return false }
+        guard oldRole != newRole else { return oldRemote == remote }
+        let iAmLower = mine.device < remote || (mine.device == remote && mine.instance < instance)
+        return iAmLower ? newRole == .initiator : newRole == .responder
     }
 
     /// At most `maximumFailedPairings` unfinished or failed pairing runs within `pairingWindow`.

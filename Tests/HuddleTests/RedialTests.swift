@@ -1,0 +1,120 @@
+import Foundation
+import HuddleWire
+import Testing
+
+@testable import Huddle
+
+/// A peer that dials again while this side still holds its earlier connection (a goodbye or a close not yet
+/// processed, or a drop only the dialler has noticed) is the same peer starting over: the new connection wins.
+@Suite("Dialling again over a connection not yet closed")
+struct RedialTests {
+    /// Disconnect and connect again at once (every other time without waiting for the disconnect), many times:
+    /// some redials may reach the other side before the old connection's goodbye does. Every connect must succeed
+    /// (a redial refused as a duplicate used to wait for its whole timeout; `test_huddle_cycles.py` meets that
+    /// race between two test hosts, and the tie-break itself is tested below).
+    @Test func disconnectAndConnectAgainAtOnceAlwaysConnects() async throws {
+        let (ada, bob, bobID, adaID) = try await connectedPair()
+        for cycle in 0..<100 {
+            await ada.session.disconnect(bobID)
+            if cycle % 2 == 0 {
+                _ = await ada.wait(seconds: 5) { event -> Bool? in
+                    if case .stateChanged(bobID, .disconnected) = event { return true }
+                    return nil
+                }
+            }
+            ada.clear()
+            do {
+                try await ada.session.connect(to: bobID, timeout: .seconds(10))
+            } catch {
+                Issue.record("cycle \(cycle): \(error)")
+                break
+            }
+        }
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(await ada.session.peers(in: .connected) == [bobID])
+        #expect(await bob.session.peers(in: .connected) == [adaID])
+        try await ada.session.send(Array("after".utf8), to: [bobID])
+        #expect(await bob.message(from: adaID) == "after")
+        await ada.session.stop()
+        await bob.session.stop()
+    }
+
+    static let low = try! DeviceID(bytes: Array(repeating: 1, count: 32))
+    static let high = try! DeviceID(bytes: Array(repeating: 2, count: 32))
+
+    /// Dialled twice from the same side, the newer connection wins when it comes from the same device, and never
+    /// when another device claims the instance (or the device is not known yet).
+    @Test(arguments: [PeerRole.initiator, .responder])
+    func aSecondDialFromTheSameSideWinsOnlyFromTheSameDevice(role: PeerRole) {
+        for mine in [Self.low, Self.high] {
+            let me = (device: mine, instance: "me")
+            #expect(PeerSession.keepsNew(role, from: Self.high, over: role, from: Self.high, mine: me, theirs: "x"))
+            #expect(!PeerSession.keepsNew(role, from: Self.high, over: role, from: Self.low, mine: me, theirs: "x"))
+            #expect(!PeerSession.keepsNew(role, from: nil, over: role, from: Self.high, mine: me, theirs: "x"))
+        }
+    }
+
+    /// Dialled from both sides, the connection dialled by the lower (device ID, instance) wins, on both sides.
+    @Test func simultaneousDialsKeepTheConnectionOfTheLowerSide() {
+        let lower = (device: Self.low, instance: "a")
+        let higher = (device: Self.high, instance: "b")
+        // The lower side keeps its own dial (initiator) and refuses the higher side's (responder) …
+        #expect(
+            PeerSession.keepsNew(
+                .initiator,
+                from: Self.high,
+                over: .responder,
+                from: Self.high,
+                mine: lower,
+                theirs: "b"
+            )
+        )
+        #expect(
+            !PeerSession.keepsNew(
+                .responder,
+                from: Self.high,
+                over: .initiator,
+                from: Self.high,
+                mine: lower,
+                theirs: "b"
+            )
+        )
+        // … and the higher side keeps the lower side's dial, which reaches it as a responder.
+        #expect(
+            PeerSession.keepsNew(
+                .responder,
+                from: Self.low,
+                over: .initiator,
+                from: Self.low,
+                mine: higher,
+                theirs: "a"
+            )
+        )
+        #expect(
+            !PeerSession.keepsNew(
+                .initiator,
+                from: Self.low,
+                over: .responder,
+                from: Self.low,
+                mine: higher,
+                theirs: "a"
+            )
+        )
+        // The same device on both sides (two instances of one installation): the instance decides.
+        let first = (device: Self.low, instance: "a")
+        #expect(
+            PeerSession.keepsNew(.initiator, from: Self.low, over: .responder, from: Self.low, mine: first, theirs: "b")
+        )
+        let second = (device: Self.low, instance: "b")
+        #expect(
+            PeerSession.keepsNew(
+                .responder,
+                from: Self.low,
+                over: .initiator,
+                from: Self.low,
+                mine: second,
+                theirs: "a"
+            )
+        )
+    }
+}
