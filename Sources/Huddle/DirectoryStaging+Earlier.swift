@@ -41,14 +41,8 @@ extension DirectoryStaging {
     /// trees are taken only as regular files of the declared size. Where the file system does not keep modes
     /// (a CIFS mount), nothing is taken: the files are sent again.
     func earlierFiles() -> [EarlierFile: URL] {
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: target.path) else { return [:] }
         var found: [EarlierFile: URL] = [:]
-        for name in names where name.hasPrefix(stem + ".") && name.hasSuffix(".huddle-partial") {
-            let digest = name.dropFirst(stem.count + 1).dropLast(".huddle-partial".count)
-            let other = target.appendingPathComponent(name)
-            guard digest.count == 16, digest.allSatisfy(\.isHexDigit), other != root, Self.isPrivate(other),
-                let entries = Self.keptManifest(in: other)
-            else { continue }
+        for (other, entries) in earlierStagings() {
             for entry in entries {
                 guard case .file(let size, let key) = entry.kind, size > 0,
                     let components = try? TransferPath.components(of: entry.path)
@@ -60,6 +54,31 @@ extension DirectoryStaging {
             }
         }
         return found
+    }
+
+    /// Removes the staging directories of earlier offers of this name once this one is complete: what they hold
+    /// of use was taken, and what they hold besides is of versions of the tree that were not finished. Only those
+    /// ``earlierFiles()`` would read (this user's, private, with a kept manifest) and not in `inUse` (being
+    /// received now) are removed.
+    func removeEarlier(except inUse: Set<URL>) {
+        for (other, _) in earlierStagings() where !inUse.contains(other) {
+            try? FileManager.default.removeItem(at: other)
+        }
+    }
+
+    /// The other staging directories of this name in the target that are this user's and private, with the
+    /// entries of their kept manifests.
+    func earlierStagings() -> [(root: URL, entries: [DirectoryEntry])] {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: target.path) else { return [] }
+        return names.compactMap { name in
+            guard name.hasPrefix(stem + "."), name.hasSuffix(".huddle-partial") else { return nil }
+            let digest = name.dropFirst(stem.count + 1).dropLast(".huddle-partial".count)
+            let other = target.appendingPathComponent(name)
+            guard digest.count == 16, digest.allSatisfy(\.isHexDigit), other != root, Self.isPrivate(other),
+                let entries = Self.keptManifest(in: other)
+            else { return nil }
+            return (other, entries)
+        }
     }
 
     /// The entries of the manifest kept in the staging directory `root`, when it reads back and passes the

@@ -137,9 +137,10 @@ struct DirectoryStaging {
     func discardPart(_ index: Int) { unlink(part(index).path) }
 
     /// Moves the finished tree into the target under the offered name, or `name (2)`, …, and removes the staging
-    /// directory. The name is claimed with `mkdir` (which fails if it exists), and the tree renamed onto that
-    /// empty directory — a name that exists is never touched.
-    func finish() throws -> URL {
+    /// directory and those of earlier offers of the name (except those in `inUse`: see ``removeEarlier(except:)``).
+    /// The name is claimed with `mkdir` (which fails if it exists), and the tree renamed onto that empty directory
+    /// — a name that exists is never touched.
+    func finish(keeping inUse: Set<URL> = []) throws -> URL {
         for candidate in FreeNames(offer.name, splittingExtension: false) {
             let destination = target.appendingPathComponent(candidate)
             guard mkdir(destination.path, 0o755) == 0 else {
@@ -154,6 +155,7 @@ struct DirectoryStaging {
             rmdir(parts.path)
             unlink(manifest.path)
             rmdir(root.path)
+            removeEarlier(except: inUse)
             return destination
         }
         throw PeerSessionError.transferFailed("no free name for \(offer.name)")

@@ -144,7 +144,7 @@ extension PeerSession {
         }
         incomingDirectories[tree.transfer.id] = nil
         do {
-            let final = try tree.staging.finish()
+            let final = try tree.staging.finish(keeping: Set(incomingDirectories.values.map(\.staging.root)))
             sendResourceNow(.result(tree.transfer.id, ok: true, reason: ""), to: tree.transfer.peer)
             emit(.transferFinished(tree.transfer.id, tree.transfer.peer, final))
         } catch {

@@ -69,6 +69,8 @@ struct DirectoryEarlierRunTests {
         #expect(report.bytesSent == 41_000 + 50_000)
         let kept = try #require(await bob.finished())
         #expect(try DirectoryTree(kept) == DirectoryTree(root))
+        // The earlier run's staging directory went with the finished tree.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: target.path) == ["album"])
         await ada.session.stop()
         await bob.session.stop()
     }
@@ -96,6 +98,11 @@ struct DirectoryEarlierRunTests {
         let report = try await sending.value
         #expect(report.filesSent == 2 && report.bytesSent == 40_000)  // a.bin again
         #expect(try DirectoryTree(try #require(await bob.finished())) == DirectoryTree(root))
+        // Not provably this user's own: left alone.
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: target.path).sorted()
+                == [earlier.lastPathComponent, "shared"].sorted()
+        )
         await ada.session.stop()
         await bob.session.stop()
     }

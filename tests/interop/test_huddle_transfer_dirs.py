@@ -115,3 +115,40 @@ def test_a_killed_directory_send_resumes_with_only_what_is_missing(testbed, hudd
     assert receiver.wait_exit(20) == 0, receiver.output()
     assert sorted(os.listdir(inbox)) == ["album"]
     assert tree(os.path.join(inbox, "album")) == expected
+
+
+@pytest.mark.hosts(2)
+def test_a_tree_edited_between_two_runs_sends_only_what_changed_or_was_missing(testbed, huddle, homes):
+    """20 files of 1 MiB: the sender is SIGKILLed once the receiver has verified 5 or more; then one verified
+    file is rewritten (new size, new time) before the second run. The second run's manifest differs, yet it sends
+    only the rewritten file and the ones not verified; the tree arrives identical, and no staging directory is
+    left behind."""
+    a, b = testbed[0], testbed[1]
+    source = os.path.join(homes("files"), "shots")
+    make_tree(source, {f"shot{i:02d}.raw": 1 << 20 for i in range(20)})
+    inbox = homes("inbox")
+    receiver = spawn(b, homes("b"), "receive", "--dir", inbox, "--yes", "--count", "1", "--name", "Bob", "--json")
+    receiver.wait_line(lambda l: l.startswith("Receiving into"), 15)
+    sender = spawn(a, homes("a"), "send", source, "--to", "Bob", "--yes", "--name", "Ada", "--json")
+    receiver.wait_event(lambda e: e.get("event") == "progress" and e.get("filesCompleted", 0) >= 5, 120)
+    os.kill(sender.pid, signal.SIGKILL)
+    receiver.wait_event(lambda e: e.get("event") == "failed", 30)
+    staging = [n for n in os.listdir(inbox) if n.endswith(".huddle-partial")]
+    assert len(staging) == 1, os.listdir(inbox)
+    verified = sorted(n for _, _, names in os.walk(os.path.join(inbox, staging[0], "tree")) for n in names)
+    assert 5 <= len(verified) < 20, verified
+    with open(os.path.join(source, verified[0]), "ab") as f:
+        f.write(b"edited" * 1000)
+    expected = tree(source)
+    mark = receiver.mark()
+    sender = spawn(a, homes("a"), "send", source, "--to", "Bob", "--yes", "--name", "Ada", "--json")
+    sent = sender.wait_event(lambda e: e.get("event") == "sent", 120)
+    assert sender.wait_exit(20) == 0, sender.output()
+    missing = 20 - len(verified) + 1
+    assert sent["files"] == 20 and sent["filesSent"] <= missing, (sent, len(verified))
+    assert sent["bytesSent"] <= (missing << 20) + 6000, (sent, len(verified))
+    received = receiver.wait_event(lambda e: e.get("event") == "received", 30, start=mark)
+    assert received["path"] == os.path.join(inbox, "shots")
+    assert receiver.wait_exit(20) == 0, receiver.output()
+    assert sorted(os.listdir(inbox)) == ["shots"]
+    assert tree(os.path.join(inbox, "shots")) == expected
