@@ -85,6 +85,20 @@ def test_a_tree_of_1000_small_files_arrives_identical(testbed, huddle, homes):
           f"{sending[0]['_t'] - offer['_t']:.2f} s after the offer showed")
 
 
+def killed_send(a, b, homes, source: str, inbox: str, verified: int):
+    """Starts a receiver (one offer, --yes) in b and `huddle send source` in a, and SIGKILLs the sender once the
+    receiver has verified `verified` files or more. Returns the receiver and its staging directory's name."""
+    receiver = spawn(b, homes("b"), "receive", "--dir", inbox, "--yes", "--count", "1", "--name", "Bob", "--json")
+    receiver.wait_line(lambda l: l.startswith("Receiving into"), 15)
+    sender = spawn(a, homes("a"), "send", source, "--to", "Bob", "--yes", "--name", "Ada", "--json")
+    receiver.wait_event(lambda e: e.get("event") == "progress" and e.get("filesCompleted", 0) >= verified, 120)
+    os.kill(sender.pid, signal.SIGKILL)
+    receiver.wait_event(lambda e: e.get("event") == "failed", 30)
+    staging = [n for n in os.listdir(inbox) if n.endswith(".huddle-partial")]
+    assert len(staging) == 1, os.listdir(inbox)
+    return receiver, staging[0]
+
+
 @pytest.mark.hosts(2)
 def test_a_killed_directory_send_resumes_with_only_what_is_missing(testbed, huddle, homes):
     """40 files of 1 MiB: the sender is SIGKILLed once the receiver has verified 10 or more; a second run sends
@@ -94,15 +108,9 @@ def test_a_killed_directory_send_resumes_with_only_what_is_missing(testbed, hudd
     make_tree(source, {f"part{i // 10}/photo{i:02d}.raw": 1 << 20 for i in range(40)})
     expected = tree(source)
     inbox = homes("inbox")
-    receiver = spawn(b, homes("b"), "receive", "--dir", inbox, "--yes", "--count", "1", "--name", "Bob", "--json")
-    receiver.wait_line(lambda l: l.startswith("Receiving into"), 15)
-    sender = spawn(a, homes("a"), "send", source, "--to", "Bob", "--yes", "--name", "Ada", "--json")
-    receiver.wait_event(lambda e: e.get("event") == "progress" and e.get("filesCompleted", 0) >= 10, 120)
-    os.kill(sender.pid, signal.SIGKILL)
-    receiver.wait_event(lambda e: e.get("event") == "failed", 30)
-    staging = [n for n in os.listdir(inbox) if n.endswith(".huddle-partial")]
-    assert len(staging) == 1 and staging[0].startswith(".album."), os.listdir(inbox)
-    have = len([n for _, _, names in os.walk(os.path.join(inbox, staging[0], "tree")) for n in names])
+    receiver, staging = killed_send(a, b, homes, source, inbox, 10)
+    assert staging.startswith(".album."), staging
+    have = len([n for _, _, names in os.walk(os.path.join(inbox, staging, "tree")) for n in names])
     assert 10 <= have < 40
     mark = receiver.mark()
     sender = spawn(a, homes("a"), "send", source, "--to", "Bob", "--yes", "--name", "Ada", "--json")
@@ -127,15 +135,8 @@ def test_a_tree_edited_between_two_runs_sends_only_what_changed_or_was_missing(t
     source = os.path.join(homes("files"), "shots")
     make_tree(source, {f"shot{i:02d}.raw": 1 << 20 for i in range(20)})
     inbox = homes("inbox")
-    receiver = spawn(b, homes("b"), "receive", "--dir", inbox, "--yes", "--count", "1", "--name", "Bob", "--json")
-    receiver.wait_line(lambda l: l.startswith("Receiving into"), 15)
-    sender = spawn(a, homes("a"), "send", source, "--to", "Bob", "--yes", "--name", "Ada", "--json")
-    receiver.wait_event(lambda e: e.get("event") == "progress" and e.get("filesCompleted", 0) >= 5, 120)
-    os.kill(sender.pid, signal.SIGKILL)
-    receiver.wait_event(lambda e: e.get("event") == "failed", 30)
-    staging = [n for n in os.listdir(inbox) if n.endswith(".huddle-partial")]
-    assert len(staging) == 1, os.listdir(inbox)
-    verified = sorted(n for _, _, names in os.walk(os.path.join(inbox, staging[0], "tree")) for n in names)
+    receiver, staging = killed_send(a, b, homes, source, inbox, 5)
+    verified = sorted(n for _, _, names in os.walk(os.path.join(inbox, staging, "tree")) for n in names)
     assert 5 <= len(verified) < 20, verified
     with open(os.path.join(source, verified[0]), "ab") as f:
         f.write(b"edited" * 1000)
