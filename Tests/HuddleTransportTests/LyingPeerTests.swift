@@ -20,7 +20,7 @@ struct LyingPeerTests {
     /// What the server saw until it closed: the messages (as text) and why it closed.
     static func messagesUntilClosed(_ log: EventLog) async -> (messages: [String], closed: PeerConnectionError?)? {
         var messages: [String] = []
-        let closed = await log.wait(within: 15) { event -> PeerConnectionError?? in
+        let closed = await log.wait(within: 30) { event -> PeerConnectionError?? in
             switch event {
             case .message(let buffer):
                 messages.append(String(buffer: buffer))
