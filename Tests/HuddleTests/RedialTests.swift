@@ -56,65 +56,26 @@ struct RedialTests {
 
     /// Dialled from both sides, the connection dialled by the lower (device ID, instance) wins, on both sides.
     @Test func simultaneousDialsKeepTheConnectionOfTheLowerSide() {
-        let lower = (device: Self.low, instance: "a")
-        let higher = (device: Self.high, instance: "b")
-        // The lower side keeps its own dial (initiator) and refuses the higher side's (responder) …
-        #expect(
-            PeerSession.keepsNew(
-                .initiator,
-                from: Self.high,
-                over: .responder,
-                from: Self.high,
-                mine: lower,
-                theirs: "b"
+        typealias Side = (device: DeviceID, instance: String)
+        let cases: [(mine: Side, theirs: Side, new: PeerRole, keeps: Bool, why: String)] = [
+            ((Self.low, "a"), (Self.high, "b"), .initiator, true, "the lower side keeps its own dial"),
+            ((Self.low, "a"), (Self.high, "b"), .responder, false, "and refuses the higher side's"),
+            ((Self.high, "b"), (Self.low, "a"), .responder, true, "the higher side keeps the lower side's dial"),
+            ((Self.high, "b"), (Self.low, "a"), .initiator, false, "and gives up its own"),
+            ((Self.low, "a"), (Self.low, "b"), .initiator, true, "one device, two instances: the lower instance"),
+            ((Self.low, "b"), (Self.low, "a"), .responder, true, "and the higher instance keeps that one too"),
+        ]
+        for test in cases {
+            let old: PeerRole = test.new == .initiator ? .responder : .initiator
+            let kept = PeerSession.keepsNew(
+                test.new,
+                from: test.theirs.device,
+                over: old,
+                from: test.theirs.device,
+                mine: test.mine,
+                theirs: test.theirs.instance
             )
-        )
-        #expect(
-            !PeerSession.keepsNew(
-                .responder,
-                from: Self.high,
-                over: .initiator,
-                from: Self.high,
-                mine: lower,
-                theirs: "b"
-            )
-        )
-        // … and the higher side keeps the lower side's dial, which reaches it as a responder.
-        #expect(
-            PeerSession.keepsNew(
-                .responder,
-                from: Self.low,
-                over: .initiator,
-                from: Self.low,
-                mine: higher,
-                theirs: "a"
-            )
-        )
-        #expect(
-            !PeerSession.keepsNew(
-                .initiator,
-                from: Self.low,
-                over: .responder,
-                from: Self.low,
-                mine: higher,
-                theirs: "a"
-            )
-        )
-        // The same device on both sides (two instances of one installation): the instance decides.
-        let first = (device: Self.low, instance: "a")
-        #expect(
-            PeerSession.keepsNew(.initiator, from: Self.low, over: .responder, from: Self.low, mine: first, theirs: "b")
-        )
-        let second = (device: Self.low, instance: "b")
-        #expect(
-            PeerSession.keepsNew(
-                .responder,
-                from: Self.low,
-                over: .initiator,
-                from: Self.low,
-                mine: second,
-                theirs: "a"
-            )
-        )
+            #expect(kept == test.keeps, "\(test.why)")
+        }
     }
 }
