@@ -18,7 +18,9 @@ public struct PeerTLS: Sendable {
     let serverContext: NIOSSLContext
     let clientContext: NIOSSLContext
 
-    public init(identity: DeviceIdentity) throws {
+    /// `closeNotifyTimeout` is how long a closing connection waits for the peer's TLS close_notify before it
+    /// closes the socket anyway (RFC 8446 §6.1); a silent peer costs this much of a descriptor's life.
+    public init(identity: DeviceIdentity, closeNotifyTimeout: TimeAmount = .seconds(5)) throws {
         let certificate = try NIOSSLCertificate(bytes: identity.certificateDER, format: .der)
         let key = try NIOSSLPrivateKey(bytes: Array(identity.privateKey.derRepresentation), format: .der)
         func configure(_ tls: inout TLSConfiguration) {
@@ -29,6 +31,7 @@ public struct PeerTLS: Sendable {
             tls.applicationProtocols = [Self.applicationProtocol]
             tls.signingSignatureAlgorithms = [.ecdsaSecp256R1Sha256]
             tls.verifySignatureAlgorithms = [.ecdsaSecp256R1Sha256]
+            tls.shutdownTimeout = closeNotifyTimeout
         }
         var server = TLSConfiguration.makeServerConfiguration(
             certificateChain: [.certificate(certificate)],

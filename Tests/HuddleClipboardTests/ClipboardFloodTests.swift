@@ -62,7 +62,9 @@ struct ClipboardFloodTests {
         let writes = pasteboard.writes.withLock { $0 }
         #expect(writes.last?.text == "item 999")
         let gaps = zip(writes, writes.dropFirst()).map { $0.started.duration(to: $1.started) }
-        #expect(gaps.allSatisfy { $0 >= .milliseconds(100) }, "\(gaps)")
+        // The sync spaces the starts of its calls 100 ms apart; this backend stamps each call when it runs, after a
+        // hop off the sync's actor that a loaded machine can stretch for one call and not the next.
+        #expect(gaps.allSatisfy { $0 >= .milliseconds(60) }, "\(gaps)")
         #expect(writes.count <= Int(elapsed / .milliseconds(100)) + 1, "\(writes.count) writes in \(elapsed)")
         let numbers = writes.compactMap { $0.text.flatMap { Int($0.dropFirst("item ".count)) } }
         #expect(numbers.count == writes.count && numbers == numbers.sorted() && Set(numbers).count == numbers.count)

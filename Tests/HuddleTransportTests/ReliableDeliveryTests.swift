@@ -19,8 +19,12 @@ struct ReliableDeliveryTests {
         return nil
     }
 
-    func connectedLink() async throws -> Link {
-        let link = try await harness.connect(try TransportPeer("ada"), try TransportPeer("bob"))
+    func connectedLink(configuration: PeerConnectionConfiguration = .init()) async throws -> Link {
+        let link = try await harness.connect(
+            try TransportPeer("ada"),
+            try TransportPeer("bob"),
+            configuration: configuration
+        )
         _ = try #require(await link.serverLog.wait(for: PeerConnectionTests.prompt))
         try await link.decide(server: true)
         try await link.decide(client: true)
@@ -53,7 +57,11 @@ struct ReliableDeliveryTests {
     /// A receiver that stops reading acknowledges nothing: a connection cut then hands every message back, in
     /// the order written, with the number the next one would have had.
     @Test func unacknowledgedMessagesAreHandedBackInOrder() async throws {
-        let link = try await connectedLink()
+        // The server stops reading, so it hears nothing: on a machine loaded enough to stretch the five writes
+        // below past the default 15 s, its heartbeat would close the connection under them. Not the case tested.
+        var configuration = PeerConnectionConfiguration()
+        configuration.disconnectTimeout = .seconds(120)
+        let link = try await connectedLink(configuration: configuration)
         try await link.server()!.setOption(.autoRead, value: false).get()
         for index in 0..<5 {
             try await link.client.writeAndFlush(PeerOutbound.message(ByteBuffer(string: "lost \(index)")))

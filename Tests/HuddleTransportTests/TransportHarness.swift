@@ -56,9 +56,9 @@ struct TransportPeer {
     let store = TrustStore()
     let name: String
 
-    init(_ name: String) throws {
+    init(_ name: String, closeNotifyTimeout: TimeAmount = .seconds(5)) throws {
         self.identity = try DeviceIdentity.ephemeral()
-        self.tls = try PeerTLS(identity: identity)
+        self.tls = try PeerTLS(identity: identity, closeNotifyTimeout: closeNotifyTimeout)
         self.name = name
     }
 
