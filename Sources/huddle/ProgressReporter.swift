@@ -20,17 +20,15 @@ final class ProgressReporter: Sendable {
             started[progress.id] = .now
             return (true, .now)
         }
-        let elapsed = since.duration(to: .now)
-        let seconds = max(0.001, Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
-        let rate = Double(progress.completed - progress.startedAt) / seconds
-        let eta = rate > 0 ? Double(progress.total - progress.completed) / rate : 0
+        let (rate, secondsLeft) = progress.estimate(elapsed: since.duration(to: .now))
         if json {
             var fields: [String: Any] = [
                 "event": "progress", "id": "\(progress.id)",
                 "direction": progress.direction == .sending ? "send" : "receive",
                 "completed": progress.completed, "total": progress.total, "startedAt": progress.startedAt,
-                "bytesPerSecond": Int(rate), "etaSeconds": Int(eta.rounded(.up)),
+                "bytesPerSecond": Int(rate),
             ]
+            if let secondsLeft { fields["etaSeconds"] = Int(secondsLeft.rounded(.up)) }
             if let file = progress.file {
                 fields["file"] = file.path
                 fields["fileCompleted"] = file.completed
@@ -48,9 +46,10 @@ final class ProgressReporter: Sendable {
         let percent = progress.total == 0 ? 100 : Int(progress.completed * 100 / progress.total)
         let verb = progress.direction == .sending ? "sending" : "receiving"
         let files = progress.file.map { "\($0.filesCompleted)/\($0.fileCount) files, " } ?? ""
+        let left = secondsLeft.flatMap { $0 > 0 ? ", \(TransferProgress.describeRemaining($0)) left" : nil } ?? ""
         let line =
             "\(verb) \(progress.id): \(percent)% (\(files)\(progress.completed)/\(progress.total) bytes, "
-            + "\(Int(rate / 1_048_576)) MiB/s, \(Int(eta.rounded(.up))) s left)"
+            + "\(TransferProgress.describeRate(rate))\(left))"
         let done =
             progress.completed == progress.total && progress.file.map { $0.filesCompleted == $0.fileCount } != false
         if isTerminal {

@@ -23,7 +23,7 @@ struct SendCommand: AsyncParsableCommand {
             only the files the receiver does not have yet (and the rest of the one it was in the middle of).
 
             Progress shows per file and overall: a live line on a terminal, plain lines in a pipe, or with \
-            --json one object per line: progress (completed, total, bytesPerSecond, etaSeconds, and for a \
+            --json one object per line: progress (completed, total, bytesPerSecond, etaSeconds once known, and for a \
             directory file, fileCompleted, fileTotal, filesCompleted, fileCount), sent, skipped, failed.
 
               huddle send photo.png --to Bob

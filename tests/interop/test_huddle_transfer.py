@@ -15,6 +15,8 @@ from huddle_cli import huddle_bin
 import pytest
 
 SIZE = 96 * 1024 * 1024
+PROGRESS = re.compile(r"receiving \w+: \d+% \(\d+/\d+ bytes, \d+(\.\d)? (B|KiB|MiB|GiB)/s"
+                      r"(, (under 1 s|\d+ s|\d+ min \d\d s|\d+ h \d\d min) left)?\)")
 
 
 def make_file(path: str, size: int) -> str:
@@ -75,6 +77,11 @@ def test_large_file_arrives_identical_and_a_killed_sender_resumes(testbed, huddl
     assert receiver.wait_exit(20) == 0, receiver.output()
     assert sorted(os.listdir(inbox)) == ["big.bin"]
     assert sha256(os.path.join(inbox, "big.bin")) == expected
+    # Plain progress lines: the rate in a fitting unit and the time left, dropped once nothing is left.
+    shown = [line for _, line in receiver.lines if line.startswith("receiving ")]
+    assert len(shown) >= 4 and all(PROGRESS.match(line) for line in shown), shown
+    assert " 100% (" in shown[-1] and " left)" not in shown[-1], shown
+    assert any(" left)" in line for line in shown), shown
 
 
 @pytest.mark.hosts(2)
