@@ -17,6 +17,7 @@ import time
 
 import pytest
 
+import faults
 from test_huddle_chat import chat
 from test_huddle_faults import lines_from
 
@@ -62,5 +63,30 @@ def test_a_stopped_peer_does_not_hold_up_the_others(testbed, huddle, homes):
     assert got == sorted(set(got)), "Cy's lines are in order and each once"
     assert len(got) == COUNT or dropped
     assert len(got) >= 4096
+    for proc in procs:
+        assert proc.stop() == 0, proc.output()
+
+
+@pytest.mark.hosts(2)
+def test_a_paste_faster_than_the_link_reaches_a_reading_peer_whole(testbed, huddle, homes):
+    """Ada's link is held to 8 Mbit/s, so her queue to Bob (4,096 lines) fills long before 10,000 pasted lines
+    of 500 bytes have gone: the paste waits for room, Bob shows every line in order, nothing is reported dropped.
+    (The older outbox dropped every line that found the queue full.)"""
+    names = ["Ada", "Bob"]
+    procs = [chat(testbed[i], names[i], homes(names[i]), "--yes") for i in range(2)]
+    for proc, other in zip(procs, reversed(names)):
+        proc.wait_line(lambda l, other=other: l == f"* connected to {other}", 30)
+    ada, bob = procs
+    faults.rate_limit(testbed[0], 8)
+    mark_b = bob.mark()
+    start = time.monotonic()
+    ada.proc.stdin.write("".join(pasted(i) + "\n" for i in range(COUNT)))
+    ada.proc.stdin.flush()
+    bob.wait_line(lambda l: l == f"Ada: {pasted(COUNT - 1)}", 90, start=mark_b)
+    took = time.monotonic() - start
+    print(f"Bob showed all {COUNT} lines ({COUNT * WIDTH / 1e6:.1f} MB) in {took:.1f} s through 8 Mbit/s")
+    assert took >= COUNT * WIDTH * 8 / 8e6 * 0.8, "the link limit was not in force"
+    assert lines_from(bob, "Ada", mark_b) == [pasted(i) for i in range(COUNT)]
+    assert not any("not reading" in l for _, l in ada.lines), ada.output()
     for proc in procs:
         assert proc.stop() == 0, proc.output()
