@@ -173,6 +173,7 @@ let package = Package(
                 "HuddleWire", "HuddleTransport", "Huddle",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOTLS", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: upcoming

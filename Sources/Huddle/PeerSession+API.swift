@@ -13,17 +13,105 @@ extension PeerSession {
     ///   - context: shown to the other user with the request (at most 1 KiB).
     /// - Throws: ``PeerSessionError``: `.connection(.wire(.pairingRejected))` on a deny, `.connectTimedOut`,
     ///   `.connection(.peerIdentityMismatch)` when a pinned peer answers with another key, …
+    ///
+    /// At first contact the pairing budget (``PairingBudget``) comes first: while this session pairs with another
+    /// device, or the peer is busy pairing one, this waits and tries again within `timeout`; while pairing is
+    /// paused after failed runs it throws `.pairingRateLimited`.
     public func connect(to peer: PeerID, timeout: Duration = .seconds(60), context: [UInt8] = []) async throws {
-        guard !stopped else { throw PeerSessionError.stopped }
-        guard mode.browses else { throw PeerSessionError.notAllowedInMode(mode) }
-        guard let record = peers[peer], let advert = record.advert, let address = advert.addresses.first else {
-            throw PeerSessionError.unknownPeer(peer)
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            guard !stopped else { throw PeerSessionError.stopped }
+            guard mode.browses else { throw PeerSessionError.notAllowedInMode(mode) }
+            guard let record = peers[peer], let advert = record.advert, let address = advert.addresses.first else {
+                throw PeerSessionError.unknownPeer(peer)
+            }
+            if let existing = record.connection, let slot = connections[existing], slot.connected, !slot.closing {
+                return
+            }
+            let limit = configuration.connection.handshake.maximumContextSize
+            guard context.count <= limit else {
+                throw PeerSessionError.messageTooLarge(limit: limit, size: context.count)
+            }
+            let expected = expectedDevice(of: record)
+            if expected == nil {
+                let source = PairingGate.source(device: advert.deviceID, address: address)
+                try await waitForPairingBudget(source, peer: peer, until: deadline)
+            }
+            do {
+                return try await dial(peer, at: address, expecting: expected, until: deadline, context: context)
+            } catch PeerSessionError.connection(.wire(let error)) where Self.pairingRefusal(error) != nil {
+                guard Self.pairingRefusal(error) == .pairingBusy else { throw PeerSessionError.pairingRateLimited }
+                // The peer is pairing another device, or heard from us a moment ago: try again shortly.
+                let retry = ContinuousClock.now + .milliseconds(Int.random(in: 500...1500))
+                guard retry < deadline else { throw PeerSessionError.connectTimedOut(peer) }
+                try await Task.sleep(until: retry)
+            }
         }
-        if let existing = record.connection, let slot = connections[existing], slot.connected, !slot.closing { return }
-        let limit = configuration.connection.handshake.maximumContextSize
-        guard context.count <= limit else { throw PeerSessionError.messageTooLarge(limit: limit, size: context.count) }
+    }
+
+    /// The device a connection to `record`'s peer must reach: the one TLS proved before, else a pinned device
+    /// the advert names; `nil` at first contact. An advert alone never changes a verified peer's key.
+    func expectedDevice(of record: PeerRecord) -> DeviceID? {
+        if record.info.deviceIDVerified, let device = record.info.deviceID { return device }
+        guard let advertised = record.advert?.deviceID, trustStore.isPinned(advertised) else { return nil }
+        return advertised
+    }
+
+    /// The close reason of a pairing run the budget refused, on either side.
+    static func pairingRefusal(_ error: PeerWireError) -> PeerCloseReason? {
+        switch error {
+        case .pairingRefused(let reason), .closedByPeer(let reason), .pairingRejected(let reason):
+            reason == .pairingBusy || reason == .pairingPaused ? reason : nil
+        default: nil
+        }
+    }
+
+    /// Waits until this session's pairing budget would let a first-contact dial to `source` start.
+    func waitForPairingBudget(
+        _ source: PairingBudget.Source,
+        peer: PeerID,
+        until deadline: ContinuousClock.Instant
+    )
+        async throws
+    {
+        while let refusal = pairingGate.check(source, role: .initiator) {
+            switch refusal {
+            case .paused:
+                throw PeerSessionError.pairingRateLimited
+            case .tooSoon(let retryAt):
+                guard retryAt < deadline else { throw PeerSessionError.connectTimedOut(peer) }
+                try await Task.sleep(until: retryAt)
+            case .pairingInProgress:
+                let gate = pairingGate
+                let ended = await withTaskGroup(of: Bool.self) { group in
+                    group.addTask {
+                        await gate.runEnded()
+                        return true
+                    }
+                    group.addTask {
+                        try? await Task.sleep(until: deadline)
+                        return false
+                    }
+                    let first = await group.next()!
+                    group.cancelAll()
+                    return first
+                }
+                guard ended else { throw PeerSessionError.connectTimedOut(peer) }
+            }
+            guard !stopped else { throw PeerSessionError.stopped }
+        }
+    }
+
+    /// One connection attempt: TLS, the handshake, the decisions.
+    func dial(
+        _ peer: PeerID,
+        at address: SocketAddress,
+        expecting expected: DeviceID?,
+        until deadline: ContinuousClock.Instant,
+        context: [UInt8]
+    ) async throws {
+        let timeout = ContinuousClock.now.duration(to: deadline)
         let id = connectionIDs.add(1, ordering: .relaxed).newValue
-        let expected = trustStore.isPinned(advert.deviceID) ? advert.deviceID : nil
         var slot = ConnectionSlot(id: id, role: .initiator)
         slot.intended = peer
         connections[id] = slot

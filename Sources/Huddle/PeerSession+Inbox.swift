@@ -50,9 +50,23 @@ extension PeerSession {
                 info: PeerInfo(id: advert.peer, displayName: name, deviceID: advert.deviceID, state: .available)
             )
         let wasAvailable = record.advert != nil
-        record.advert = advert
-        record.info.displayName = name
-        if !record.info.deviceIDVerified { record.info.deviceID = advert.deviceID }
+        if record.info.deviceIDVerified {
+            // An advert proves nothing: it never changes a verified peer's key or name, nor where a connected
+            // peer is reached (`docs/threat-model.md`, "Adverts are hints"). Its addresses are taken only while
+            // the peer is away, and the next dial still expects the verified key.
+            guard advert.deviceID == record.info.deviceID else {
+                ignoredAdverts += 1
+                return
+            }
+            var kept = advert
+            kept.displayName = record.info.displayName
+            if record.connection != nil, let current = record.advert { kept.addresses = current.addresses }
+            record.advert = kept
+        } else {
+            record.advert = advert
+            record.info.displayName = name
+            record.info.deviceID = advert.deviceID
+        }
         if record.connection == nil { record.info.state = .available }
         peers[advert.peer] = record
         emit(.peerFound(record.info))
@@ -109,8 +123,15 @@ extension PeerSession {
         }
     }
 
-    /// The peer's HELLO is known: tie the connection to its peer, refusing ourselves, duplicates that lose the
-    /// tie-break, and peers over the limit. Returns the updated slot, or `nil` when the connection was refused.
+    /// The peer's HELLO is known: tie the connection to the peer it names, refusing ourselves, duplicates that
+    /// lose the tie-break, and peers over the limit. Returns the updated slot, or `nil` when the connection was
+    /// refused.
+    ///
+    /// A peer is the device TLS proved, not the instance its HELLO names (`docs/threat-model.md`, "A peer is its
+    /// device"): an instance bound to another verified device is refused with `instanceTaken`, and a connection
+    /// from one device never displaces another device's. A device that is not pinned changes nothing in the peer
+    /// table until both sides accepted (``bind(_:hello:device:connection:)`` runs then): before that its
+    /// connection only knows the peer it claims.
     func attach(_ hello: PeerHello, on id: Int) -> ConnectionSlot? {
         guard var slot = connections[id], let device = slot.remote else { return nil }
         let peer = PeerID(rawValue: hello.instance)
@@ -118,16 +139,25 @@ extension PeerSession {
             slot.channel?.writeAndFlush(PeerOutbound.close(.refused), promise: nil)
             return nil
         }
+        if let owner = verifiedDevice(of: peer), owner != device {
+            refuseClaim(of: peer, by: device, on: slot)
+            return nil
+        }
         slot.peer = peer
         connections[id] = slot
-        if let existing = peers[peer]?.connection, existing != id, let old = connections[existing], !old.closing {
+        if let existing = otherConnection(to: peer, besides: id), let old = connections[existing] {
+            if let other = old.remote, other != device {
+                connections[id]?.peer = nil
+                refuseClaim(of: peer, by: device, on: slot)
+                return nil
+            }
             guard keepsNew(slot, over: existing) else {
                 connections[id]?.peer = nil
                 moveWaiter(from: id, to: existing)
                 slot.channel?.writeAndFlush(PeerOutbound.close(.duplicate), promise: nil)
                 return nil
             }
-            if let old = connections[existing], old.connected {
+            if old.connected {
                 // The peer dialled again although we were connected: what ran on the old connection ends here.
                 flow.disconnected(peer, channel: old.channel)
                 transfersEnded(with: peer)
@@ -135,31 +165,56 @@ extension PeerSession {
             connections[existing]?.peer = nil
             moveWaiter(from: existing, to: id)
             slot.waiter = connections[id]?.waiter
-            connections[existing]?.channel?.writeAndFlush(PeerOutbound.close(.duplicate), promise: nil)
+            old.channel?.writeAndFlush(PeerOutbound.close(.duplicate), promise: nil)
         }
         if slot.role == .responder, connectedCount >= configuration.maximumPeers {
             slot.channel?.writeAndFlush(PeerOutbound.close(.busy), promise: nil)
             return nil
         }
+        connections[id] = slot
+        if device == identity.deviceID || trustStore.isPinned(device) {
+            bind(peer, hello: hello, device: device, connection: id)
+        }
+        return slot
+    }
+
+    /// Records `device` as `peer`, reached through connection `id`: from now on the peer is that device, and its
+    /// name is the one its authenticated HELLO gave (never an advert's).
+    func bind(_ peer: PeerID, hello: PeerHello, device: DeviceID, connection id: Int) {
+        let name = DisplayText.sanitized(hello.displayName)
         var record =
             peers[peer]
-            ?? PeerRecord(
-                info: PeerInfo(
-                    id: peer,
-                    displayName: DisplayText.sanitized(hello.displayName),
-                    deviceID: device,
-                    state: .connecting
-                )
-            )
+            ?? PeerRecord(info: PeerInfo(id: peer, displayName: name, deviceID: device, state: .connecting))
         record.info.deviceID = device
         record.info.deviceIDVerified = true
+        record.info.displayName = name
         record.connection = id
         let wasConnecting = record.info.state == .connecting
         record.info.state = .connecting
         peers[peer] = record
-        connections[id] = slot
         if !wasConnecting { emit(.stateChanged(peer, .connecting)) }
-        return slot
+    }
+
+    /// The device TLS proved for `peer` on an earlier connection, if any.
+    func verifiedDevice(of peer: PeerID) -> DeviceID? {
+        guard let info = peers[peer]?.info, info.deviceIDVerified else { return nil }
+        return info.deviceID
+    }
+
+    /// Another live connection tied to `peer`.
+    func otherConnection(to peer: PeerID, besides id: Int) -> Int? {
+        if let known = peers[peer]?.connection, known != id, let slot = connections[known], !slot.closing,
+            slot.peer == peer
+        {
+            return known
+        }
+        return connections.first { $0.key != id && $0.value.peer == peer && !$0.value.closing }?.key
+    }
+
+    /// `device` claims an instance that is another device's: refused, and both sides are told why.
+    func refuseClaim(of peer: PeerID, by device: DeviceID, on slot: ConnectionSlot) {
+        slot.channel?.writeAndFlush(PeerOutbound.close(.instanceTaken), promise: nil)
+        emit(.peerError(peer, .instanceClaimed(peer, by: device)))
     }
 
     /// A decision is needed: ask the user, or answer by policy.
@@ -167,18 +222,11 @@ extension PeerSession {
         guard var slot = attach(prompt.peerHello, on: id), let peer = slot.peer, let device = slot.remote else {
             return
         }
-        let record = peers[peer]!
+        let displayName =
+            peers[peer].flatMap { verifiedDevice(of: peer) == device ? $0.info.displayName : nil }
+            ?? DisplayText.sanitized(prompt.peerHello.displayName)
         slot.pairing = prompt.code != nil
-        if slot.pairing {
-            guard pairingAllowed() else {
-                connections[id] = slot
-                slot.channel?.writeAndFlush(PeerOutbound.close(.refused), promise: nil)
-                emit(.peerError(peer, .pairingRateLimited))
-                return
-            }
-            slot.countsAsPairingRun = true
-        }
-        let namesakes = slot.pairing ? namesakes(of: record.info.displayName, excluding: device) : []
+        let namesakes = slot.pairing ? namesakes(of: displayName, excluding: device) : []
         let automatic =
             (slot.pairing && configuration.trustsOnFirstUse && namesakes.isEmpty)
             || (!slot.pairing && slot.role == .responder && configuration.acceptsPinnedPeersAutomatically)
@@ -192,7 +240,7 @@ extension PeerSession {
         let request = PeerConnectionRequest(
             id: .init(rawValue: nextRequest),
             peer: peer,
-            displayName: record.info.displayName,
+            displayName: displayName,
             deviceID: device,
             code: prompt.code?.displayCode,
             context: prompt.context,
@@ -224,8 +272,13 @@ extension PeerSession {
             guard attach(outcome.peerHello, on: id) != nil else { return }
         }
         guard var slot = connections[id], let peer = slot.peer, let device = slot.remote else { return }
+        if let owner = verifiedDevice(of: peer), owner != device {
+            // Another device proved this instance while the users decided.
+            connections[id]?.peer = nil
+            refuseClaim(of: peer, by: device, on: slot)
+            return
+        }
         slot.connected = true
-        slot.countsAsPairingRun = false
         if let request = slot.request { requests[request] = nil }
         slot.request = nil
         let name = DisplayText.sanitized(outcome.peerHello.displayName)
@@ -242,6 +295,7 @@ extension PeerSession {
             }
         }
         connections[id] = slot
+        if peers[peer]?.connection != id { bind(peer, hello: outcome.peerHello, device: device, connection: id) }
         startDatagrams(on: id, outcome: outcome)
         // RESUME and the messages sent again go out before `send` can see the channel.
         if let channel = slot.channel { resumeDelivery(to: peer, on: channel) }
@@ -264,7 +318,6 @@ extension PeerSession {
             datagramRoutes[link.opener.connectionID] = nil
             datagramFilter.forget(link.opener.connectionID)
         }
-        if slot.countsAsPairingRun { failedPairings.append(.now) }
         if let request = slot.request {
             requests[request] = nil
             emit(.connectionRequestEnded(request, error ?? .cancelled))
@@ -289,7 +342,7 @@ extension PeerSession {
                 orReport: !lost
             )
         }
-        guard let peer = slot.peer, peers[peer]?.connection == id else { return }
+        guard let peer = slot.peer, peers[peer]?.connection == id else { return settleDial(slot) }
         flow.disconnected(peer, channel: slot.channel)
         transfersEnded(with: peer)
         peers[peer]?.connection = nil
@@ -304,6 +357,18 @@ extension PeerSession {
             droppedDevices.insert(device)
             scheduleReconnect(to: peer, attempt: 0)
         }
+    }
+
+    /// A dial that ended before its peer was bound (a first contact that failed): the peer it was meant for is
+    /// no longer being connected to, unless another connection still is.
+    func settleDial(_ slot: ConnectionSlot) {
+        guard let peer = slot.intended, let record = peers[peer], record.connection == nil,
+            record.info.state == .connecting,
+            !connections.values.contains(where: { $0.intended == peer || $0.peer == peer })
+        else { return }
+        let state: PeerState = record.advert != nil ? .available : .unavailable
+        peers[peer]?.info.state = state
+        emit(.stateChanged(peer, state))
     }
 
     static func isDuplicate(_ error: PeerSessionError?) -> Bool {
@@ -362,12 +427,5 @@ extension PeerSession {
         guard oldRole != newRole else { return oldRemote == remote }
         let iAmLower = mine.device < remote || (mine.device == remote && mine.instance < instance)
         return iAmLower ? newRole == .initiator : newRole == .responder
-    }
-
-    /// At most `maximumFailedPairings` unfinished or failed pairing runs within `pairingWindow`.
-    func pairingAllowed() -> Bool {
-        let now = ContinuousClock.now
-        failedPairings.removeAll { $0.duration(to: now) > configuration.pairingWindow }
-        return failedPairings.count < configuration.maximumFailedPairings
     }
 }

@@ -49,8 +49,6 @@ extension PeerSession {
         var pairing = false
         var request: PeerConnectionRequest.ID?
         var waiter: CheckedContinuation<Void, any Error>?
-        /// Set once the pairing prompt was shown; an unfinished run counts against the pairing budget.
-        var countsAsPairingRun = false
         var acceptedOnFirstUse = false
         var datagram: DatagramLink?
         /// Set once this side said goodbye; a new `connect` does not wait for it to finish closing.

@@ -47,6 +47,8 @@ public actor PeerSession {
     nonisolated let datagramFilter = DatagramFilter()
     let tls: PeerTLS
     nonisolated let admission: PeerAdmission
+    /// The pairing budget, charged by every connection before a pairing run starts.
+    nonisolated let pairingGate: PairingGate
     let directory: any PeerDirectory
     let group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
 
@@ -66,7 +68,6 @@ public actor PeerSession {
     /// `connect` calls whose connection lost the duplicate tie-break on the other side, waiting for the survivor.
     var duplicateWaiters: [Int: (peer: PeerID, continuation: CheckedContinuation<Void, any Error>)] = [:]
     var nextRequest = 0
-    var failedPairings: [ContinuousClock.Instant] = []
     var outgoing: [TransferID: OutgoingTransfer] = [:]
     var incoming: [TransferID: IncomingFile] = [:]
     var pendingOffers: [TransferID: TransferOffer] = [:]
@@ -120,6 +121,7 @@ public actor PeerSession {
             self.directory = MDNSPeerDirectory(stack: try await MDNSStack.start())
         }
         let (stream, sink) = AsyncStream<PeerSessionEvent>.makeStream()
+        pairingGate = PairingGate(configuration: configuration.pairingBudget) { sink.yield(.pairingPaused($0)) }
         flow = ReceiveFlow(
             budget: configuration.maximumUndeliveredBytes,
             transferBudget: configuration.transfers.maximumBufferedBytes
@@ -278,6 +280,7 @@ public actor PeerSession {
             context: context,
             configuration: configuration.connection,
             receiveGate: flow,
+            pairingGate: pairingGate,
             trust: { id in
                 if id == ownID { return .pinned(maximumVersionSeen: 1) }
                 guard let record = store.record(for: id), record.trust != .blocked else { return .unknown }

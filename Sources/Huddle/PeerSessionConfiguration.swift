@@ -1,5 +1,6 @@
 public import Foundation
 public import HuddleTransport
+public import HuddleWire
 
 /// How a ``PeerSession`` behaves; every limit has a documented default (`docs/security.md` §4.9).
 public struct PeerSessionConfiguration: Sendable {
@@ -39,9 +40,9 @@ public struct PeerSessionConfiguration: Sendable {
     /// gone (not advertised, not connected) makes room; otherwise adverts of further unpinned devices are ignored
     /// until room frees up. Pinned devices are always let in, so a flood of fake adverts cannot hide them.
     public var maximumKnownPeers = 256
-    /// At most this many pairing runs may end unfinished or failed within `pairingWindow` (§3.5).
-    public var maximumFailedPairings = 5
-    public var pairingWindow: Duration = .seconds(600)
+    /// How many pairing runs may start, and when (``PairingBudget``): one pairing at a time, one new run per
+    /// source every 2 s, and a 60 s pause after 5 runs end unpaired within 10 minutes.
+    public var pairingBudget = PairingBudget.Configuration()
     /// Runs on a file's writer before each of its writes; tests hold it to stand in for a stalled disk.
     var beforeTransferWrite: (@Sendable () -> Void)?
 

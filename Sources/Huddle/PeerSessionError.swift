@@ -1,5 +1,5 @@
 public import HuddleTransport
-import HuddleWire
+public import HuddleWire
 
 /// Why a session call failed.
 public enum PeerSessionError: Error, Hashable, Sendable, CustomStringConvertible {
@@ -15,7 +15,7 @@ public enum PeerSessionError: Error, Hashable, Sendable, CustomStringConvertible
     case stopped
     /// The mode does not allow it (a server does not browse or dial; a client does not accept).
     case notAllowedInMode(PeerSessionMode)
-    /// Pairing is refused for now (`docs/security.md` §3.5: at most 5 incomplete runs per 10 minutes).
+    /// Pairing is refused for now: paused after failed runs (``PairingBudget``).
     case pairingRateLimited
     /// The message is larger than the session's limit.
     case messageTooLarge(limit: Int, size: Int)
@@ -27,6 +27,9 @@ public enum PeerSessionError: Error, Hashable, Sendable, CustomStringConvertible
     case transferTooLarge(limit: UInt64, size: UInt64)
     /// The connection failed or ended; see why.
     case connection(PeerConnectionError)
+    /// A device claimed to be a peer that is another device (its instance is bound to the key TLS proved
+    /// before): refused.
+    case instanceClaimed(PeerID, by: DeviceID)
 
     public var description: String {
         switch self {
@@ -36,13 +39,15 @@ public enum PeerSessionError: Error, Hashable, Sendable, CustomStringConvertible
         case .cancelled: "cancelled"
         case .stopped: "the session is stopped"
         case .notAllowedInMode(let mode): "not possible in \(mode.rawValue) mode"
-        case .pairingRateLimited: "too many unfinished pairing attempts; try again in a few minutes"
+        case .pairingRateLimited: "pairing is paused after abandoned attempts; try again in a minute"
         case .messageTooLarge(let limit, let size): "a message of \(size) bytes is over the limit of \(limit)"
         case .transferDeclined(let reason): "the file was declined (\(reason))"
         case .transferFailed(let reason): "the transfer failed: \(reason)"
         case .transferTooLarge(let limit, let size): "\(size) bytes is over the in-memory limit of \(limit)"
         case .connection(.wire(.pairingRejected(reason: let reason))): "the connection was refused (\(reason))"
         case .connection(let error): "\(error)"
+        case .instanceClaimed(let peer, let device):
+            "device \(device.shortID) claimed to be peer \(peer), which is another device: refused"
         }
     }
 }

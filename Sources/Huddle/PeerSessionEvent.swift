@@ -32,6 +32,9 @@ public enum PeerSessionEvent: Sendable {
     case transferReceivedData(TransferID, PeerID, Data)
     /// A received file failed (the partial file is kept when the data so far is sound).
     case transferFailed(TransferID, PeerID, PeerSessionError)
+    /// Pairing runs ended unpaired too often: new pairings are refused for a while (``PairingBudget``). Paired
+    /// devices still connect. Tell the user: `pause.description` says how many, from where, for how long.
+    case pairingPaused(PairingBudget.Pause)
     /// Something went wrong with a peer that no call is waiting for.
     case peerError(PeerID?, PeerSessionError)
 }

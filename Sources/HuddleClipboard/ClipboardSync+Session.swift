@@ -48,6 +48,8 @@ extension ClipboardSync {
         case .peerError(let peer, let error):
             let who = peer.map { "\($0)" } ?? "session"
             emit.yield(.problem("\(who): \(error)"))
+        case .pairingPaused(let pause):
+            emit.yield(.problem("\(pause)"))
         case .undelivered(let messages, let peer):
             emit.yield(.problem("\(messages.count) clipboard messages to \(await name(peer)) were not delivered"))
         case .connectionRequestEnded, .transferFinished:

@@ -13,14 +13,39 @@ extension PeerConnectionHandler {
                 report(.prompt(prompt), context: context)
             case .connected(let outcome):
                 setup.admissionTicket?.release()
+                closePairingRun(paired: true)
                 report(.connected(outcome), context: context)
                 scheduleHeartbeat(context: context)
             case .fail(let error, let notify):
                 if let notify { sendControl(.close(notify), context: context) }
                 fail(error, notify: nil, context: context)
+            case .openPairingRun:
+                openPairingRun(context: context)
             }
         }
         context.flush()
+    }
+
+    /// Charges the pairing budget before the handshake may send its nonce or commitment.
+    func openPairingRun(context: ChannelHandlerContext) {
+        guard var machine, let device = verifier.presented else { return }
+        var refusal: PairingBudget.Refusal?
+        if let gate = setup.pairingGate {
+            let source = PairingGate.source(device: device, address: context.channel.remoteAddress)
+            switch gate.open(source, role: setup.role) {
+            case .granted(let run): pairingRun = run
+            case .refused(let why): refusal = why
+            }
+        }
+        let actions = machine.pairingRun(refusal: refusal, now: .now)
+        self.machine = machine
+        perform(actions, context: context)
+    }
+
+    func closePairingRun(paired: Bool) {
+        guard let run = pairingRun else { return }
+        pairingRun = nil
+        setup.pairingGate?.close(run, paired: paired)
     }
 
     func receivedWhileConnected(_ message: PeerControlMessage, context: ChannelHandlerContext) {

@@ -75,6 +75,8 @@ public final class PeerConnectionHandler: ChannelDuplexHandler {
         public var admissionTicket: PeerAdmission.Ticket?
         /// Told of every whole message; when it says so, the connection stops reading until resumed.
         public var receiveGate: (any PeerReceiveGate)?
+        /// Charged before a pairing run starts; without one, every run is granted.
+        public var pairingGate: PairingGate?
 
         public init(
             role: PeerRole,
@@ -83,9 +85,11 @@ public final class PeerConnectionHandler: ChannelDuplexHandler {
             context: [UInt8],
             configuration: PeerConnectionConfiguration,
             receiveGate: (any PeerReceiveGate)? = nil,
+            pairingGate: PairingGate? = nil,
             trust: @escaping @Sendable (DeviceID) -> PeerHandshake.Trust
         ) {
             self.receiveGate = receiveGate
+            self.pairingGate = pairingGate
             self.role = role
             self.hello = hello
             self.fingerprint = fingerprint
@@ -99,6 +103,8 @@ public final class PeerConnectionHandler: ChannelDuplexHandler {
     let verifier: PeerVerifier
     let sink: @Sendable (PeerConnectionEvent) -> Void
     var machine: PeerHandshake?
+    /// This connection's pairing run, from the budget's grant until it pairs or the connection ends.
+    var pairingRun: PairingBudget.Run?
     var timer: Scheduled<Void>?
     /// Messages being reassembled, by stream.
     var incoming: [UInt32: ByteBuffer] = [:]
@@ -328,6 +334,7 @@ public final class PeerConnectionHandler: ChannelDuplexHandler {
 
     public func channelInactive(context: ChannelHandlerContext) {
         setup.admissionTicket?.release()
+        closePairingRun(paired: false)
         timer?.cancel()
         let waiting = waitingForWritability
         waitingForWritability = []

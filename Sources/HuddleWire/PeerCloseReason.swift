@@ -34,6 +34,9 @@ public struct PeerCloseReason: RawRepresentable, Hashable, Sendable, CustomStrin
         case .busy: "busy"
         case .pairingRequired: "pairing required"
         case .unresponsive: "unresponsive"
+        case .pairingBusy: "busy pairing another device; try again shortly"
+        case .pairingPaused: "pairing paused after abandoned attempts; try again in a minute"
+        case .instanceTaken: "that peer is another device"
         default: "reason \(rawValue)"
         }
     }
@@ -45,4 +48,11 @@ extension PeerCloseReason {
     public static let pairingRequired = Self(rawValue: 8)
     /// The peer stopped answering heartbeats.
     public static let unresponsive = Self(rawValue: 9)
+    /// The responder is pairing another device, or the initiator's source started a pairing run less than two
+    /// seconds ago (``PairingBudget``): try again shortly.
+    public static let pairingBusy = Self(rawValue: 10)
+    /// The responder paused pairing after failed runs (``PairingBudget``).
+    public static let pairingPaused = Self(rawValue: 11)
+    /// The HELLO claims a peer (instance) that this side knows as another, verified device.
+    public static let instanceTaken = Self(rawValue: 12)
 }

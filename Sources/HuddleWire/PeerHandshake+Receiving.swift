@@ -98,25 +98,41 @@ extension PeerHandshake {
             state = .awaitingRequest
             return []
         }
-        let pairing = trust == .unknown
-        let commitment =
-            pairing
-            ? ShortAuthenticationString.commitment(
-                initiatorFingerprint: localFingerprint,
-                responderFingerprint: remoteFingerprint,
-                initiatorNonce: secrets.nonce
-            ) : []
-        let request = PeerControlMessage.connectRequest(
-            PeerConnectRequest(pairing: pairing, commitment: commitment, context: context)
-        )
-        requestBytes = request.encoded()
-        if pairing {
-            state = .awaitingNonce
-        } else {
+        guard trust == .unknown else {
+            let request = PeerControlMessage.connectRequest(
+                PeerConnectRequest(pairing: false, commitment: [], context: context)
+            )
+            requestBytes = request.encoded()
             // Dialling a pinned peer is the initiator's decision; the responder decides next.
             enterDeciding(Decisions(local: true, remote: false, transcript: transcript()), now: now)
+            return [.send(request)]
         }
-        return [.send(request)]
+        state = .awaitingPairingRun(request: nil, requestBytes: [])
+        return [.openPairingRun]
+    }
+
+    /// The pairing budget answered ``Action/openPairingRun``: `refusal` is `nil` when the run was granted.
+    public mutating func pairingRun(refusal: PairingBudget.Refusal?, now: ContinuousClock.Instant) -> [Action] {
+        guard case .awaitingPairingRun(let request, let bytes) = state else { return [] }
+        if let refusal {
+            let reason: PeerCloseReason = if case .paused = refusal { .pairingPaused } else { .pairingBusy }
+            return fail(.pairingRefused(reason: reason), notify: reason)
+        }
+        guard role == .initiator else {
+            state = .awaitingReveal(request: request!, requestBytes: bytes)
+            return [.send(.sasNonce(secrets.nonce))]
+        }
+        let commitment = ShortAuthenticationString.commitment(
+            initiatorFingerprint: localFingerprint,
+            responderFingerprint: remoteFingerprint,
+            initiatorNonce: secrets.nonce
+        )
+        let message = PeerControlMessage.connectRequest(
+            PeerConnectRequest(pairing: true, commitment: commitment, context: context)
+        )
+        requestBytes = message.encoded()
+        state = .awaitingNonce
+        return [.send(message)]
     }
 
     private mutating func receivedRequest(_ request: PeerConnectRequest, now: ContinuousClock.Instant) -> [Action] {
@@ -135,8 +151,8 @@ extension PeerHandshake {
             enterDeciding(decisions, now: now)
             return [.prompt(Prompt(code: nil, peerHello: peerHello!, context: request.context))]
         }
-        state = .awaitingReveal(request: request, requestBytes: bytes)
-        return [.send(.sasNonce(secrets.nonce))]
+        state = .awaitingPairingRun(request: request, requestBytes: bytes)
+        return [.openPairingRun]
     }
 
     private mutating func receivedNonce(_ responderNonce: [UInt8], now: ContinuousClock.Instant) -> [Action] {

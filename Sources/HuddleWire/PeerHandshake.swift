@@ -57,11 +57,18 @@ public struct PeerHandshake: Sendable {
         case connected(Outcome)
         /// Close the connection, after sending `DECISION`/`CLOSE` with `reason` when there is one.
         case fail(PeerWireError, notify: PeerCloseReason?)
+        /// A pairing run is about to start: charge the pairing budget (``PairingBudget``) and answer with
+        /// ``PeerHandshake/pairingRun(granted:now:)`` before anything else. Nothing that lets the peer compute the
+        /// code (the responder's nonce) or commits this side (the initiator's commitment) leaves before that.
+        case openPairingRun
     }
 
     enum State: Hashable, Sendable {
         case awaitingHello
         case awaitingRequest
+        /// Waiting for the pairing budget's answer before sending the commitment (initiator) or the nonce
+        /// (responder, with the request it answers).
+        case awaitingPairingRun(request: PeerConnectRequest?, requestBytes: [UInt8])
         case awaitingNonce
         case awaitingReveal(request: PeerConnectRequest, requestBytes: [UInt8])
         case deciding(Decisions)
@@ -136,6 +143,7 @@ public struct PeerHandshake: Sendable {
         switch state {
         case .awaitingHello: "awaiting HELLO"
         case .awaitingRequest: "awaiting CONNECT_REQUEST"
+        case .awaitingPairingRun: "awaiting the pairing budget"
         case .awaitingNonce: "awaiting SAS_NONCE"
         case .awaitingReveal: "awaiting SAS_REVEAL"
         case .deciding: "deciding"

@@ -25,6 +25,9 @@ public enum PeerWireError: Error, Hashable, Sendable {
     case confirmationMismatch
     /// The other user, or the other side's policy, said no.
     case pairingRejected(reason: PeerCloseReason)
+    /// This side's pairing budget refused a pairing run (``PairingBudget``): `pairingBusy` while another
+    /// pairing is in progress or the source started one too recently, `pairingPaused` after failed runs.
+    case pairingRefused(reason: PeerCloseReason)
     /// Nobody decided in time.
     case pairingTimedOut
     /// The peer did not finish its part of the handshake in time.

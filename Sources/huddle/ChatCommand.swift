@@ -119,6 +119,8 @@ actor ChatRoom {
             for message in messages.prefix(5) {
                 Output.line("!   \(DisplayText.sanitized(bytes: message, limit: 200))")
             }
+        case .pairingPaused(let pause):
+            Output.line("! \(pause)")
         case .peerError(let peer, let error):
             let who = if let peer { await name(peer) } else { "session" }
             Output.line("! \(who): \(error)")

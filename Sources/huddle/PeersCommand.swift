@@ -103,6 +103,14 @@ actor PeerPicker {
         case .connectionRequestEnded(let id, let error):
             pending.removeAll { $0.id == id }
             if !json { Output.line("* request ended: \(error)") }
+        case .pairingPaused(let pause):
+            if json {
+                Output.json([
+                    "event": "pairingPaused", "message": "\(pause)", "seconds": "\(pause.duration.components.seconds)",
+                ])
+            } else {
+                Output.line("! \(pause)")
+            }
         case .peerError(let peer, let error):
             if json {
                 Output.json(["event": "error", "peer": peer?.rawValue ?? "", "message": "\(error)"])

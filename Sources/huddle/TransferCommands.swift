@@ -268,6 +268,8 @@ struct ReceiveCommand: AsyncParsableCommand {
             case .transferFailed(let id, _, let error):
                 if json { reporter.result("failed", ["id": "\(id)", "error": "\(error)"], text: "") }
                 Output.error("\(error)")
+            case .pairingPaused(let pause):
+                Output.error("\(pause)")
             default:
                 continue
             }

@@ -11,6 +11,10 @@ struct HandshakePair {
     var responderEvents: [PeerHandshake.Action] = []
     /// Every message put on the wire, tagged with its sender.
     var wire: [(PeerRole, PeerControlMessage)] = []
+    /// How each side's pairing budget answers ``PeerHandshake/Action/openPairingRun``: granted unless set.
+    var budgetRefusal: [PeerRole: PairingBudget.Refusal] = [:]
+    /// Pairing runs each side asked its budget for.
+    var runsAsked: [PeerRole: Int] = [:]
 
     static let fingerprintI = Array(repeating: UInt8(0x11), count: 32)
     static let fingerprintR = Array(repeating: UInt8(0x22), count: 32)
@@ -74,6 +78,15 @@ struct HandshakePair {
     mutating func drain(_ pending: inout [(PeerRole, PeerHandshake.Action)]) {
         while !pending.isEmpty {
             let (from, action) = pending.removeFirst()
+            if action == .openPairingRun {
+                runsAsked[from, default: 0] += 1
+                let refusal = budgetRefusal[from]
+                pending +=
+                    from == .initiator
+                    ? initiator.pairingRun(refusal: refusal, now: now).map { (.initiator, $0) }
+                    : responder.pairingRun(refusal: refusal, now: now).map { (.responder, $0) }
+                continue
+            }
             guard case .send(let message) = action else {
                 if from == .initiator { initiatorEvents.append(action) } else { responderEvents.append(action) }
                 continue

@@ -93,9 +93,8 @@ struct PeerHandshakeTests {
         let request = PeerControlMessage.connectRequest(
             PeerConnectRequest(pairing: true, commitment: Array(repeating: 0, count: 32), context: [])
         )
-        #expect(
-            responder.received(request, size: 40, now: pair.now) == [.send(.sasNonce(Array(repeating: 2, count: 32)))]
-        )
+        #expect(responder.received(request, size: 40, now: pair.now) == [.openPairingRun])
+        #expect(responder.pairingRun(refusal: nil, now: pair.now) == [.send(.sasNonce(Array(repeating: 2, count: 32)))])
         let actions = responder.received(.sasReveal(Array(repeating: 1, count: 32)), size: 35, now: pair.now)
         #expect(actions == [.fail(.sasCommitmentMismatch, notify: .protocolError)])
         pair.responder = responder
@@ -136,7 +135,10 @@ struct PeerHandshakeTests {
             )
             _ = machine.start()
             var last: [PeerHandshake.Action] = []
-            for message in messages { last = machine.received(message, size: 40, now: now) }
+            for message in messages {
+                last = machine.received(message, size: 40, now: now)
+                if last == [.openPairingRun] { last = machine.pairingRun(refusal: nil, now: now) }
+            }
             #expect(last == [.fail(.protocolViolation(state: state, message: name), notify: .protocolError)])
             #expect(machine.isClosed)
         }

@@ -28,6 +28,8 @@ struct Run {
     var localAccepted = false
     var honestAccepted = false
     var prompts = 0
+    /// Set once the target charged its pairing run; a nonce or a commitment before it is a bug.
+    var runGranted = false
     var connections = 0
 
     init(setup: UInt8) {
@@ -73,6 +75,7 @@ struct Run {
 
     /// Queues what the honest side sends for the target; notes its accepting decisions.
     mutating func takeFromHonest(_ actions: [PeerHandshake.Action]) {
+        if actions.contains(.openPairingRun) { takeFromHonest(honest.pairingRun(refusal: nil, now: now)) }
         for case .send(let message) in actions {
             if case .decision(let decision) = message, decision.accept {
                 honestConfirmations.insert(decision.confirmation)
@@ -91,6 +94,10 @@ struct Run {
             switch action {
             case .send(let message):
                 precondition(!wasClosed, "a closed handshake sent \(message.name)")
+                if case .sasNonce = message { precondition(runGranted, "a nonce sent without a pairing run charged") }
+                if case .connectRequest(let request) = message, request.pairing {
+                    precondition(runGranted, "a commitment sent without a pairing run charged")
+                }
                 guard !honest.isClosed else { continue }
                 takeFromHonest(honest.received(message, size: message.encoded().count, now: now))
             case .prompt(let prompt):
@@ -104,6 +111,10 @@ struct Run {
                 precondition(outcome.pairedWithCode == pairing, "pairedWithCode on a pinned peer, or not on pairing")
             case .fail:
                 break
+            case .openPairingRun:
+                precondition(!runGranted, "a second pairing run on one connection")
+                runGranted = true
+                step { machine, now in machine.pairingRun(refusal: nil, now: now) }
             }
         }
         guard target.isConnected else { return }

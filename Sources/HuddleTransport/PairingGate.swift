@@ -1,0 +1,92 @@
+public import HuddleWire
+import NIOConcurrencyHelpers
+public import NIOCore
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// One session's ``PairingBudget``, shared by all its connections (any thread): the handler charges a run before
+/// the handshake sends a nonce or a commitment, and returns it when the connection pairs or ends.
+public final class PairingGate: Sendable {
+    private struct State {
+        var budget: PairingBudget
+        var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
+        var nextWaiter = 0
+    }
+
+    private let state: NIOLockedValueBox<State>
+    private let paused: @Sendable (PairingBudget.Pause) -> Void
+
+    /// - Parameter paused: told when failed runs pause pairing (once per pause), to tell the user.
+    public init(
+        configuration: PairingBudget.Configuration = .init(),
+        paused: @escaping @Sendable (PairingBudget.Pause) -> Void = { _ in }
+    ) {
+        self.state = NIOLockedValueBox(State(budget: PairingBudget(configuration: configuration)))
+        self.paused = paused
+    }
+
+    /// The source of a connection: the device key TLS proved, and the peer's address (an IPv6 address as its
+    /// /64).
+    public static func source(device: DeviceID, address: SocketAddress?) -> PairingBudget.Source {
+        PairingBudget.Source(device: device, address: address.flatMap(addressKey))
+    }
+
+    /// The address part of a source, and of admission's per-address share: IPv4 as it is, IPv6 as its /64.
+    public static func addressKey(_ address: SocketAddress) -> String? {
+        switch address {
+        case .v6(let v6):
+            let bytes = withUnsafeBytes(of: v6.address.sin6_addr) { Array($0) }
+            // An IPv4-mapped address is the IPv4 host.
+            if bytes[0..<10].allSatisfy({ $0 == 0 }) && bytes[10] == 0xff && bytes[11] == 0xff {
+                return bytes[12...].map(String.init).joined(separator: ".")
+            }
+            return PairingBudget.addressKey(ipv6: bytes)
+        default:
+            return address.ipAddress
+        }
+    }
+
+    public func open(_ source: PairingBudget.Source, role: PeerRole) -> PairingBudget.Decision {
+        state.withLockedValue { $0.budget.open(source, role: role, now: .now) }
+    }
+
+    /// Whether a run from `source` would be granted now.
+    public func check(_ source: PairingBudget.Source, role: PeerRole) -> PairingBudget.Refusal? {
+        state.withLockedValue { $0.budget.check(source, role: role, now: .now) }
+    }
+
+    public func close(_ run: PairingBudget.Run, paired: Bool) {
+        let (pause, waiters) = state.withLockedValue { state in
+            let pause = state.budget.close(run, paired: paired, now: .now)
+            defer { state.waiters = [:] }
+            return (pause, state.waiters.values)
+        }
+        for waiter in waiters { waiter.resume() }
+        if let pause { paused(pause) }
+    }
+
+    /// Returns once a run ends (at once when none is in flight, or when the task is cancelled): a dial that
+    /// found the budget busy waits here instead of trying again and again.
+    public func runEnded() async {
+        let number = state.withLockedValue { state in
+            state.nextWaiter += 1
+            return state.nextWaiter
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let now = state.withLockedValue { state -> Bool in
+                    guard state.budget.runsInFlight > 0, !Task.isCancelled else { return true }
+                    state.waiters[number] = continuation
+                    return false
+                }
+                if now { continuation.resume() }
+            }
+        } onCancel: {
+            state.withLockedValue { $0.waiters.removeValue(forKey: number) }?.resume()
+        }
+    }
+}

@@ -1,0 +1,134 @@
+import HuddleWire
+import Testing
+
+/// The pairing budget's rules on a manual clock.
+@Suite("Pairing budget rules")
+struct PairingBudgetRuleTests {
+    let start = ContinuousClock.now
+
+    static func device(_ byte: UInt8) -> DeviceID { try! DeviceID(bytes: Array(repeating: byte, count: 32)) }
+    static func source(_ byte: UInt8, _ address: String? = "10.0.0.7") -> PairingBudget.Source {
+        PairingBudget.Source(device: device(byte), address: address)
+    }
+
+    func at(_ seconds: Double) -> ContinuousClock.Instant { start + .milliseconds(Int(seconds * 1000)) }
+
+    func granted(_ decision: PairingBudget.Decision) -> PairingBudget.Run? {
+        if case .granted(let run) = decision { return run }
+        return nil
+    }
+
+    @Test func onePairingAtATimeButBothHalvesOfASimultaneousDial() throws {
+        var budget = PairingBudget()
+        let run = try #require(granted(budget.open(Self.source(1, "10.0.0.1"), role: .responder, now: at(0))))
+        // Another device waits until this pairing ends, whichever side starts it.
+        #expect(budget.open(Self.source(2, "10.0.0.2"), role: .responder, now: at(5)) == .refused(.pairingInProgress))
+        #expect(budget.open(Self.source(2, "10.0.0.2"), role: .initiator, now: at(5)) == .refused(.pairingInProgress))
+        // A second run of the same role with the same device is refused: no parallel draws.
+        #expect(budget.open(Self.source(1, "10.0.0.1"), role: .responder, now: at(5)) == .refused(.pairingInProgress))
+        // Our own dial to the same device at the same moment is the same pairing.
+        let ours = try #require(granted(budget.open(Self.source(1, "10.0.0.1"), role: .initiator, now: at(0.1))))
+        #expect(budget.runsInFlight == 2)
+        // The tie-break closes one; the other pairs: no failure is counted.
+        #expect(budget.close(ours, paired: false, now: at(1)) == nil)
+        #expect(budget.close(run, paired: true, now: at(2)) == nil)
+        #expect(budget.runsInFlight == 0)
+        #expect(granted(budget.open(Self.source(2, "10.0.0.2"), role: .responder, now: at(2))) != nil)
+    }
+
+    @Test func eachSourceStartsAtMostOneRunEveryTwoSeconds() throws {
+        var budget = PairingBudget()
+        let first = try #require(granted(budget.open(Self.source(1), role: .responder, now: at(0))))
+        _ = budget.close(first, paired: true, now: at(0.5))
+        // The same address under a fresh key, and the same key from another address, both wait.
+        #expect(budget.open(Self.source(2), role: .responder, now: at(1)) == .refused(.tooSoon(retryAt: at(2))))
+        #expect(
+            budget.open(Self.source(1, "10.0.0.99"), role: .responder, now: at(1.999))
+                == .refused(.tooSoon(retryAt: at(2)))
+        )
+        #expect(granted(budget.open(Self.source(3, "10.0.0.99"), role: .responder, now: at(1))) != nil)
+        var other = PairingBudget()
+        _ = other.open(Self.source(1), role: .responder, now: at(0))
+        #expect(other.check(Self.source(1), role: .initiator, now: at(1)) == nil, "the simultaneous dial")
+    }
+
+    @Test func fiveFailedRunsPauseNewPairingsForAMinuteAndSaySo() throws {
+        var budget = PairingBudget()
+        var pause: PairingBudget.Pause?
+        for i in 0..<5 {
+            let run = try #require(
+                granted(budget.open(Self.source(UInt8(10 + i)), role: .responder, now: at(Double(i) * 3)))
+            )
+            pause = budget.close(run, paired: false, now: at(Double(i) * 3 + 1))
+            #expect((pause == nil) == (i < 4))
+        }
+        let told = try #require(pause)
+        #expect(told.failures == 5)
+        #expect(told.description == "5 pairing attempts from 10.0.0.7 were abandoned: pausing new pairings for 60 s")
+        // Paused for everyone, a pinned device's reconnect does not come here.
+        #expect(
+            budget.open(Self.source(99, "10.9.9.9"), role: .responder, now: at(13)) == .refused(.paused(until: at(73)))
+        )
+        #expect(
+            budget.open(Self.source(99, "10.9.9.9"), role: .initiator, now: at(72.9))
+                == .refused(.paused(until: at(73)))
+        )
+        #expect(granted(budget.open(Self.source(99, "10.9.9.9"), role: .responder, now: at(73))) != nil)
+    }
+
+    @Test func onlyACompletedAcceptedPairingUncounts() throws {
+        var budget = PairingBudget()
+        for i in 0..<4 {
+            let run = try #require(
+                granted(budget.open(Self.source(UInt8(i), nil), role: .responder, now: at(Double(i) * 3)))
+            )
+            #expect(budget.close(run, paired: false, now: at(Double(i) * 3 + 1)) == nil)
+        }
+        let good = try #require(granted(budget.open(Self.source(50, nil), role: .responder, now: at(20))))
+        #expect(budget.close(good, paired: true, now: at(21)) == nil)
+        let fifth = try #require(granted(budget.open(Self.source(51, nil), role: .responder, now: at(30))))
+        let closed = budget.close(fifth, paired: false, now: at(31))
+        let pause = try #require(closed)
+        #expect(pause.failures == 5)
+        #expect(pause.source.hasPrefix("device "))
+    }
+
+    @Test func failuresOlderThanTheWindowAreForgotten() throws {
+        var budget = PairingBudget()
+        for i in 0..<4 {
+            let run = try #require(
+                granted(budget.open(Self.source(UInt8(i)), role: .responder, now: at(Double(i) * 3)))
+            )
+            _ = budget.close(run, paired: false, now: at(Double(i) * 3 + 1))
+        }
+        let late = try #require(granted(budget.open(Self.source(9), role: .responder, now: at(700))))
+        #expect(budget.close(late, paired: false, now: at(701)) == nil)
+    }
+
+    @Test func anIPv6SourceIsItsSlash64() {
+        let a: [UInt8] = [0x20, 0x01, 0x0d, 0xb8, 0, 1, 0, 2] + Array(repeating: 7, count: 8)
+        let b: [UInt8] = [0x20, 0x01, 0x0d, 0xb8, 0, 1, 0, 2] + Array(repeating: 9, count: 8)
+        #expect(PairingBudget.addressKey(ipv6: a) == "2001:db8:1:2::/64")
+        #expect(PairingBudget.addressKey(ipv6: a) == PairingBudget.addressKey(ipv6: b))
+    }
+
+    /// The grinding bound: an attacker who starts a run whenever the budget lets it, from a fresh key and a
+    /// fresh address each time, and abandons each run at once, gets at most six runs in any minute.
+    @Test func aGrinderGetsAtMostSixRunsInAnyMinute() {
+        var budget = PairingBudget()
+        var starts: [Double] = []
+        var key: UInt8 = 0
+        for tick in 0..<(600 * 100) {  // ten minutes in 10 ms steps
+            let now = Double(tick) / 100
+            key &+= 1
+            let source = Self.source(key, "10.1.\(key / 250).\(key % 250)")
+            guard case .granted(let run) = budget.open(source, role: .responder, now: at(now)) else { continue }
+            starts.append(now)
+            _ = budget.close(run, paired: false, now: at(now + 0.01))
+        }
+        let mostInAMinute = starts.indices.map { i in starts[i...].prefix { $0 < starts[i] + 60 }.count }.max() ?? 0
+        #expect(mostInAMinute <= 6)
+        #expect(mostInAMinute == 5)
+        #expect(starts.count >= 40, "the budget still lets pairing happen: \(starts.count) runs in ten minutes")
+    }
+}
