@@ -37,17 +37,15 @@ public final class PairingGate: Sendable {
 
     /// The address part of a source, and of admission's per-address share: IPv4 as it is, IPv6 as its /64.
     public static func addressKey(_ address: SocketAddress) -> String? {
-        switch address {
-        case .v6(let v6):
-            let bytes = withUnsafeBytes(of: v6.address.sin6_addr) { Array($0) }
-            // An IPv4-mapped address is the IPv4 host.
-            if bytes[0..<10].allSatisfy({ $0 == 0 }) && bytes[10] == 0xff && bytes[11] == 0xff {
-                return bytes[12...].map(String.init).joined(separator: ".")
-            }
-            return PairingBudget.addressKey(ipv6: bytes)
-        default:
-            return address.ipAddress
+        guard case .v6 = address, let text = address.ipAddress else { return address.ipAddress }
+        var raw = in6_addr()
+        guard inet_pton(AF_INET6, text, &raw) == 1 else { return text }
+        let bytes = withUnsafeBytes(of: raw) { Array($0) }
+        // An IPv4-mapped address is the IPv4 host.
+        if bytes[0..<10].allSatisfy({ $0 == 0 }) && bytes[10] == 0xff && bytes[11] == 0xff {
+            return bytes[12...].map(String.init).joined(separator: ".")
         }
+        return PairingBudget.addressKey(ipv6: bytes)
     }
 
     public func open(_ source: PairingBudget.Source, role: PeerRole) -> PairingBudget.Decision {

@@ -2,6 +2,9 @@ public import HuddleWire
 
 /// Limits and timers of one peer connection, with the defaults of `docs/security.md` §4.9.
 public struct PeerConnectionConfiguration: Hashable, Sendable {
+    /// Sequence numbers of reliable messages stay below this; a RESUME at or above it is a protocol error.
+    public static let sequenceLimit: UInt64 = 1 << 48
+
     public var handshake = PeerHandshakeConfiguration()
     /// TCP connect deadline.
     public var connectTimeout: Duration = .seconds(5)

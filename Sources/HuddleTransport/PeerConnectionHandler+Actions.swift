@@ -74,6 +74,14 @@ extension PeerConnectionHandler {
             guard !heardResume, !receivedMessages else {
                 return fail(.protocolViolation(state: "connected", message: "RESUME after messages"), context: context)
             }
+            // No session numbers 2⁴⁸ messages (nine years at a million a second): a RESUME beyond that is not
+            // about messages that were sent, and would make the peer's later messages look like duplicates.
+            guard sequence < PeerConnectionConfiguration.sequenceLimit else {
+                return fail(
+                    .protocolViolation(state: "connected", message: "RESUME beyond any message sent"),
+                    context: context
+                )
+            }
             heardResume = true
             incomingSequence = sequence
             report(.resumed(sequence), context: context)

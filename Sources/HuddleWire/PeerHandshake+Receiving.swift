@@ -82,6 +82,12 @@ extension PeerHandshake {
     }
 
     private mutating func receivedHello(_ hello: PeerHello, now: ContinuousClock.Instant) -> [Action] {
+        let instanceSize = hello.instance.utf8.count
+        guard (1...configuration.maximumInstanceSize).contains(instanceSize) else {
+            return fail(
+                .malformedMessage("HELLO instance of \(instanceSize) bytes (1 to \(configuration.maximumInstanceSize))")
+            )
+        }
         guard hello.sessionType == localHello.sessionType else {
             return fail(.sessionMismatch(ours: localHello.sessionType, theirs: hello.sessionType), notify: .refused)
         }

@@ -16,6 +16,8 @@ public struct PeerHandshakeConfiguration: Hashable, Sendable {
     public var maximumPreAcceptanceTotal = 16 * 1024
     /// Largest context payload of a connection request.
     public var maximumContextSize = 1024
+    /// Longest instance token a HELLO may name, in UTF-8 bytes (as for adverts): a peer is looked up by it.
+    public var maximumInstanceSize = 64
 
     public init() {}
 }

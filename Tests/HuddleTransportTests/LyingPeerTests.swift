@@ -111,6 +111,17 @@ struct LyingPeerTests {
         await link.close()
     }
 
+    /// A RESUME far beyond any message sent would make every later message of the peer look like a duplicate
+    /// (review F2: one message after RESUME(2⁶²) silenced a peer for the rest of the session).
+    @Test func resumeBeyondAnyMessageSentCloses() async throws {
+        let link = try await delivery.connectedLink()
+        try await inject([Self.control(.resume(1 << 62)), Self.data("after", end: true)], from: link.client)
+        let seen = try #require(await Self.messagesUntilClosed(link.serverLog))
+        #expect(seen.messages.isEmpty)
+        #expect(seen.closed == Self.protocolViolation("RESUME beyond any message sent"))
+        await link.close()
+    }
+
     /// A thousand data frames that carry nothing hit the glitch limit (B7); no message is made of them.
     @Test func emptyFramesHitTheGlitchLimit() async throws {
         let link = try await delivery.connectedLink()
