@@ -181,7 +181,7 @@ extension PeerSession {
     /// Records `device` as `peer`, reached through connection `id`: from now on the peer is that device, and its
     /// name is the one its authenticated HELLO gave (never an advert's).
     func bind(_ peer: PeerID, hello: PeerHello, device: DeviceID, connection id: Int) {
-        let name = DisplayText.sanitized(hello.displayName)
+        let name = shownName(of: hello, device: device)
         var record =
             peers[peer]
             ?? PeerRecord(info: PeerInfo(id: peer, displayName: name, deviceID: device, state: .connecting))
@@ -193,6 +193,17 @@ extension PeerSession {
         record.info.state = .connecting
         peers[peer] = record
         if !wasConnecting { emit(.stateChanged(peer, .connecting)) }
+    }
+
+    /// The name to show for `device`: the one its HELLO gives, unless a paired device changed its name to one
+    /// that looks like another paired device's ("B\u{200B}ob" next to Bob): then the name it was paired or last
+    /// seen under (`docs/threat-model.md`, "Names").
+    func shownName(of hello: PeerHello, device: DeviceID) -> String {
+        let claimed = DisplayText.sanitized(hello.displayName)
+        guard device != identity.deviceID, let stored = trustStore.record(for: device)?.displayName,
+            DisplayText.sanitized(stored) != claimed, !namesakes(of: claimed, excluding: device).isEmpty
+        else { return claimed }
+        return DisplayText.sanitized(stored)
     }
 
     /// The device TLS proved for `peer` on an earlier connection, if any.
@@ -281,7 +292,9 @@ extension PeerSession {
         slot.connected = true
         if let request = slot.request { requests[request] = nil }
         slot.request = nil
-        let name = DisplayText.sanitized(outcome.peerHello.displayName)
+        let claimed = DisplayText.sanitized(outcome.peerHello.displayName)
+        let name = shownName(of: outcome.peerHello, device: device)
+        if name != claimed { emit(.peerError(peer, .lookalikeName(claimed, shownAs: name))) }
         if device != identity.deviceID {
             if outcome.pairedWithCode || slot.acceptedOnFirstUse {
                 try? trustStore.set(

@@ -30,6 +30,9 @@ public enum PeerSessionError: Error, Hashable, Sendable, CustomStringConvertible
     /// A device claimed to be a peer that is another device (its instance is bound to the key TLS proved
     /// before): refused.
     case instanceClaimed(PeerID, by: DeviceID)
+    /// A paired device now calls itself by a name that looks like another paired device's; it is still shown
+    /// under the name it had.
+    case lookalikeName(String, shownAs: String)
 
     public var description: String {
         switch self {
@@ -46,6 +49,8 @@ public enum PeerSessionError: Error, Hashable, Sendable, CustomStringConvertible
         case .transferTooLarge(let limit, let size): "\(size) bytes is over the in-memory limit of \(limit)"
         case .connection(.wire(.pairingRejected(reason: let reason))): "the connection was refused (\(reason))"
         case .connection(let error): "\(error)"
+        case .lookalikeName(let claimed, let shown):
+            "\(shown) now calls itself \"\(claimed)\", which looks like another paired device's name: still shown as \(shown)"
         case .instanceClaimed(let peer, let device):
             "device \(device.shortID) claimed to be peer \(peer), which is another device: refused"
         }

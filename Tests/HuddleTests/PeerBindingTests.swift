@@ -29,6 +29,8 @@ struct PeerBindingTests {
         try await ada.session.connect(to: malloryID)
         let adaAtBob = try #require(await bob.found(named: "Ada")).id
         #expect(await bob.state(adaAtBob, .connected))
+        let adaAtMallory = try #require(await probes[2].found(named: "Ada")).id
+        #expect(await probes[2].state(adaAtMallory, .connected))
         return (probes, directory, bobID, malloryID, adaAtBob)
     }
 
@@ -161,6 +163,38 @@ struct PeerBindingTests {
         #expect(!ada.events.contains { if case .connectionRequest = $0 { true } else { false } })
         #expect(await ada.session.displayName(for: bobID) == "Bob")
         await registration.withdraw()
+        for probe in probes { await probe.session.stop() }
+    }
+
+    /// F4's second path: a device paired under a harmless name comes back calling itself "B\u{200B}ob". It is
+    /// still shown under the name it was paired with, and Ada is told; before, it became a second "Bob" that
+    /// `send --to Bob` could pick.
+    @Test(.timeLimit(.minutes(2))) func aPairedDeviceCannotTakeALookalikeOfAnotherPairedName() async throws {
+        let (probes, directory, _, _, _) = try await Self.adaPairedWithBobAndMallory()
+        let (ada, mallory) = (probes[0], probes[2])
+        await mallory.session.stop()
+        var configuration = PeerSessionConfiguration()
+        configuration.listenHost = "127.0.0.1"
+        let again = try await PeerSession(
+            sessionID: "TypingTogether",
+            displayName: "B\u{200B}ob",
+            configuration: configuration,
+            directory: directory,
+            identity: mallory.session.identity,
+            trustStore: mallory.session.trustStore
+        )
+        try await again.start()
+        let probe = SessionProbe(again)
+        let adaThere = try #require(await probe.found(named: "Ada")).id
+        try await again.connect(to: adaThere, timeout: .seconds(20))
+        #expect(await ada.state(again.peerID, .connected))
+        #expect(await ada.session.displayName(for: again.peerID) == "Mallory")
+        let warning = await ada.wait { event -> String? in
+            if case .peerError(_, .lookalikeName(_, let shown)) = event { return shown }
+            return nil
+        }
+        #expect(warning == "Mallory")
+        await again.stop()
         for probe in probes { await probe.session.stop() }
     }
 }
