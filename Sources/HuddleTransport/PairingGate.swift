@@ -2,12 +2,6 @@ public import HuddleWire
 import NIOConcurrencyHelpers
 public import NIOCore
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// One session's ``PairingBudget``, shared by all its connections (any thread): the handler charges a run before
 /// the handshake sends a nonce or a commitment, and returns it when the connection pairs or ends.
 public final class PairingGate: Sendable {
@@ -29,23 +23,20 @@ public final class PairingGate: Sendable {
         self.paused = paused
     }
 
-    /// The source of a connection: the device key TLS proved, and the peer's address (an IPv6 address as its
-    /// /64).
+    /// The source of a connection: the device key TLS proved, and the peer's address.
     public static func source(device: DeviceID, address: SocketAddress?) -> PairingBudget.Source {
         PairingBudget.Source(device: device, address: address.flatMap(addressKey))
     }
 
-    /// The address part of a source, and of admission's per-address share: IPv4 as it is, IPv6 as its /64.
+    /// The address part of a source: the IP address without a zone, an IPv4-mapped IPv6 address as IPv4. Not an
+    /// IPv6 prefix: on a local network every host shares the /64 (and fe80::/64), so a prefix would make the
+    /// whole network one source. A host with many addresses gets past this part; the device key part, the one
+    /// pairing at a time and the pause still bound it.
     public static func addressKey(_ address: SocketAddress) -> String? {
-        guard case .v6 = address, let text = address.ipAddress else { return address.ipAddress }
-        var raw = in6_addr()
-        guard inet_pton(AF_INET6, text, &raw) == 1 else { return text }
-        let bytes = withUnsafeBytes(of: raw) { Array($0) }
-        // An IPv4-mapped address is the IPv4 host.
-        if bytes[0..<10].allSatisfy({ $0 == 0 }) && bytes[10] == 0xff && bytes[11] == 0xff {
-            return bytes[12...].map(String.init).joined(separator: ".")
-        }
-        return PairingBudget.addressKey(ipv6: bytes)
+        guard var text = address.ipAddress else { return nil }
+        if let zone = text.firstIndex(of: "%") { text = String(text[..<zone]) }
+        if text.lowercased().hasPrefix("::ffff:"), text.contains(".") { text = String(text.dropFirst(7)) }
+        return text
     }
 
     public func open(_ source: PairingBudget.Source, role: PeerRole) -> PairingBudget.Decision {

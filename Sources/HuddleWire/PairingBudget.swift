@@ -9,7 +9,7 @@
 /// - **One pairing at a time.** Runs with one device only. Two runs with the same device at once are allowed when
 ///   one is ours and one is theirs (both sides dialled at the same moment: one pairing, and the duplicate
 ///   tie-break keeps one connection); a second run of the same role with the same device is refused.
-/// - **Per source.** A device key, an IPv4 address or an IPv6 /64 starts at most one new run every
+/// - **Per source.** A device key or a network address starts at most one new run every
 ///   ``Configuration/interval`` (2 s).
 /// - **Failures pause pairing.** A run that ends without a completed, accepted pairing is a failure. After
 ///   ``Configuration/maximumFailures`` (5) failures within ``Configuration/failureWindow``, no run starts for
@@ -162,15 +162,5 @@ public struct PairingBudget: Sendable {
 
     private static func keys(of source: Source) -> [String] {
         ["device " + source.device.description] + (source.address.map { ["address " + $0] } ?? [])
-    }
-
-    /// The address part of a source: an IPv4 address as it is, an IPv6 address as its /64 (one host can take
-    /// any number of addresses in its own /64), written as the first four groups followed by `::/64`.
-    public static func addressKey(ipv6 bytes: [UInt8]) -> String {
-        precondition(bytes.count == 16, "an IPv6 address is 16 bytes")
-        let groups = stride(from: 0, to: 8, by: 2).map {
-            String(UInt16(bytes[$0]) << 8 | UInt16(bytes[$0 + 1]), radix: 16)
-        }
-        return groups.joined(separator: ":") + "::/64"
     }
 }

@@ -1,6 +1,7 @@
-"""Issue 7: pairing abuse through the CLI — a host starts pairing again and again under fresh identities and
-walks away before answering (docs/security.md §3.5, §5 C6). After five unfinished runs within ten minutes the
-target refuses further first contacts and says so on its screen; a device paired before still reconnects.
+"""Pairing abuse through the CLI: a host starts pairing again and again under fresh identities and walks away
+before answering (docs/threat-model.md, "The pairing budget"). After five runs that ended unpaired the target
+pauses pairing for 60 s and says so on its screen, naming the address they came from; a further first contact is
+refused while paused (whichever side dials); a device paired before still reconnects.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import pytest
 
 from test_huddle_chat import chat, code_of, pair
 
-ATTEMPTS = 5  # PeerSessionConfiguration.maximumFailedPairings
+ATTEMPTS = 5  # PairingBudget.Configuration.maximumFailures
 
 
 @pytest.mark.hosts(3)
@@ -30,12 +31,23 @@ def test_repeated_aborted_pairings_hit_the_limit_and_the_user_is_told(testbed, h
         code_of(bob, start=mark)
         os.kill(mallory.pid, signal.SIGKILL)  # ... and Mallory walks away without answering
         bob.wait_line(lambda l: l.startswith("* request") and "ended" in l, 20, start=mark)
+    line = bob.wait_line(lambda l: "pairing attempts from" in l, 20)
+    assert line == f"! {ATTEMPTS} pairing attempts from {c.ip} were abandoned: pausing new pairings for 60 s", line
     mark = bob.mark()
     mallory = chat(c, "Mallory-again", homes("m-again"))
-    line = bob.wait_line(lambda l: l.startswith("! Mallory-again"), 20, start=mark)
-    assert "too many unfinished pairing attempts" in line, line
+    # Whoever dials, the run is refused before any code: Bob's own dial waits for no pause, and a dial from
+    # Mallory is turned away with the reason.
+    paused = "pairing is paused after abandoned attempts"
+    refusal = None
+    for _ in range(40):
+        bob_said = [l for _, l in bob.lines[mark:] if l.startswith("! could not connect to Mallory-again")]
+        mallory_said = [l for _, l in mallory.lines if l.startswith("! could not connect to Bob")]
+        if bob_said or mallory_said:
+            refusal = (bob_said + mallory_said)[0]
+            break
+        mallory.wait_line(lambda l: l.startswith("! could not connect"), 0.5, missing_ok=True)
+    assert refusal is not None and paused in refusal, (bob.output(), mallory.output())
     assert not any("first contact" in l for _, l in bob.lines[mark:]), bob.output()
-    mallory.wait_line(lambda l: "refused" in l or "could not connect" in l, 20)
     assert not any("connected to" in l for _, l in mallory.lines), mallory.output()
     # A device paired before is not a pairing run: it reconnects without a code.
     mark = bob.mark()
