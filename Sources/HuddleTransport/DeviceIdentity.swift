@@ -67,6 +67,8 @@ public struct DeviceIdentity: Sendable {
         func load() throws -> DeviceIdentity {
             let attributes = try manager.attributesOfItem(atPath: file.path)
             let mode = (attributes[.posixPermissions] as? NSNumber)?.intValue ?? 0
+            let owner = (attributes[.ownerAccountID] as? NSNumber)?.intValue ?? -1
+            guard owner == Int(geteuid()) else { throw IdentityError.keyFileNotOwned(path: file.path, owner: owner) }
             guard mode & 0o077 == 0 else { throw IdentityError.keyFileTooOpen(path: file.path, mode: mode) }
             guard let pem = try? String(contentsOf: file, encoding: .utf8),
                 let key = try? P256.Signing.PrivateKey(pemRepresentation: pem)
@@ -91,6 +93,8 @@ public enum IdentityError: Error, Hashable, Sendable, CustomStringConvertible {
     case keyFileTooOpen(path: String, mode: Int)
     /// The data directory, or the directory of the key, is not safe to use.
     case unsafeDirectory(DataDirectoryError)
+    /// Another user owns the key file: whoever put it there knows the key.
+    case keyFileNotOwned(path: String, owner: Int)
 
     public var description: String {
         switch self {
@@ -100,6 +104,9 @@ public enum IdentityError: Error, Hashable, Sendable, CustomStringConvertible {
             "the device key at \(path) has mode \(String(mode, radix: 8)); run: chmod 600 \(path)"
         case .unsafeDirectory(let error):
             "the device key was not used: \(error)"
+        case .keyFileNotOwned(let path, let owner):
+            "the device key at \(path) belongs to uid \(owner), not to this user: it was not used (move it away to "
+                + "make a new identity)"
         }
     }
 }

@@ -76,9 +76,9 @@ struct TrustChangeSessionTests {
         // What `huddle trust block` does, in a store of its own.
         try TrustStore(directory: homes[0].url).set(.blocked, for: bobDevice, displayName: "Bob")
 
-        // The session reloads at least every half second; the bound leaves room for a loaded machine.
-        #expect(await ada.state(bobID, .disconnected, seconds: 10), "Ada drops the blocked peer")
-        #expect(await bob.state(adaID, .disconnected, seconds: 10), "Bob's connection ends too")
+        // The session looks at the file every 250 ms; the bound leaves room for a loaded machine.
+        #expect(await ada.state(bobID, .disconnected, seconds: 5), "Ada drops the blocked peer")
+        #expect(await bob.state(adaID, .disconnected, seconds: 5), "Bob's connection ends too")
         #expect(ada.session.trustStore.isBlocked(bobDevice))
 
         // Refused both ways from now on.

@@ -101,6 +101,19 @@ struct DataDirectorySafetyTests {
         }
     }
 
+    /// Whoever planted the key knows it, and could pass for this device.
+    @Test(.enabled(if: canChown, "needs root to give a file to another user; with CI=true it fails instead"))
+    func keyFileOwnedByAnotherUserIsRefused() throws {
+        let temporary = try TemporaryDirectory()
+        defer { temporary.remove() }
+        _ = try DeviceIdentity.loadOrCreate(in: temporary.url)
+        let file = temporary.url.appendingPathComponent("identity/key.pem")
+        try #require(chown(file.path, Self.otherUser, Self.otherUser) == 0, "chown needs root")
+        #expect(throws: IdentityError.keyFileNotOwned(path: file.path, owner: Int(Self.otherUser))) {
+            try DeviceIdentity.loadOrCreate(in: temporary.url)
+        }
+    }
+
     @Test func dataDirectoryWritableByOthersIsRefused() throws {
         let temporary = try TemporaryDirectory()
         defer { temporary.remove() }
