@@ -138,6 +138,7 @@ public actor PeerSession {
         started = true
         let stream = inboxStream
         track { await self.runInbox(stream) }
+        watchTrustStore()
         datagramChannel = try await openDatagramSocket(host: configuration.listenHost)
         datagramPort.store(datagramChannel?.localAddress?.port ?? 0, ordering: .relaxed)
         if mode.advertises { listener = try await listen() }

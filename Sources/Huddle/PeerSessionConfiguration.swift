@@ -5,7 +5,7 @@ public import HuddleWire
 /// How a ``PeerSession`` behaves; every limit has a documented default (`docs/security.md` §4.9).
 public struct PeerSessionConfiguration: Sendable {
     /// Where the device key and the trust store live. Default: `$HUDDLE_HOME`, else `$XDG_DATA_HOME/huddle`, else
-    /// `~/.local/share/huddle`.
+    /// `$HOME/.local/share/huddle`.
     public var dataDirectory: URL = Self.defaultDataDirectory()
     /// Connection limits and timers (message size, heartbeat, disconnect timeout, handshake deadlines).
     public var connection = PeerConnectionConfiguration()
@@ -54,13 +54,7 @@ public struct PeerSessionConfiguration: Sendable {
         set { connection.disconnectTimeout = newValue }
     }
 
-    /// `$HUDDLE_HOME`, else `$XDG_DATA_HOME/huddle`, else `~/.local/share/huddle`.
-    public static func defaultDataDirectory() -> URL {
-        let environment = ProcessInfo.processInfo.environment
-        if let home = environment["HUDDLE_HOME"], !home.isEmpty { return URL(fileURLWithPath: home) }
-        if let data = environment["XDG_DATA_HOME"], !data.isEmpty {
-            return URL(fileURLWithPath: data).appendingPathComponent("huddle")
-        }
-        return FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".local/share/huddle")
-    }
+    /// `$HUDDLE_HOME`, else `$XDG_DATA_HOME/huddle`, else `$HOME/.local/share/huddle`: see
+    /// ``DataDirectory/resolve(environment:passwordDatabaseHome:)``.
+    public static func defaultDataDirectory() -> URL { DataDirectory.resolve() }
 }

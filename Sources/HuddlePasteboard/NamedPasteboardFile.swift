@@ -21,30 +21,94 @@ enum NamedPasteboardFile {
 
     /// Makes the directory and its parents, mode 0700, and refuses one that another user owns or others can
     /// write to.
-    static func prepare(_ directory: URL) throws {
-        do {
-            try FileManager.default.createDirectory(
-                at: directory,
-                withIntermediateDirectories: true,
-                attributes: [.posixPermissions: 0o700]
-            )
-        } catch {
-            throw PasteboardError(.storage, "cannot create \(directory.path): \(error.localizedDescription)")
+    ///
+    /// With a `root` (the `/tmp/huddle-<uid>` fallback): the directory that holds `root` must be writable by nobody
+    /// else or sticky, as `/tmp` is; `root` must be a real directory (`lstat`: a link is not followed) owned by this
+    /// user with mode 0700 exactly; and each directory between `root` and `directory` is made and checked one at a
+    /// time, so none is used that another user made or could replace.
+    static func prepare(_ directory: URL, under root: URL?) throws {
+        if let root, directory.pathComponents.starts(with: root.pathComponents) {
+            try Self.checkBase(root.deletingLastPathComponent())
+            var current = root
+            try Self.makePrivate(current, exactly: true)
+            for component in directory.pathComponents.dropFirst(root.pathComponents.count) {
+                current.appendPathComponent(component, isDirectory: true)
+                try Self.makePrivate(current, exactly: false)
+            }
+            return
         }
+        var missing: [URL] = []
+        var current = directory
+        while current.path != "/", access(current.path, F_OK) != 0 {
+            missing.append(current)
+            current.deleteLastPathComponent()
+        }
+        for created in missing.reversed() { try Self.makePrivate(created, exactly: false) }
         var info = stat()
         guard stat(directory.path, &info) == 0 else { throw PasteboardError.storage(directory.path, errno: errno) }
-        guard info.st_uid == getuid() else {
+        guard info.st_uid == geteuid() else {
             throw PasteboardError(.storage, "\(directory.path) belongs to another user: refusing to use it")
         }
         if info.st_mode & 0o077 != 0 { chmod(directory.path, 0o700) }
     }
 
+    /// Makes `url` (mode 0700) unless it exists, then checks it without following a link: a directory of this
+    /// user that nobody else can write to; with `exactly`, mode 0700 and nothing else.
+    private static func makePrivate(_ url: URL, exactly: Bool) throws {
+        let path = url.path
+        let made = mkdir(path, 0o700) == 0
+        guard made || errno == EEXIST else { throw PasteboardError.storage("cannot create \(path)", errno: errno) }
+        var info = stat()
+        guard lstat(path, &info) == 0 else { throw PasteboardError.storage(path, errno: errno) }
+        guard info.st_mode & S_IFMT == S_IFDIR else {
+            throw PasteboardError(.storage, "\(path) is not a directory (a symbolic link?): refusing to use it")
+        }
+        guard info.st_uid == geteuid() else {
+            throw PasteboardError(
+                .storage,
+                "\(path) belongs to another user (uid \(info.st_uid)): refusing to use it"
+            )
+        }
+        if made {
+            chmod(path, 0o700)  // the umask may have taken bits away
+            return
+        }
+        let mode = info.st_mode & 0o7777
+        if exactly ? mode != 0o700 : mode & 0o022 != 0 {
+            throw PasteboardError(
+                .storage,
+                "\(path) has mode \(String(mode, radix: 8)), not 700: refusing to use it"
+            )
+        }
+    }
+
+    /// The directory that holds the fallback (`/tmp`): others may not rename what is in it.
+    private static func checkBase(_ url: URL) throws {
+        var info = stat()
+        guard stat(url.path, &info) == 0 else { throw PasteboardError.storage(url.path, errno: errno) }
+        guard info.st_uid == 0 || info.st_uid == geteuid() else {
+            throw PasteboardError(.storage, "\(url.path) belongs to another user: refusing to use it")
+        }
+        guard info.st_mode & 0o022 == 0 || info.st_mode & S_ISVTX != 0 else {
+            throw PasteboardError(
+                .storage,
+                "\(url.path) can be written by others and is not sticky: refusing to keep pasteboards in it"
+            )
+        }
+    }
+
     /// Runs `body` holding a `flock` on `.<name>.lock` in the directory.
     @discardableResult
-    static func withLock<T>(directory: URL, name: String, exclusive: Bool, _ body: () throws -> T) throws -> T {
-        try Self.prepare(directory)
+    static func withLock<T>(
+        directory: URL,
+        under root: URL?,
+        name: String,
+        exclusive: Bool,
+        _ body: () throws -> T
+    ) throws -> T {
+        try Self.prepare(directory, under: root)
         let lockPath = directory.appendingPathComponent(".\(name).lock").path
-        let fd = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        let fd = open(lockPath, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw PasteboardError.storage(lockPath, errno: errno) }
         defer { close(fd) }  // closing releases the lock
         while flock(fd, exclusive ? LOCK_EX : LOCK_SH) != 0 {

@@ -16,6 +16,8 @@ public struct NamedPasteboardStore: Sendable {
     public let sessionDirectory: URL
     /// Where persistent pasteboards live.
     public let persistentDirectory: URL
+    /// The shared-/tmp fallback the session directory is under, if it is: it must be this user's, mode 0700.
+    private var privateRoot: URL?
 
     /// Names are 1–128 characters of letters, digits, `.`, `_` and `-`, not starting with `.`: safe as file
     /// names everywhere, and no path traversal.
@@ -24,21 +26,39 @@ public struct NamedPasteboardStore: Sendable {
     /// The user's directories from the environment.
     ///
     /// Without `XDG_RUNTIME_DIR` (some containers and ssh sessions), session pasteboards go to
-    /// `/tmp/huddle-<uid>`, made 0700 and refused if another user owns it.
-    public init(environment: [String: String] = ProcessInfo.processInfo.environment) {
-        let home = environment["HOME"] ?? NSHomeDirectory()
-        let runtime =
-            environment["XDG_RUNTIME_DIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp/huddle-\(getuid())"
+    /// `<temporaryDirectory>/huddle-<uid>` (`/tmp/huddle-<uid>`), a name any local user could take first. It is
+    /// used only when it is a real directory (not a link), owned by this user, with mode 0700 — it is made so when
+    /// it does not exist — and each directory made under it is checked the same way.
+    public init(
+        environment: [String: String] = ProcessInfo.processInfo.environment,
+        temporaryDirectory: URL = URL(fileURLWithPath: "/tmp")
+    ) {
+        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
         let data = environment["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? "\(home)/.local/share"
-        self.init(
-            sessionDirectory: URL(fileURLWithPath: runtime).appendingPathComponent("huddle/pasteboards"),
-            persistentDirectory: URL(fileURLWithPath: data).appendingPathComponent("huddle/pasteboards")
-        )
+        let persistent = URL(fileURLWithPath: data).appendingPathComponent("huddle/pasteboards")
+        if let runtime = environment["XDG_RUNTIME_DIR"], !runtime.isEmpty {
+            self.init(
+                sessionDirectory: URL(fileURLWithPath: runtime).appendingPathComponent("huddle/pasteboards"),
+                persistentDirectory: persistent
+            )
+        } else {
+            let fallback = temporaryDirectory.appendingPathComponent("huddle-\(getuid())", isDirectory: true)
+            self.init(
+                sessionDirectory: fallback.appendingPathComponent("huddle/pasteboards"),
+                persistentDirectory: persistent
+            )
+            self.privateRoot = fallback
+        }
     }
 
     public init(sessionDirectory: URL, persistentDirectory: URL) {
         self.sessionDirectory = sessionDirectory
         self.persistentDirectory = persistentDirectory
+    }
+
+    /// What ``NamedPasteboardFile/prepare(_:under:)`` needs to know of `directory`.
+    private func root(of directory: URL) -> URL? {
+        directory == self.sessionDirectory ? self.privateRoot : nil
     }
 
     /// Checks a name.
@@ -70,12 +90,18 @@ public struct NamedPasteboardStore: Sendable {
         let directory = persistent ? self.persistentDirectory : self.sessionDirectory
         let other = persistent ? self.sessionDirectory : self.persistentDirectory
         let archive = PasteboardItemArchive(item: item, expires: expires).encoded()
-        try NamedPasteboardFile.withLock(directory: directory, name: name, exclusive: true) {
+        try NamedPasteboardFile.withLock(
+            directory: directory,
+            under: self.root(of: directory),
+            name: name,
+            exclusive: true
+        ) {
             try NamedPasteboardFile.writeAtomically(archive, directory: directory, name: name)
         }
         // A name lives in one place: drop a copy of the other kind.
         if NamedPasteboardFile.exists(directory: other, name: name) {
-            try NamedPasteboardFile.withLock(directory: other, name: name, exclusive: true) {
+            try NamedPasteboardFile.withLock(directory: other, under: self.root(of: other), name: name, exclusive: true)
+            {
                 try NamedPasteboardFile.remove(directory: other, name: name)
             }
         }
@@ -100,7 +126,12 @@ public struct NamedPasteboardStore: Sendable {
         var removed = false
         for directory in [self.sessionDirectory, self.persistentDirectory]
         where NamedPasteboardFile.exists(directory: directory, name: name) {
-            try NamedPasteboardFile.withLock(directory: directory, name: name, exclusive: true) {
+            try NamedPasteboardFile.withLock(
+                directory: directory,
+                under: self.root(of: directory),
+                name: name,
+                exclusive: true
+            ) {
                 removed = try NamedPasteboardFile.remove(directory: directory, name: name) || removed
             }
         }
@@ -124,7 +155,12 @@ public struct NamedPasteboardStore: Sendable {
     }
 
     private func archive(directory: URL, name: String) throws -> PasteboardItemArchive {
-        let data = try NamedPasteboardFile.withLock(directory: directory, name: name, exclusive: false) {
+        let data = try NamedPasteboardFile.withLock(
+            directory: directory,
+            under: self.root(of: directory),
+            name: name,
+            exclusive: false
+        ) {
             try NamedPasteboardFile.read(directory: directory, name: name)
         }
         return try PasteboardItemArchive(decoding: data)
@@ -134,7 +170,12 @@ public struct NamedPasteboardStore: Sendable {
         try Self.validate(name)
         for directory in [self.sessionDirectory, self.persistentDirectory]
         where NamedPasteboardFile.exists(directory: directory, name: name) {
-            let archive = try NamedPasteboardFile.withLock(directory: directory, name: name, exclusive: true) {
+            let archive = try NamedPasteboardFile.withLock(
+                directory: directory,
+                under: self.root(of: directory),
+                name: name,
+                exclusive: true
+            ) {
                 () throws -> PasteboardItemArchive? in
                 guard NamedPasteboardFile.exists(directory: directory, name: name) else { return nil }  // raced
                 let archive = try PasteboardItemArchive(

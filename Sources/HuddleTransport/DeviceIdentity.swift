@@ -51,15 +51,24 @@ public struct DeviceIdentity: Sendable {
 
     /// Loads the key from `directory/identity/key.pem`, making it (and the directories) on first use.
     ///
-    /// - Throws: ``IdentityError`` when the file exists but cannot be read or parsed (it is never replaced), or
-    ///   when its permissions let others read it.
+    /// - Throws: ``IdentityError`` when the file exists but cannot be read or parsed (it is never replaced), when
+    ///   its permissions let others read it, or when the data directory is not safe to use
+    ///   (``DataDirectory/check(_:)``: another user owns it, or could change what is in it).
     public static func loadOrCreate(in directory: URL) throws -> DeviceIdentity {
         let folder = directory.appendingPathComponent("identity", isDirectory: true)
         let file = folder.appendingPathComponent("key.pem")
         let manager = FileManager.default
+        do {
+            try DataDirectory.prepare(directory)
+            try DataDirectory.prepare(folder)
+        } catch {
+            throw IdentityError.unsafeDirectory(error)
+        }
         func load() throws -> DeviceIdentity {
             let attributes = try manager.attributesOfItem(atPath: file.path)
             let mode = (attributes[.posixPermissions] as? NSNumber)?.intValue ?? 0
+            let owner = (attributes[.ownerAccountID] as? NSNumber)?.intValue ?? -1
+            guard owner == Int(geteuid()) else { throw IdentityError.keyFileNotOwned(path: file.path, owner: owner) }
             guard mode & 0o077 == 0 else { throw IdentityError.keyFileTooOpen(path: file.path, mode: mode) }
             guard let pem = try? String(contentsOf: file, encoding: .utf8),
                 let key = try? P256.Signing.PrivateKey(pemRepresentation: pem)
@@ -67,11 +76,6 @@ public struct DeviceIdentity: Sendable {
             return try DeviceIdentity(privateKey: key)
         }
         if manager.fileExists(atPath: file.path) { return try load() }
-        try manager.createDirectory(
-            at: folder,
-            withIntermediateDirectories: true,
-            attributes: [.posixPermissions: 0o700]
-        )
         let key = P256.Signing.PrivateKey()
         do {
             try AtomicFile.write(Array(key.pemRepresentation.utf8), to: file, mode: 0o600, replacing: false)
@@ -87,6 +91,10 @@ public struct DeviceIdentity: Sendable {
 public enum IdentityError: Error, Hashable, Sendable, CustomStringConvertible {
     case unreadableKey(path: String)
     case keyFileTooOpen(path: String, mode: Int)
+    /// The data directory, or the directory of the key, is not safe to use.
+    case unsafeDirectory(DataDirectoryError)
+    /// Another user owns the key file: whoever put it there knows the key.
+    case keyFileNotOwned(path: String, owner: Int)
 
     public var description: String {
         switch self {
@@ -94,6 +102,11 @@ public enum IdentityError: Error, Hashable, Sendable, CustomStringConvertible {
             "the device key at \(path) cannot be read; it was left untouched (move it away to make a new identity)"
         case .keyFileTooOpen(let path, let mode):
             "the device key at \(path) has mode \(String(mode, radix: 8)); run: chmod 600 \(path)"
+        case .unsafeDirectory(let error):
+            "the device key was not used: \(error)"
+        case .keyFileNotOwned(let path, let owner):
+            "the device key at \(path) belongs to uid \(owner), not to this user: it was not used (move it away to "
+                + "make a new identity)"
         }
     }
 }

@@ -25,7 +25,7 @@ struct SessionOptions: ParsableArguments {
         name: .customLong("data-dir"),
         help: ArgumentHelp(
             "Where the device key and trust store live (default: $HUDDLE_HOME, else $XDG_DATA_HOME/huddle, else "
-                + "~/.local/share/huddle).",
+                + "$HOME/.local/share/huddle).",
             valueName: "dir"
         )
     )

@@ -1,0 +1,38 @@
+import HuddleTransport
+import HuddleWire
+import NIOCore
+
+extension PeerSession {
+    /// How often the session looks whether `trust.json` changed: a `stat`, and a read only when it did.
+    static let trustCheckInterval: Duration = .milliseconds(250)
+
+    /// Follows the changes other processes make to the trust store (`huddle trust block`, `huddle trust
+    /// forget`). The store reloads its snapshot here, off the event loops, so the TLS callbacks that read it stay
+    /// cheap and refuse a newly blocked device at once; a blocked peer that is connected, or on its way, is
+    /// disconnected. A forgotten peer's connection is left as it is, but it must pair again the next time.
+    func watchTrustStore() {
+        guard trustStore.file != nil else { return }
+        let store = trustStore
+        track { [weak self] in
+            while !Task.isCancelled {
+                try? await Task.sleep(for: Self.trustCheckInterval)
+                guard !Task.isCancelled, let session = self else { return }
+                if store.reloadIfChanged() { await session.trustChanged() }
+            }
+        }
+    }
+
+    /// Ends every connection to a device the trust store now blocks.
+    func trustChanged() {
+        for (id, slot) in connections where !slot.closing {
+            guard let device = slot.remote, device != identity.deviceID, trustStore.isBlocked(device) else { continue }
+            connections[id]?.closing = true
+            if let peer = slot.peer {
+                if slot.connected { flow.disconnected(peer, channel: slot.channel) }
+                reconnecting.remove(peer)
+            }
+            droppedDevices.remove(device)
+            slot.channel?.writeAndFlush(PeerOutbound.close(.refused), promise: nil)
+        }
+    }
+}
