@@ -3,8 +3,44 @@ import Testing
 
 @testable import HuddlePasteboard
 
+/// A clipboard whose owner offers text beside a password manager's hint, and cannot deliver the hint (it times
+/// out); it records which types were asked for.
+final class HintFailingPasteboard: GeneralPasteboard, @unchecked Sendable {
+    private let lock = NSLock()
+    // Guarded by `lock`.
+    private var asked: [PasteboardType] = []
+
+    var backendDescription: String { "test" }
+
+    var askedFor: [PasteboardType] { self.lock.withLock { self.asked } }
+
+    func types(in selection: PasteboardSelection) async throws -> [PasteboardType] {
+        [PasteboardType("UTF8_STRING"), .passwordManagerHint]
+    }
+
+    func data(for type: PasteboardType, in selection: PasteboardSelection) async throws -> Data {
+        self.lock.withLock { self.asked.append(type) }
+        if type == .passwordManagerHint { throw PasteboardError(.timeout, "the owner did not answer") }
+        return Data("hunter2".utf8)
+    }
+
+    func write(_ item: PasteboardItem, to selection: PasteboardSelection) async throws {}
+
+    func changes(of selection: PasteboardSelection) throws -> AsyncStream<PasteboardChange> {
+        AsyncStream { $0.finish() }
+    }
+}
+
 @Suite("Secret items: a password manager's hint that cannot be read counts as secret")
 struct SecretHintTests {
+    @Test("reading the whole item (clip share, the sync baseline): an unreadable hint makes it secret")
+    func itemWithUnreadableHintIsSecret() async throws {
+        let pasteboard = HintFailingPasteboard()
+        let item = try await pasteboard.item(in: .clipboard)
+        #expect(item.isSecret)
+        #expect(pasteboard.askedFor.contains(.passwordManagerHint))
+    }
+
     /// The rule every watcher follows (X11 and Wayland read a new item through it).
     @Test("a watcher's change: a hint that is offered but cannot be read makes it secret; nothing else is read")
     func unreadableHintMakesTheChangeSecret() {
