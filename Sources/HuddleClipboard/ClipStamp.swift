@@ -39,13 +39,22 @@ public struct HybridLogicalClock: Sendable {
         self.origin = origin
     }
 
+    /// The largest counter the clock issues, and the largest ``ClipboardSyncCore`` accepts from a peer: 2²⁴, which
+    /// local copies reach only with millions of copies in one millisecond.
+    ///
+    /// When the counter would pass it, the clock moves on to the next millisecond with the counter at 0 instead.
+    /// A stamp received with its counter at the limit must not push the clock past what every machine accepts: one
+    /// such stamp from a paired peer used to make each machine that took it issue counters above the limit, which
+    /// the others then refused, so sync between honest machines stopped until their wall clocks passed the stamp.
+    public static let maximumCounter: UInt32 = 1 << 24
+
     /// A stamp for a local event at wall-clock reading `now` (milliseconds), newer than everything seen so far.
     public mutating func tick(now: UInt64) -> ClipStamp {
         if now > time {
             time = now
             counter = 0
         } else {
-            counter = Self.bumped(counter)
+            (time, counter) = Self.reading(after: time, counter)
         }
         return ClipStamp(time: time, counter: counter, origin: origin)
     }
@@ -53,22 +62,27 @@ public struct HybridLogicalClock: Sendable {
     /// Takes in a stamp received from another machine, so that later local stamps are newer than it.
     public mutating func witness(_ stamp: ClipStamp, now: UInt64) {
         let latest = max(time, stamp.time, now)
+        let last: UInt32
         switch latest {
         case time where latest == stamp.time:
-            counter = Self.bumped(max(counter, stamp.counter))
+            last = max(counter, stamp.counter)
         case time:
-            counter = Self.bumped(counter)
+            last = counter
         case stamp.time:
-            counter = Self.bumped(stamp.counter)
+            last = stamp.counter
         default:
-            counter = 0
+            (time, counter) = (latest, 0)
+            return
         }
-        time = latest
+        (time, counter) = Self.reading(after: latest, last)
     }
 
-    /// One more, saturating: a hostile stamp near the top cannot make the clock trap (``ClipboardSyncCore`` refuses
-    /// such stamps before they get here).
-    static func bumped(_ counter: UInt32) -> UInt32 {
-        counter == .max ? .max : counter + 1
+    /// The next reading after (`time`, `counter`): one more on the counter, or the next millisecond with the
+    /// counter at 0 when the counter is at ``maximumCounter`` (or above it: a hostile stamp, which
+    /// ``ClipboardSyncCore`` refuses before it gets here). Saturates at the last millisecond, so it never traps.
+    static func reading(after time: UInt64, _ counter: UInt32) -> (time: UInt64, counter: UInt32) {
+        if counter < maximumCounter { return (time, counter + 1) }
+        if time == .max { return (time, maximumCounter) }
+        return (time + 1, 0)
     }
 }

@@ -99,7 +99,7 @@ extension ClipboardSync {
         }
         connected.insert(peer)
         emit.yield(.peerConnected(peer, name: name))
-        if configuration.syncs, let stamp = core.current?.stamp, let currentItem {
+        if configuration.syncs, let stamp = core.current?.stamp, let currentItem, core.sendsCurrent(now: wallClock()) {
             await send(.sync(stamp, currentItem), to: [peer])
         }
     }
@@ -160,13 +160,14 @@ extension ClipboardSync {
             admitted = kept
         }
         let digest = ClipboardItemFilter.digest(of: admitted)
-        switch core.remoteItem(stamp: stamp, digest: digest, now: wallClock()) {
+        let now = wallClock()
+        switch core.remoteItem(stamp: stamp, digest: digest, now: now) {
         case .take(let sameContent):
             currentItem = admitted
             if !sameContent { await write(admitted, what: "\(name)'s item") }
             emit.yield(.taken(ClipItemSummary(admitted, stamp: stamp), from: name))
             let others = trustedConnectedPeers(except: peer)
-            if !others.isEmpty { await send(.sync(stamp, admitted), to: others) }
+            if !others.isEmpty, core.passesOn(stamp, now: now) { await send(.sync(stamp, admitted), to: others) }
         case .stale, .duplicate:
             return
         case .refused(let reason):

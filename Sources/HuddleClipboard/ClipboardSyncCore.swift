@@ -41,14 +41,29 @@ public struct ClipboardSyncCore: Sendable {
         case refused(String)
     }
 
-    /// A received stamp this far ahead of the local wall clock is refused: 24 hours.
-    public static let maximumClockLead: UInt64 = 24 * 3600 * 1000
-    /// A received stamp's counter above this is refused (local counters only reach it with millions of copies in
-    /// one millisecond).
-    public static let maximumCounter: UInt32 = 1 << 24
+    /// A received stamp this far ahead of the local wall clock is refused: 5 minutes.
+    ///
+    /// Taking a stamp moves this machine's clock up to it, and every copy made here afterwards is stamped after
+    /// it; machines whose clocks are behind that refuse those copies. So the lead is how far one message from a
+    /// paired peer can push every clock it reaches past real time, and about how long it can hold up sync between
+    /// honest machines. Clocks kept by NTP agree within a second; five minutes leaves room for a clock set by hand.
+    /// (The earlier bound, a day, let one message hold sync up for a day.)
+    public static let maximumClockLead: UInt64 = 5 * 60 * 1000
+    /// A received stamp's counter above this is refused (see ``HybridLogicalClock/maximumCounter``: no honest clock
+    /// issues one).
+    public static let maximumCounter: UInt32 = HybridLogicalClock.maximumCounter
+    /// A taken item whose stamp is further than this ahead of the local wall clock is not passed on to other peers:
+    /// 1 minute.
+    ///
+    /// Such a stamp comes from a badly set clock or a hostile peer. Passing it on would carry its effect to
+    /// machines that never heard from its sender, and machines whose clocks are a little behind would refuse it
+    /// and blame this one. The peers that are connected to its sender have it from there.
+    public static let maximumRelayLead: UInt64 = 60 * 1000
 
     public private(set) var clock: HybridLogicalClock
     public private(set) var current: Current?
+    /// Whether the current item was copied on this machine, rather than taken from a peer.
+    public private(set) var currentIsLocal = false
     /// The content on the clipboard when sync started: never shared as new by itself.
     public private(set) var baseline: String?
 
@@ -66,6 +81,7 @@ public struct ClipboardSyncCore: Sendable {
         if digest == (current?.digest ?? baseline) { return .unchanged }
         let stamp = clock.tick(now: now)
         current = Current(stamp: stamp, digest: digest)
+        currentIsLocal = true
         return .share(stamp)
     }
 
@@ -75,8 +91,9 @@ public struct ClipboardSyncCore: Sendable {
             return .refused("its stamp counter \(stamp.counter) is out of range")
         }
         if stamp.time > now, stamp.time - now > Self.maximumClockLead {
-            let hours = (stamp.time - now) / 3_600_000
-            return .refused("the sender's clock is \(hours) hours ahead of this machine's")
+            let minutes = (stamp.time - now) / 60_000
+            let lead = minutes < 120 ? "\(minutes) minutes" : "\(minutes / 60) hours"
+            return .refused("the sender's clock is \(lead) ahead of this machine's")
         }
         clock.witness(stamp, now: now)
         if let current {
@@ -85,11 +102,26 @@ public struct ClipboardSyncCore: Sendable {
         }
         let sameContent = digest == (current?.digest ?? baseline)
         current = Current(stamp: stamp, digest: digest)
+        currentIsLocal = false
         return .take(sameContent: sameContent)
     }
 }
 
 extension ClipboardSyncCore {
+    /// Whether an item taken from a peer with `stamp` is passed on to the other peers: only when its stamp is at
+    /// most ``maximumRelayLead`` ahead of the wall-clock reading `now`.
+    public func passesOn(_ stamp: ClipStamp, now: UInt64) -> Bool {
+        stamp.time <= now || stamp.time - now <= Self.maximumRelayLead
+    }
+
+    /// Whether the current item goes to a peer that connects at wall-clock reading `now`: a copy made here always
+    /// does (its stamp may be ahead of the clock after taking an item that was), one taken from a peer as
+    /// ``passesOn(_:now:)`` says.
+    public func sendsCurrent(now: UInt64) -> Bool {
+        guard let current else { return false }
+        return currentIsLocal || passesOn(current.stamp, now: now)
+    }
+
     /// A stamp for a deliberate share: fresh, but it does not change the current item.
     public mutating func stampForShare(now: UInt64) -> ClipStamp {
         clock.tick(now: now)

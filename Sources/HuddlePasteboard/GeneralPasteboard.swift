@@ -62,7 +62,8 @@ public protocol GeneralPasteboard: Sendable {
 
 extension GeneralPasteboard {
     /// Reads the representations of the known types on offer (and carries the rest by name only), and the
-    /// password managers' secret markers, so ``PasteboardItem/isSecret`` holds for what is read.
+    /// password managers' secret markers, so ``PasteboardItem/isSecret`` holds for what is read. A hint that is
+    /// offered but cannot be read counts as `secret`.
     public func item(in selection: PasteboardSelection) async throws -> PasteboardItem {
         var item = PasteboardItem()
         for type in try await self.types(in: selection) {
@@ -73,7 +74,12 @@ extension GeneralPasteboard {
             guard PasteboardTypeCatalog.entry(for: type) != nil || type == .passwordManagerHint else { continue }
             let canonical = type.canonical
             guard item.representation(for: canonical) == nil else { continue }
-            if let data = try? await self.data(for: canonical, in: selection) { item.setData(data, for: canonical) }
+            if let data = try? await self.data(for: canonical, in: selection) {
+                item.setData(data, for: canonical)
+            } else if canonical == .passwordManagerHint {
+                // Offered but unreadable: taken as secret, as the watchers do (PasteboardChange.reading).
+                item.setData(Data("secret".utf8), for: .passwordManagerHint)
+            }
         }
         return item
     }

@@ -37,6 +37,12 @@ enum PasteboardTypeCatalog {
     /// (ICCCM §2.7.1), `TEXT` lets the owner choose its encoding.
     static let legacyTextTargets: Set<String> = ["STRING", "TEXT", "COMPOUND_TEXT"]
 
+    /// Every name the catalogue lists, exactly as written (UTIs, MIME types, X11 targets, aliases): a small, fixed
+    /// set.
+    static let spellings: Set<String> = Set(
+        entries.flatMap { [$0.uti.rawValue, $0.mime] + $0.x11 + $0.aliases } + legacyTextTargets
+    )
+
     private static let index: [String: Int] = {
         var index: [String: Int] = [:]
         for (position, entry) in entries.enumerated() {

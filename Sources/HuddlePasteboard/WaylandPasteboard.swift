@@ -112,16 +112,16 @@ public final class WaylandPasteboard: GeneralPasteboard {
         return stream
     }
 
-    /// The item after a change, or nil when it is the one we wrote.
+    /// The item after a change (read as ``PasteboardChange/reading(types:sequence:read:)`` says: an item whose
+    /// secret marker is offered but cannot be read counts as secret), or nil when it is the one we wrote.
     private func change(in selection: PasteboardSelection, sequence: Int) -> PasteboardChange? {
         let types = (try? self.typesNow(in: selection)) ?? []
-        var item = PasteboardItem()
-        for type in types where PasteboardTypeCatalog.entry(for: type) != nil || type == .passwordManagerHint {
-            let canonical = type.canonical
-            guard item.representation(for: canonical) == nil else { continue }
-            if let data = try? self.dataNow(for: canonical, in: selection) { item.setData(data, for: canonical) }
+        let change = PasteboardChange.reading(types: types, sequence: sequence) {
+            try self.dataNow(for: $0, in: selection)
         }
-        let mine = self.lastWrite.withLock { last in last != nil && item.representations.first?.data == last }
-        return mine ? nil : PasteboardChange(item: item, types: types, isSecret: item.isSecret, sequence: sequence)
+        let mine = self.lastWrite.withLock { last in
+            last != nil && change.item.representations.first?.data == last
+        }
+        return mine ? nil : change
     }
 }

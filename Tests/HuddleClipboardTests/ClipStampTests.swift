@@ -41,6 +41,38 @@ struct ClipStampTests {
         #expect((clock.time, clock.counter) == (950, 1))
     }
 
+    /// Counters above the limit are refused by every receiver, so the clock must never issue one: when the counter
+    /// would pass the limit, the time moves on by a millisecond and the counter starts again at 0. Stamps keep going
+    /// up all the same, whether the clock witnesses a stamp at the limit again and again or ticks while its wall
+    /// clock stays behind.
+    @Test func theCounterNeverPassesItsLimit() {
+        let limit = ClipboardSyncCore.maximumCounter
+        var clock = HybridLogicalClock(origin: "a")
+        clock.witness(ClipStamp(time: 5000, counter: limit, origin: "m"), now: 1000)
+        #expect((clock.time, clock.counter) == (5001, 0))
+        var previous = ClipStamp(time: 5000, counter: limit, origin: "m")
+        var highest: UInt32 = 0
+        var ordered = true
+        for round in 0..<1000 {
+            let witnessed = ClipStamp(time: clock.time, counter: limit, origin: "m")
+            clock.witness(witnessed, now: 1000 + UInt64(round))
+            highest = max(highest, clock.counter)
+            let stamp = clock.tick(now: 1000 + UInt64(round))
+            highest = max(highest, stamp.counter)
+            ordered = ordered && previous < witnessed && witnessed < stamp
+            previous = stamp
+        }
+        #expect(highest <= limit)
+        #expect(ordered)
+        #expect((clock.time, clock.counter) == (5001 + 1000, 1))
+
+        // Ticking up to the limit within one millisecond, then once more.
+        var ticking = HybridLogicalClock(origin: "b")
+        ticking.witness(ClipStamp(time: 9000, counter: limit - 2, origin: "m"), now: 10)
+        #expect(ticking.tick(now: 10) == ClipStamp(time: 9000, counter: limit, origin: "b"))
+        #expect(ticking.tick(now: 10) == ClipStamp(time: 9001, counter: 0, origin: "b"))
+    }
+
     @Test func equalTimesAreOrderedByCounterThenOrigin() {
         let stamps = [
             ClipStamp(time: 5, counter: 1, origin: "b"),

@@ -89,7 +89,8 @@ private struct WatchLoop {
         }
     }
 
-    /// The new item: its types, then the known representations unless the item is marked secret.
+    /// The new item: its types, then the known representations unless the item is marked secret or its secret
+    /// marker cannot be read (``PasteboardChange/reading(types:sequence:read:)``).
     private func change(owner: XID, sequence: Int) -> PasteboardChange {
         guard owner != 0,
             let offered = try? self.connection.targets(
@@ -100,23 +101,7 @@ private struct WatchLoop {
             return PasteboardChange(item: PasteboardItem(), types: [], isSecret: false, sequence: sequence)
         }
         let types = offered.filter { !X11Pasteboard.metaTargets.contains($0) }.map(PasteboardType.init(rawValue:))
-        var item = PasteboardItem()
-        if offered.contains(PasteboardType.passwordManagerHint.rawValue),
-            let hint = try? self.read(.passwordManagerHint, offered)
-        {
-            item.setData(hint, for: .passwordManagerHint)
-            if item.isSecret {
-                return PasteboardChange(item: item, types: types, isSecret: true, sequence: sequence)
-            }
-        }
-        for type in types where PasteboardTypeCatalog.entry(for: type) != nil {
-            let canonical = type.canonical
-            guard item.representation(for: canonical) == nil, let data = try? self.read(canonical, offered) else {
-                continue
-            }
-            item.setData(data, for: canonical)
-        }
-        return PasteboardChange(item: item, types: types, isSecret: false, sequence: sequence)
+        return PasteboardChange.reading(types: types, sequence: sequence) { try self.read($0, offered) }
     }
 
     private func read(_ type: PasteboardType, _ offered: [String]) throws -> Data {
