@@ -81,7 +81,10 @@ extension PeerSession {
         let keys = schedule.keys(for: slot.role == .initiator ? .initiator : .responder)
         connections[id]?.datagram = DatagramLink(
             sealer: DatagramSealer(keys: keys, now: datagramNow),
-            opener: DatagramOpener(keys: keys),
+            opener: DatagramOpener(
+                keys: keys,
+                authenticationFailureLimit: configuration.datagramAuthenticationFailureLimit
+            ),
             remote: remote
         )
         datagramRoutes[keys.localConnectionID] = id
@@ -110,8 +113,20 @@ extension PeerSession {
         }
         connections[id]?.datagram = link
         if link.opener.isCloseRecommended {
-            connections[id]?.channel?.writeAndFlush(PeerOutbound.close(.protocolError), promise: nil)
+            // Anyone on the path can send packets with this link's connection ID: the forgeries end the link's
+            // receiving, never the TLS session and what runs on it (`docs/threat-model.md`, "Datagrams").
+            datagramRoutes[cid] = nil
+            datagramFilter.forget(cid)
+            emit(.peerError(peer, .datagramsStopped(peer, forgeries: link.opener.counters.authFailures)))
         }
+    }
+
+    /// The connection ID this side receives `peer`'s datagrams under, while it does.
+    func receivingDatagramConnectionID(from peer: PeerID) -> DatagramConnectionID? {
+        guard let id = peers[peer]?.connection, let cid = connections[id]?.datagram?.opener.connectionID,
+            datagramRoutes[cid] == id
+        else { return nil }
+        return cid
     }
 
     func sendDatagram(_ bytes: [UInt8], to peers: [PeerID]) throws {

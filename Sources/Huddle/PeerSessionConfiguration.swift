@@ -43,6 +43,9 @@ public struct PeerSessionConfiguration: Sendable {
     /// How many pairing runs may start, and when (``PairingBudget``): one pairing at a time, one new run per
     /// source every 2 s, and a 60 s pause after 5 runs end unpaired within 10 minutes.
     public var pairingBudget = PairingBudget.Configuration()
+    /// Forged datagrams a link takes before it stops receiving (``DatagramOpener/defaultAuthenticationFailureLimit``);
+    /// tests lower it.
+    var datagramAuthenticationFailureLimit = DatagramOpener.defaultAuthenticationFailureLimit
     /// Runs on a file's writer before each of its writes; tests hold it to stand in for a stalled disk.
     var beforeTransferWrite: (@Sendable () -> Void)?
 

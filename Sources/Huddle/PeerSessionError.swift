@@ -33,6 +33,9 @@ public enum PeerSessionError: Error, Hashable, Sendable, CustomStringConvertible
     /// A paired device now calls itself by a name that looks like another paired device's; it is still shown
     /// under the name it had.
     case lookalikeName(String, shownAs: String)
+    /// This many datagrams claiming to be the peer's failed authentication: datagrams from it are no longer
+    /// taken on this connection (reliable messages and transfers go on).
+    case datagramsStopped(PeerID, forgeries: UInt64)
 
     public var description: String {
         switch self {
@@ -49,6 +52,8 @@ public enum PeerSessionError: Error, Hashable, Sendable, CustomStringConvertible
         case .transferTooLarge(let limit, let size): "\(size) bytes is over the in-memory limit of \(limit)"
         case .connection(.wire(.pairingRejected(reason: let reason))): "the connection was refused (\(reason))"
         case .connection(let error): "\(error)"
+        case .datagramsStopped(let peer, let forgeries):
+            "\(forgeries) forged datagrams claimed to come from \(peer): its datagrams are no longer taken on this connection"
         case .lookalikeName(let claimed, let shown):
             "\(shown) now calls itself \"\(claimed)\", which looks like another paired device's name: still shown as \(shown)"
         case .instanceClaimed(let peer, let device):
