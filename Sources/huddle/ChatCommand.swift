@@ -152,12 +152,15 @@ actor ChatRoom {
         }
         let prompter = self.prompter
         Task {
-            if await prompter.confirm(lines + ["? connect to \(who)? [y/n]"], key: "\(request.id)") {
+            switch await prompter.decide(lines + ["? connect to \(who)? [y/n]"], key: "\(request.id)") {
+            case true?:
                 await session.accept(request)
                 Output.line("* accepted \(request.displayName)")
-            } else {
+            case false?:
                 await session.deny(request)
                 Output.line("* refused \(request.displayName)")
+            case nil:
+                break  // the request ended first (said when it did)
             }
         }
     }

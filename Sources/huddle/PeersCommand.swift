@@ -112,8 +112,11 @@ actor PeerPicker {
             }
             let (session, prompter, json) = (self.session, self.prompter, self.json)
             Task {
-                let yes = await prompter.confirm(lines, key: "\(request.id)", numbered: !json)
-                if yes { await session.accept(request) } else { await session.deny(request) }
+                switch await prompter.decide(lines, key: "\(request.id)", numbered: !json) {
+                case true?: await session.accept(request)
+                case false?: await session.deny(request)
+                case nil: break  // the request ended first
+                }
             }
         case .connectionRequestEnded(let id, let error):
             let note = json ? nil : "* request ended: \(error)"

@@ -25,13 +25,22 @@ actor Prompter {
         case line
     }
 
+    /// How a question ended.
+    private enum Reply {
+        case typed(String)
+        /// End of input, or too many questions waiting.
+        case none
+        /// Taken back with ``withdraw(key:note:)``.
+        case withdrawn
+    }
+
     private struct Question {
         let number: Int
         let lines: [String]
         let kind: Kind
         let key: String?
         let numbered: Bool
-        let continuation: CheckedContinuation<String?, Never>
+        let continuation: CheckedContinuation<Reply, Never>
     }
 
     /// The process's prompter, reading standard input (from the first question on).
@@ -72,12 +81,22 @@ actor Prompter {
     ///   - key: names the question for ``withdraw(key:note:)``.
     ///   - numbered: whether to end the last line with the question's number (not for a JSON line).
     func confirm(_ lines: [String], key: String? = nil, numbered: Bool = true) async -> Bool {
-        await ask(lines, kind: .confirmation, key: key, numbered: numbered) == "y"
+        await decide(lines, key: key, numbered: numbered) ?? false
+    }
+
+    /// As ``confirm(_:key:numbered:)``, but nil when the question was withdrawn (nobody answered it).
+    func decide(_ lines: [String], key: String? = nil, numbered: Bool = true) async -> Bool? {
+        switch await ask(lines, kind: .confirmation, key: key, numbered: numbered) {
+        case .typed(let answer): answer == "y"
+        case .none: false
+        case .withdrawn: nil
+        }
     }
 
     /// Asks for a line (any text answers); nil at the end of input.
     func line(_ lines: [String]) async -> String? {
-        await ask(lines, kind: .line, key: nil, numbered: false)
+        guard case .typed(let line) = await ask(lines, kind: .line, key: nil, numbered: false) else { return nil }
+        return line
     }
 
     /// The lines that answer no question, for one reader (a chat's text and commands); finished at the end of
@@ -99,7 +118,7 @@ actor Prompter {
     func withdraw(key: String, note: String? = nil) -> Bool {
         guard let index = queue.firstIndex(where: { $0.key == key }) else { return false }
         let question = queue.remove(at: index)
-        question.continuation.resume(returning: nil)
+        question.continuation.resume(returning: .withdrawn)
         guard index == 0 else { return false }
         if let note { show([note]) }
         showFront()
@@ -109,13 +128,13 @@ actor Prompter {
     /// How many questions wait, the one on screen included.
     var waiting: Int { queue.count }
 
-    private func ask(_ lines: [String], kind: Kind, key: String?, numbered: Bool) async -> String? {
+    private func ask(_ lines: [String], kind: Kind, key: String?, numbered: Bool) async -> Reply {
         startReading()
         return await withCheckedContinuation { continuation in
-            guard !ended else { return continuation.resume(returning: nil) }
+            guard !ended else { return continuation.resume(returning: .none) }
             guard queue.count < Self.maximumWaiting else {
                 show(["! too many questions waiting; answered no: \(lines.last ?? "")"])
-                return continuation.resume(returning: nil)
+                return continuation.resume(returning: .none)
             }
             let question = Question(
                 number: nextNumber,
@@ -187,7 +206,7 @@ actor Prompter {
 
     private func finishFront(with answer: String) {
         let question = queue.removeFirst()
-        question.continuation.resume(returning: answer)
+        question.continuation.resume(returning: .typed(answer))
         showFront()
     }
 
@@ -195,7 +214,7 @@ actor Prompter {
         ended = true
         let questions = queue
         queue = []
-        for question in questions { question.continuation.resume(returning: nil) }
+        for question in questions { question.continuation.resume(returning: .none) }
         unclaimed?.finish()
         unclaimed = nil
     }

@@ -106,13 +106,14 @@ struct PromptTests {
     func aWithdrawnQuestionGivesWayToTheNextAndTheEndOfInputAnswersNo() async throws {
         let terminal = Terminal()
         let prompter = terminal.prompter
-        let one = Task { await prompter.confirm(["? one [y/n]"], key: "one") }
+        let one = Task { await prompter.decide(["? one [y/n]"], key: "one") }
         _ = try await terminal.shown(count: 1)
-        let two = Task { await prompter.confirm(["? two [y/n]"], key: "two") }
+        let two = Task { await prompter.decide(["? two [y/n]"], key: "two") }
         try await Self.eventually { await prompter.waiting == 2 }
-        await prompter.withdraw(key: "one", note: "* request one ended")
-        #expect(await one.value == false)
+        #expect(await prompter.withdraw(key: "one", note: "* request one ended"))
+        #expect(await one.value == nil)
         #expect(try await terminal.shown(count: 3).suffix(2) == [["* request one ended"], ["? two [y/n] (#2)"]])
+        #expect(await !prompter.withdraw(key: "one"))
         terminal.typed.finish()
         #expect(await two.value == false)
         #expect(await prompter.confirm(["? three [y/n]"]) == false)
