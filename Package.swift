@@ -199,6 +199,14 @@ let package = Package(
             swiftSettings: upcoming
         ),
         .testTarget(
+            name: "HuddleCLITests",
+            dependencies: [
+                "huddle", "Huddle", "HuddleClipboard", "HuddlePasteboard", "HuddleMDNSCore", "HuddleDNS",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: upcoming
+        ),
+        .testTarget(
             name: "HuddleClipboardTests",
             dependencies: ["HuddleClipboard", "Huddle", "HuddlePasteboard", "HuddleTransport"],
             swiftSettings: upcoming

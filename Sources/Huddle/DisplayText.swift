@@ -22,6 +22,44 @@ public enum DisplayText {
         return clean.count <= limit ? clean : String(clean.prefix(limit - 1)) + "…"
     }
 
+    /// The text with every character that could drive a terminal made visible instead: ESC as `\e`, the usual C
+    /// escapes (`\a \b \t \n \v \f \r`), and the other C0 and C1 controls, DEL, the bidi embeddings,
+    /// overrides, isolates and marks, and the line and paragraph separators as `\u{…}` (hex). Everything else is
+    /// kept, backslashes too, so the result escapes to itself: a line may pass through it more than once.
+    ///
+    /// Names and reasons from peers and from mDNS adverts go through this on their way to a terminal; unlike
+    /// ``sanitized(_:limit:)``, it hides nothing and cuts nothing.
+    public static func escaped(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: isEscaped) else { return text }
+        var out = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            guard isEscaped(scalar) else {
+                out.append(scalar)
+                continue
+            }
+            let shown: String =
+                switch scalar.value {
+                case 0x1B: "\\e"
+                case 0x07: "\\a"
+                case 0x08: "\\b"
+                case 0x09: "\\t"
+                case 0x0A: "\\n"
+                case 0x0B: "\\v"
+                case 0x0C: "\\f"
+                case 0x0D: "\\r"
+                default: "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
+                }
+            out.append(contentsOf: shown.unicodeScalars)
+        }
+        return String(out)
+    }
+
+    /// The characters ``escaped(_:)`` makes visible: those ``sanitized(_:limit:)`` removes, and the line and
+    /// paragraph separators.
+    public static func isEscaped(_ scalar: Unicode.Scalar) -> Bool {
+        isRemoved(scalar) || scalar.value == 0x2028 || scalar.value == 0x2029
+    }
+
     /// The form in which two names are compared to see whether one could pass for the other (`docs/security.md`
     /// §5 J3): compatibility-normalised (Unicode NFKC: full-width letters, ligatures, …), case, width and
     /// diacritics folded, common Cyrillic and Greek look-alikes of Latin letters replaced by them, invisible

@@ -37,6 +37,7 @@ public enum PeerSessionError: Error, Hashable, Sendable, CustomStringConvertible
     /// taken on this connection (reliable messages and transfers go on).
     case datagramsStopped(PeerID, forgeries: UInt64)
 
+    /// The reasons a peer gives (declined, failed) are shown with terminal controls made visible.
     public var description: String {
         switch self {
         case .unknownPeer(let peer): "no peer \(peer) is known"
@@ -47,8 +48,8 @@ public enum PeerSessionError: Error, Hashable, Sendable, CustomStringConvertible
         case .notAllowedInMode(let mode): "not possible in \(mode.rawValue) mode"
         case .pairingRateLimited: "pairing is paused after abandoned attempts; try again in a minute"
         case .messageTooLarge(let limit, let size): "a message of \(size) bytes is over the limit of \(limit)"
-        case .transferDeclined(let reason): "the file was declined (\(reason))"
-        case .transferFailed(let reason): "the transfer failed: \(reason)"
+        case .transferDeclined(let reason): "the file was declined (\(DisplayText.escaped(reason)))"
+        case .transferFailed(let reason): "the transfer failed: \(DisplayText.escaped(reason))"
         case .transferTooLarge(let limit, let size): "\(size) bytes is over the in-memory limit of \(limit)"
         case .connection(.wire(.pairingRejected(reason: let reason))): "the connection was refused (\(reason))"
         case .connection(let error): "\(error)"

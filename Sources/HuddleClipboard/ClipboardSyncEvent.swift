@@ -16,10 +16,13 @@ public struct ClipItemSummary: Hashable, Sendable, CustomStringConvertible {
 
     public var byteCount: Int { byteCounts.reduce(0, +) }
 
-    /// `public.png (1.0 MiB), public.utf8-plain-text (12 B)`.
+    /// `public.png (1.0 MiB), public.utf8-plain-text (12 B)`. Type names come from whoever made the item (a
+    /// peer, too): terminal controls in them are made visible (``DisplayText/escaped(_:)``).
     public var description: String {
-        zip(types, byteCounts).map { "\($0.mimeType ?? $0.rawValue) (\(ByteCountText.describe($1)))" }
-            .joined(separator: ", ")
+        zip(types, byteCounts).map {
+            "\(DisplayText.escaped($0.mimeType ?? $0.rawValue)) (\(ByteCountText.describe($1)))"
+        }
+        .joined(separator: ", ")
     }
 }
 

@@ -50,17 +50,19 @@ struct ChatCommand: AsyncParsableCommand {
     }
 }
 
-/// The chat's state: pending questions and who is who.
+/// The chat's state: who is who. Questions go to the process's one ``Prompter``: one on screen at a time, and
+/// the lines that answer none are the chat's.
 actor ChatRoom {
     let session: PeerSession
     let autoAccept: Bool
-    var pending: [PeerConnectionRequest] = []
+    let prompter: Prompter
     var seen: Set<PeerID> = []
     let outbox: ChatOutbox
 
-    init(session: PeerSession, autoAccept: Bool) {
+    init(session: PeerSession, autoAccept: Bool, prompter: Prompter = .standard) {
         self.session = session
         self.autoAccept = autoAccept
+        self.prompter = prompter
         self.outbox = ChatOutbox(session: session)
     }
 
@@ -71,7 +73,7 @@ actor ChatRoom {
     }
 
     func readInput() async {
-        for await line in InputLines.stream() {
+        for await line in await prompter.unclaimedLines() {
             if await !handle(line: line) { return }
         }
     }
@@ -99,8 +101,8 @@ actor ChatRoom {
         case .connectionRequest(let request):
             ask(request)
         case .connectionRequestEnded(let id, let error):
-            pending.removeAll { $0.id == id }
-            Output.line("* request \(id) ended: \(error)")
+            let note = "* request \(id) ended: \(error)"
+            if await !prompter.withdraw(key: "\(id)", note: note) { Output.line(note) }
         case .stateChanged(let peer, .connected):
             Output.line("* connected to \(await name(peer))")
         case .stateChanged(let peer, .disconnected):
@@ -131,38 +133,43 @@ actor ChatRoom {
         }
     }
 
+    /// Shows the request and its question when no other question is on screen; answers it when answered.
     func ask(_ request: PeerConnectionRequest) {
         let who = "\(request.displayName) (\(request.deviceID.shortID))"
+        var lines: [String] = []
         if let code = request.code {
-            Output.line("* first contact with \(who). Code: \(code) — check that \(request.displayName) sees the same.")
+            lines.append(
+                "* first contact with \(who). Code: \(code) — check that \(request.displayName) sees the same."
+            )
         } else {
-            Output.line("* \(who) asks to connect (\(request.trust?.rawValue ?? "known") device)")
+            lines.append("* \(who) asks to connect (\(request.trust?.rawValue ?? "known") device)")
         }
-        if !request.contextText.isEmpty { Output.line("  they say: \(request.contextText)") }
-        if let warning = request.namesakeWarning { Output.line(warning) }
+        if !request.contextText.isEmpty { lines.append("  they say: \(request.contextText)") }
+        if let warning = request.namesakeWarning { lines.append(warning) }
+        let session = self.session
         if request.mayBeAutoAccepted(autoAccept) {
-            Output.line("* accepting (--yes)")
+            for line in lines + ["* accepting (--yes)"] { Output.line(line) }
             Task { await session.accept(request) }
             return
         }
-        pending.append(request)
-        Output.line("? connect to \(who)? [y/n]")
+        let prompter = self.prompter
+        Task {
+            switch await prompter.decide(lines + ["? connect to \(who)? [y/n]"], key: "\(request.id)") {
+            case true?:
+                await session.accept(request)
+                Output.line("* accepted \(request.displayName)")
+            case false?:
+                await session.deny(request)
+                Output.line("* refused \(request.displayName)")
+            case nil:
+                break  // the request ended first (said when it did)
+            }
+        }
     }
 
     /// Returns false to leave.
     func handle(line: String) async -> Bool {
         let text = line.trimmingCharacters(in: .whitespaces)
-        if let request = pending.first, ["y", "yes", "n", "no"].contains(text.lowercased()) {
-            pending.removeFirst()
-            if text.lowercased().hasPrefix("y") {
-                await session.accept(request)
-                Output.line("* accepted \(request.displayName)")
-            } else {
-                await session.deny(request)
-                Output.line("* refused \(request.displayName)")
-            }
-            return true
-        }
         switch text {
         case "":
             return true

@@ -100,19 +100,19 @@ enum ClipPairing {
     static func answer(
         _ request: PeerConnectionRequest,
         session: PeerSession,
-        input: InputAnswers,
+        prompter: Prompter,
         autoAccept: Bool
     )
         async
     {
         let who = "\(request.displayName) (\(request.deviceID.shortID))"
-        if let warning = request.namesakeWarning { Output.line(warning) }
+        var lines = request.namesakeWarning.map { [$0] } ?? []
         if let code = request.code {
-            Output.line("? \(who) asks to pair. Code: \(code) — check \(request.displayName) shows the same. [y/n]")
+            lines.append("? \(who) asks to pair. Code: \(code) — check \(request.displayName) shows the same. [y/n]")
         } else {
-            Output.line("? \(who) asks to connect. [y/n]")
+            lines.append("? \(who) asks to connect. [y/n]")
         }
-        let yes = request.mayBeAutoAccepted(autoAccept) ? true : await input.answer()
+        let yes = await request.answer(lines, autoAccept: autoAccept, prompter: prompter)
         if yes {
             await session.accept(request)
             return

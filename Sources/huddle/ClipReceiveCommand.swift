@@ -40,16 +40,16 @@ struct ClipReceiveCommand: AsyncParsableCommand {
         Output.line(
             "Waiting for shared clipboard items as \(findable) in \"\(session.sessionID)\". Ctrl-C to stop."
         )
-        let input = InputAnswers()
+        let prompter = Prompter.standard
         let running = Task { try await sync.run() }
         var handled = 0
         let reporter = ProgressReporter(json: false)
         events: for await event in sync.events {
             switch event {
             case .connectionRequest(let request):
-                await ClipPairing.answer(request, session: session, input: input, autoAccept: options.yes)
+                await ClipPairing.answer(request, session: session, prompter: prompter, autoAccept: options.yes)
             case .shareOffered(let offer):
-                await answer(offer, sync: sync, pasteboard: pasteboard, input: input)
+                await answer(offer, sync: sync, pasteboard: pasteboard, prompter: prompter)
                 handled += 1
                 if let count, handled >= count { break events }
             case .notTaken(let summary, let peer, let reason):
@@ -70,7 +70,7 @@ struct ClipReceiveCommand: AsyncParsableCommand {
         _ offer: ClipShareOffer,
         sync: ClipboardSync,
         pasteboard: (any GeneralPasteboard)?,
-        input: InputAnswers
+        prompter: Prompter
     )
         async
     {
@@ -80,8 +80,14 @@ struct ClipReceiveCommand: AsyncParsableCommand {
             return
         }
         let destination = out.map { "Save it to \($0)?" } ?? "Put it on the clipboard?"
-        Output.line("? \(offer.peerName) shares \(offer.summary.described(offer.item)). \(destination) [y/n]")
-        let yes = options.yes ? true : await input.answer()
+        let question = "? \(offer.peerName) shares \(offer.summary.described(offer.item)). \(destination) [y/n]"
+        let yes: Bool
+        if options.yes {
+            Output.line(question)
+            yes = true
+        } else {
+            yes = await prompter.confirm([question])
+        }
         guard yes else {
             await sync.declineShare(offer, reason: "declined by the user")
             Output.line("declined; nothing written")

@@ -39,7 +39,7 @@ struct ClipShareCommand: AsyncParsableCommand {
         }
         let sync = try await filterOptions.startSharing(options)
         let session = sync.session
-        let input = InputAnswers()
+        let prompter = Prompter.standard
         let running = Task { try await sync.run() }
         let autoAccept = options.yes
         let reporter = ProgressReporter(json: false)
@@ -47,7 +47,7 @@ struct ClipShareCommand: AsyncParsableCommand {
             for await event in sync.events {
                 switch event {
                 case .connectionRequest(let request):
-                    await ClipPairing.answer(request, session: session, input: input, autoAccept: autoAccept)
+                    await ClipPairing.answer(request, session: session, prompter: prompter, autoAccept: autoAccept)
                 case .progress(let progress, _):
                     reporter.show(progress)
                 default:
@@ -60,7 +60,7 @@ struct ClipShareCommand: AsyncParsableCommand {
             prompts.cancel()
         }
         do {
-            try await share(admitted, sync: sync, input: input)
+            try await share(admitted, sync: sync, prompter: prompter)
         } catch {
             await session.stop()
             throw error
@@ -68,7 +68,7 @@ struct ClipShareCommand: AsyncParsableCommand {
         await session.stop()
     }
 
-    func share(_ item: PasteboardItem, sync: ClipboardSync, input: InputAnswers) async throws {
+    func share(_ item: PasteboardItem, sync: ClipboardSync, prompter: Prompter) async throws {
         let session = sync.session
         let peer = try await Rendezvous(session: session).connect(to: to, within: wait)
         let name = await session.displayName(for: peer) ?? peer.rawValue
@@ -77,8 +77,14 @@ struct ClipShareCommand: AsyncParsableCommand {
         while await !sync.connectedPeers.contains(peer), ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(20))
         }
-        Output.line("Share with \(name): \(ClipItemSummary(item).described(item))? [y/n]")
-        let yes = options.yes ? true : await input.answer()
+        let question = "Share with \(name): \(ClipItemSummary(item).described(item))? [y/n]"
+        let yes: Bool
+        if options.yes {
+            Output.line(question)
+            yes = true
+        } else {
+            yes = await prompter.confirm([question])
+        }
         guard yes else {
             Output.line("not shared")
             throw ExitCode(1)

@@ -45,7 +45,7 @@ struct ClipSyncCommand: AsyncParsableCommand {
                 + "\"\(session.sessionID)\" as \(findable), device \(session.identity.deviceID.shortID); "
                 + "types \(filterOptions.types), up to \(ByteCountText.describe(configuration.filter.maximumBytes))"
         )
-        let input = InputAnswers()
+        let prompter = Prompter.standard
         let autoAccept = options.yes
         await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await sync.run() }
@@ -53,8 +53,14 @@ struct ClipSyncCommand: AsyncParsableCommand {
                 for await event in sync.events {
                     switch event {
                     case .connectionRequest(let request):
+                        // Asked in turn with any other request (one question on screen at a time).
                         Task {
-                            await ClipPairing.answer(request, session: session, input: input, autoAccept: autoAccept)
+                            await ClipPairing.answer(
+                                request,
+                                session: session,
+                                prompter: prompter,
+                                autoAccept: autoAccept
+                            )
                         }
                     case .shareOffered(let offer):
                         await sync.declineShare(

@@ -13,4 +13,14 @@ extension PeerConnectionRequest {
 
     /// Whether `--yes` may answer for the user: never for a borrowed-looking name.
     func mayBeAutoAccepted(_ autoAccept: Bool) -> Bool { autoAccept && namesakes.isEmpty }
+
+    /// Asks `lines` (the last is the question) in turn with the process's other questions; with `--yes`, when it
+    /// may answer, shows them and says yes.
+    func answer(_ lines: [String], autoAccept: Bool, prompter: Prompter) async -> Bool {
+        if mayBeAutoAccepted(autoAccept) {
+            for line in lines { Output.line(line) }
+            return true
+        }
+        return await prompter.confirm(lines, key: "\(id)")
+    }
 }

@@ -1,26 +1,54 @@
 import Foundation
+import Huddle
 import HuddleDNS
 import HuddleMDNSCore
 
 /// Writes lines to standard output at once (no buffering, so a pipe reader sees each line as it happens).
+///
+/// Everything printed goes through here, and here any character that could drive a terminal is made visible
+/// (``DisplayText/escaped(_:)``): names, reasons and types from peers and from mDNS adverts cannot move the
+/// cursor, retitle the window, set the clipboard (OSC 52) or reorder text, whichever path prints them.
 enum Output {
     static func line(_ text: String) {
-        FileHandle.standardOutput.write(Data((text + "\n").utf8))
+        FileHandle.standardOutput.write(Data((self.text(text) + "\n").utf8))
     }
 
     static func error(_ text: String) {
-        FileHandle.standardError.write(Data(("huddle: " + text + "\n").utf8))
+        FileHandle.standardError.write(Data(("huddle: " + self.text(text) + "\n").utf8))
     }
 
     /// One JSON object on one line, keys sorted.
     static func json(_ object: [String: Any]) {
+        guard let text = jsonText(object) else { return }
+        FileHandle.standardOutput.write(Data((text + "\n").utf8))
+    }
+
+    /// A line as printed: with terminal controls made visible.
+    static func text(_ text: String) -> String {
+        DisplayText.escaped(text)
+    }
+
+    /// One JSON object as printed: keys sorted, and every character ``DisplayText/escaped(_:)`` would show
+    /// written as a `\u` escape (the same JSON value, with no control character in the output).
+    static func jsonText(_ object: [String: Any]) -> String? {
         guard
             let data = try? JSONSerialization.data(
                 withJSONObject: object,
                 options: [.sortedKeys, .withoutEscapingSlashes]
             )
-        else { return }
-        self.line(String(decoding: data, as: UTF8.self))
+        else { return nil }
+        let text = String(decoding: data, as: UTF8.self)
+        guard text.unicodeScalars.contains(where: DisplayText.isEscaped) else { return text }
+        var out = ""
+        for scalar in text.unicodeScalars {
+            if DisplayText.isEscaped(scalar) {
+                let hex = String(scalar.value, radix: 16, uppercase: false)
+                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            } else {
+                out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
     }
 }
 

@@ -47,18 +47,20 @@ struct PeersCommand: AsyncParsableCommand {
     }
 }
 
-/// The live list: numbered peers, their states, and pending requests.
+/// The live list: numbered peers and their states. Requests are asked through the process's one ``Prompter``,
+/// one on screen at a time; the lines that answer none are the picker's.
 actor PeerPicker {
     let session: PeerSession
     let json: Bool
     let autoAccept: Bool
+    let prompter: Prompter
     var order: [PeerID] = []
-    var pending: [PeerConnectionRequest] = []
 
-    init(session: PeerSession, json: Bool, autoAccept: Bool) {
+    init(session: PeerSession, json: Bool, autoAccept: Bool, prompter: Prompter = .standard) {
         self.session = session
         self.json = json
         self.autoAccept = autoAccept
+        self.prompter = prompter
     }
 
     func followEvents() async {
@@ -66,7 +68,7 @@ actor PeerPicker {
     }
 
     func readInput() async {
-        for await line in InputLines.stream() {
+        for await line in await prompter.unclaimedLines() {
             if await !handle(line: line.trimmingCharacters(in: .whitespaces)) { return }
         }
     }
@@ -88,21 +90,37 @@ actor PeerPicker {
                 await printList()
             }
         case .connectionRequest(let request):
+            // Shown when its question comes up (with JSON too: a request event, then y or n answers it).
+            let lines: [String]
             if json {
-                Output.json([
+                let event = Output.jsonText([
                     "event": "request", "peer": request.peer.rawValue, "name": request.displayName,
                     "code": request.code ?? "", "device": request.deviceID.shortID,
                     "namesakes": request.namesakes.map(\.shortID),
                 ])
+                lines = event.map { [$0] } ?? []
             } else {
                 let code = request.code.map { " — code \($0), check that the other screen shows the same" } ?? ""
-                if let warning = request.namesakeWarning { Output.line(warning) }
-                Output.line("? \(request.displayName) (\(request.deviceID.shortID))\(code). Connect? [y/n]")
+                lines =
+                    (request.namesakeWarning.map { [$0] } ?? [])
+                    + ["? \(request.displayName) (\(request.deviceID.shortID))\(code). Connect? [y/n]"]
             }
-            if request.mayBeAutoAccepted(autoAccept) { await session.accept(request) } else { pending.append(request) }
+            if request.mayBeAutoAccepted(autoAccept) {
+                for line in lines { Output.line(line) }
+                await session.accept(request)
+                return
+            }
+            let (session, prompter, json) = (self.session, self.prompter, self.json)
+            Task {
+                switch await prompter.decide(lines, key: "\(request.id)", numbered: !json) {
+                case true?: await session.accept(request)
+                case false?: await session.deny(request)
+                case nil: break  // the request ended first
+                }
+            }
         case .connectionRequestEnded(let id, let error):
-            pending.removeAll { $0.id == id }
-            if !json { Output.line("* request ended: \(error)") }
+            let note = json ? nil : "* request ended: \(error)"
+            if await !prompter.withdraw(key: "\(id)", note: note), let note { Output.line(note) }
         case .pairingPaused(let pause):
             if json {
                 Output.json([
@@ -133,11 +151,6 @@ actor PeerPicker {
     }
 
     func handle(line: String) async -> Bool {
-        if let request = pending.first, ["y", "yes", "n", "no"].contains(line.lowercased()) {
-            pending.removeFirst()
-            if line.lowercased().hasPrefix("y") { await session.accept(request) } else { await session.deny(request) }
-            return true
-        }
         if line == "/quit" { return false }
         guard let number = Int(line), number >= 1, number <= order.count else {
             if !line.isEmpty { Output.line("(type a peer's number, y/n to answer a request, or /quit)") }

@@ -54,7 +54,8 @@ final class ProgressReporter: Sendable {
             progress.completed == progress.total && progress.file.map { $0.filesCompleted == $0.fileCount } != false
         if isTerminal {
             let current = progress.file.map { file in " \(file.path) \(Self.percent(file.completed, of: file.total))%" }
-            FileHandle.standardOutput.write(Data(("\r\u{1B}[K" + line + (current ?? "") + (done ? "\n" : "")).utf8))
+            let shown = Output.text(line + (current ?? ""))
+            FileHandle.standardOutput.write(Data(("\r\u{1B}[K" + shown + (done ? "\n" : "")).utf8))
         } else if let file = progress.file, file.completed == file.total {
             Output.line("\(verb == "sending" ? "sent" : "verified") \(file.path) — \(line)")
         } else if done || progress.completed % (16 << 20) < (1 << 20) {

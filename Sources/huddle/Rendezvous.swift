@@ -17,7 +17,7 @@ struct Rendezvous {
     /// `picker` reads from a person — the ones they pick from a numbered list.
     ///
     /// - Throws: `ExitCode(69)` after saying which peers were not found or could not be connected.
-    func connect(to names: [String], within seconds: Double, picker: InputAnswers?) async throws -> [PeerID] {
+    func connect(to names: [String], within seconds: Double, picker: Prompter?) async throws -> [PeerID] {
         let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
         var chosen: [PeerID] = []
         if names.isEmpty {
@@ -67,7 +67,7 @@ struct Rendezvous {
     }
 
     /// With no names: wait for the first peer, give others a moment to show up, then take the only one or ask.
-    func pick(until deadline: ContinuousClock.Instant, picker: InputAnswers?) async throws -> [PeerID] {
+    func pick(until deadline: ContinuousClock.Instant, picker: Prompter?) async throws -> [PeerID] {
         var found = await present()
         while found.isEmpty && ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(100))
@@ -88,11 +88,11 @@ struct Rendezvous {
             Output.error(refusal)
             throw ExitCode(64)
         }
-        Output.line("Several peers are here:")
-        for (index, entry) in found.enumerated() { Output.line("  \(index + 1)) \(entry.name)") }
-        Output.line("Send to which? (numbers separated by commas, or \"all\")")
+        let question =
+            ["Several peers are here:"] + found.enumerated().map { "  \($0 + 1)) \($1.name)" }
+            + ["Send to which? (numbers separated by commas, or \"all\")"]
         // End of input (no terminal, as under a script) is no answer.
-        guard let answer = await picker.line() else {
+        guard let answer = await picker.line(question) else {
             Output.error(refusal)
             throw ExitCode(64)
         }

@@ -114,19 +114,6 @@ struct SessionOptions: ParsableArguments {
     }
 }
 
-/// Standard input as an async sequence of lines, read on a thread of its own.
-enum InputLines {
-    static func stream() -> AsyncStream<String> {
-        let (stream, continuation) = AsyncStream<String>.makeStream()
-        let thread = Thread {
-            while let line = readLine(strippingNewline: true) { continuation.yield(line) }
-            continuation.finish()
-        }
-        thread.start()
-        return stream
-    }
-}
-
 extension PeerSession {
     /// The name other peers find this session under, once they can (after mDNS probing, about a second; with a
     /// number added if another host holds the name), or the display name after `limit`. Commands print it before

@@ -54,7 +54,7 @@ struct SendCommand: AsyncParsableCommand {
     func run() async throws {
         let session = try await options.startSession(mode: .peer)
         let reporter = ProgressReporter(json: json)
-        let input = InputAnswers()
+        let prompter = Prompter.standard
         let autoAccept = options.yes
         // The one reader of the session's events: code prompts and progress.
         let progress = Task {
@@ -64,9 +64,10 @@ struct SendCommand: AsyncParsableCommand {
                     reporter.show(progress)
                 case .connectionRequest(let request):
                     let code = request.code.map { " Code: \($0) — check the other screen shows the same." } ?? ""
-                    if let warning = request.namesakeWarning { Output.line(warning) }
-                    Output.line("? connect to \(request.displayName) (\(request.deviceID.shortID))?\(code) [y/n]")
-                    let yes = request.mayBeAutoAccepted(autoAccept) ? true : await input.answer()
+                    let lines =
+                        (request.namesakeWarning.map { [$0] } ?? [])
+                        + ["? connect to \(request.displayName) (\(request.deviceID.shortID))?\(code) [y/n]"]
+                    let yes = await request.answer(lines, autoAccept: autoAccept, prompter: prompter)
                     if yes { await session.accept(request) } else { await session.deny(request) }
                 default:
                     continue
@@ -75,7 +76,7 @@ struct SendCommand: AsyncParsableCommand {
         }
         let peers: [PeerID]
         do {
-            peers = try await Rendezvous(session: session).connect(to: to, within: wait, picker: input)
+            peers = try await Rendezvous(session: session).connect(to: to, within: wait, picker: prompter)
         } catch {
             progress.cancel()
             await session.stop()
@@ -220,14 +221,15 @@ struct ReceiveCommand: AsyncParsableCommand {
         let reporter = ProgressReporter(json: json)
         var received = 0
         var offered: [TransferID: IncomingTransfer] = [:]
-        let input = InputAnswers()
+        let prompter = Prompter.standard
         events: for await event in session.events {
             switch event {
             case .connectionRequest(let request):
                 let code = request.code.map { " Code: \($0)." } ?? ""
-                if let warning = request.namesakeWarning { Output.line(warning) }
-                Output.line("? \(request.displayName) (\(request.deviceID.shortID)) wants to connect.\(code) [y/n]")
-                let yes = request.mayBeAutoAccepted(options.yes) ? true : await input.answer()
+                let lines =
+                    (request.namesakeWarning.map { [$0] } ?? [])
+                    + ["? \(request.displayName) (\(request.deviceID.shortID)) wants to connect.\(code) [y/n]"]
+                let yes = await request.answer(lines, autoAccept: options.yes, prompter: prompter)
                 if yes { await session.accept(request) } else { await session.deny(request) }
             case .transferOffered(let transfer):
                 let from = await session.displayName(for: transfer.peer) ?? "?"
@@ -236,15 +238,21 @@ struct ReceiveCommand: AsyncParsableCommand {
                     transfer.isDirectory
                     ? "directory \(transfer.name)/ (\(transfer.fileCount) files, \(transfer.size) bytes)"
                     : "\(transfer.name) (\(transfer.size) bytes)"
-                reporter.result(
-                    "offer",
-                    [
-                        "name": transfer.name, "size": transfer.size, "from": from, "key": transfer.contentKey,
-                        "directory": transfer.isDirectory, "files": transfer.fileCount, "id": "\(transfer.id)",
-                    ],
-                    text: "? \(what) from \(from). Accept? [y/n]"
-                )
-                let yes = options.yes ? true : await input.answer()
+                let fields: [String: Any] = [
+                    "event": "offer", "name": transfer.name, "size": transfer.size, "from": from,
+                    "key": transfer.contentKey, "directory": transfer.isDirectory, "files": transfer.fileCount,
+                    "id": "\(transfer.id)",
+                ]
+                // The offer is shown when its question comes up (one question on screen at a time).
+                let question =
+                    json ? Output.jsonText(fields).map { [$0] } ?? [] : ["? \(what) from \(from). Accept? [y/n]"]
+                let yes: Bool
+                if options.yes {
+                    for line in question { Output.line(line) }
+                    yes = true
+                } else {
+                    yes = await prompter.confirm(question, numbered: !json)
+                }
                 if yes {
                     do { try await session.acceptTransfer(transfer, into: directory) } catch {
                         Output.error("\(error)")
@@ -275,20 +283,5 @@ struct ReceiveCommand: AsyncParsableCommand {
             }
         }
         await session.stop()
-    }
-}
-
-/// y/n answers (and other replies) read from standard input, one line each (end of input answers no).
-final class InputAnswers: Sendable {
-    private let lines = InputLines.stream()
-
-    func answer() async -> Bool {
-        await line()?.trimmingCharacters(in: .whitespaces).lowercased().hasPrefix("y") ?? false
-    }
-
-    /// The next line, or nil at the end of input.
-    func line() async -> String? {
-        for await line in lines { return line }
-        return nil
     }
 }

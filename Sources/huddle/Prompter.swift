@@ -1,0 +1,254 @@
+import Foundation
+
+/// Standard input's one reader, and the questions the process asks on it: one on screen at a time.
+///
+/// A question is shown when it reaches the front of the queue, its last line ending in its number, `(#3)`. Only
+/// the question on screen can be answered: `y` or `n` (also `yes`, `no`), or naming it, `y 3`; an answer that
+/// names another number is refused. On a terminal, a line typed before the question appeared does not answer it
+/// (two quick `y`s do not answer a question nobody has read). Lines that answer nothing go to
+/// ``unclaimedLines()`` (chat text, commands), if someone reads them. At the end of input every question, asked
+/// or still to come, is answered no.
+///
+/// Standard input is an `AsyncStream` of lines, which allows one reader at a time: every part of the CLI asks
+/// here (``standard``), so its stream has exactly one.
+actor Prompter {
+    /// A line of input and when it was read.
+    struct Line: Sendable {
+        var text: String
+        var at: ContinuousClock.Instant
+    }
+
+    private enum Kind {
+        /// A y/n question.
+        case confirmation
+        /// Any line answers it.
+        case line
+    }
+
+    /// How a question ended.
+    private enum Reply {
+        case typed(String)
+        /// End of input, or too many questions waiting.
+        case none
+        /// Taken back with ``withdraw(key:note:)``.
+        case withdrawn
+    }
+
+    private struct Question {
+        let number: Int
+        let lines: [String]
+        let kind: Kind
+        let key: String?
+        let numbered: Bool
+        let continuation: CheckedContinuation<Reply, Never>
+    }
+
+    /// The process's prompter, reading standard input (from the first question on).
+    static let standard = Prompter(lines: InputLines.stream(), typedAfterShown: isatty(0) == 1)
+
+    /// The most questions waiting at once; one more is answered no at once (a flood of requests cannot bury
+    /// the screen).
+    static let maximumWaiting = 16
+
+    private let lines: AsyncStream<Line>
+    private let show: @Sendable ([String]) -> Void
+    private let typedAfterShown: Bool
+    private var reading = false
+    private var ended = false
+    private var queue: [Question] = []
+    private var shownAt: ContinuousClock.Instant?
+    private var nextNumber = 1
+    private var unclaimed: AsyncStream<String>.Continuation?
+
+    /// - Parameters:
+    ///   - lines: the input, read from the first question or ``unclaimedLines()`` call on.
+    ///   - show: prints a question's lines (standard output by default).
+    ///   - typedAfterShown: whether an answer must have been read after its question was shown (on a terminal).
+    init(
+        lines: AsyncStream<Line>,
+        show: @escaping @Sendable ([String]) -> Void = { for line in $0 { Output.line(line) } },
+        typedAfterShown: Bool = false
+    ) {
+        self.lines = lines
+        self.show = show
+        self.typedAfterShown = typedAfterShown
+    }
+
+    /// Asks a y/n question; true for yes. No at the end of input, or when withdrawn.
+    ///
+    /// - Parameters:
+    ///   - lines: what to show when the question comes up; the last is the question itself.
+    ///   - key: names the question for ``withdraw(key:note:)``.
+    ///   - numbered: whether to end the last line with the question's number (not for a JSON line).
+    func confirm(_ lines: [String], key: String? = nil, numbered: Bool = true) async -> Bool {
+        await decide(lines, key: key, numbered: numbered) ?? false
+    }
+
+    /// As ``confirm(_:key:numbered:)``, but nil when the question was withdrawn (nobody answered it).
+    func decide(_ lines: [String], key: String? = nil, numbered: Bool = true) async -> Bool? {
+        switch await ask(lines, kind: .confirmation, key: key, numbered: numbered) {
+        case .typed(let answer): answer == "y"
+        case .none: false
+        case .withdrawn: nil
+        }
+    }
+
+    /// Asks for a line (any text answers); nil at the end of input.
+    func line(_ lines: [String]) async -> String? {
+        guard case .typed(let line) = await ask(lines, kind: .line, key: nil, numbered: false) else { return nil }
+        return line
+    }
+
+    /// The lines that answer no question, for one reader (a chat's text and commands); finished at the end of
+    /// input.
+    func unclaimedLines() -> AsyncStream<String> {
+        let (stream, continuation) = AsyncStream<String>.makeStream()
+        if ended {
+            continuation.finish()
+        } else {
+            unclaimed = continuation
+            startReading()
+        }
+        return stream
+    }
+
+    /// Takes back the question asked with `key` (answered no). If it was on screen, shows `note` and the next
+    /// question, and returns true; else false (the caller may say `note` itself).
+    @discardableResult
+    func withdraw(key: String, note: String? = nil) -> Bool {
+        guard let index = queue.firstIndex(where: { $0.key == key }) else { return false }
+        let question = queue.remove(at: index)
+        question.continuation.resume(returning: .withdrawn)
+        guard index == 0 else { return false }
+        if let note { show([note]) }
+        showFront()
+        return true
+    }
+
+    /// How many questions wait, the one on screen included.
+    var waiting: Int { queue.count }
+
+    private func ask(_ lines: [String], kind: Kind, key: String?, numbered: Bool) async -> Reply {
+        startReading()
+        return await withCheckedContinuation { continuation in
+            guard !ended else { return continuation.resume(returning: .none) }
+            guard queue.count < Self.maximumWaiting else {
+                show(["! too many questions waiting; answered no: \(lines.last ?? "")"])
+                return continuation.resume(returning: .none)
+            }
+            let question = Question(
+                number: nextNumber,
+                lines: lines,
+                kind: kind,
+                key: key,
+                numbered: numbered,
+                continuation: continuation
+            )
+            nextNumber += 1
+            queue.append(question)
+            if queue.count == 1 { showFront() }
+        }
+    }
+
+    private func showFront() {
+        shownAt = nil
+        guard let question = queue.first else { return }
+        var lines = question.lines
+        if question.numbered, let last = lines.popLast() { lines.append("\(last) (#\(question.number))") }
+        if !lines.isEmpty { show(lines) }
+        shownAt = .now
+    }
+
+    private func startReading() {
+        guard !reading else { return }
+        reading = true
+        let lines = self.lines
+        Task {
+            for await line in lines { self.received(line) }
+            self.endOfInput()
+        }
+    }
+
+    private func received(_ line: Line) {
+        let text = line.text.trimmingCharacters(in: .whitespaces)
+        guard let question = queue.first else {
+            unclaimed?.yield(line.text)
+            return
+        }
+        let answer = Self.answer(text)
+        if typedAfterShown, let shownAt, line.at < shownAt {
+            if answer != nil || question.kind == .line {
+                show(["(typed before question #\(question.number) came up: read it, then answer)"])
+            } else {
+                unclaimed?.yield(line.text)
+            }
+            return
+        }
+        switch question.kind {
+        case .line:
+            finishFront(with: line.text)
+        case .confirmation:
+            guard let (yes, number) = answer else {
+                if let unclaimed {
+                    unclaimed.yield(line.text)
+                } else if !text.isEmpty {
+                    show(["(answer y or n to question #\(question.number))"])
+                }
+                return
+            }
+            if let number, number != question.number {
+                show(["(#\(number) is not the question on screen: answer #\(question.number) with y or n)"])
+                return
+            }
+            finishFront(with: yes ? "y" : "n")
+        }
+    }
+
+    private func finishFront(with answer: String) {
+        let question = queue.removeFirst()
+        question.continuation.resume(returning: .typed(answer))
+        showFront()
+    }
+
+    private func endOfInput() {
+        ended = true
+        let questions = queue
+        queue = []
+        for question in questions { question.continuation.resume(returning: .none) }
+        unclaimed?.finish()
+        unclaimed = nil
+    }
+
+    /// `y`, `yes`, `n`, `no` (any case), optionally followed by the question's number (`y 2`, `n #2`): whether
+    /// yes, and the number given; nil for anything else.
+    static func answer(_ text: String) -> (yes: Bool, number: Int?)? {
+        let words = text.lowercased().split(whereSeparator: \.isWhitespace)
+        guard (1...2).contains(words.count) else { return nil }
+        let yes: Bool
+        switch words[0] {
+        case "y", "yes": yes = true
+        case "n", "no": yes = false
+        default: return nil
+        }
+        guard words.count == 2 else { return (yes, nil) }
+        let digits = words[1].hasPrefix("#") ? words[1].dropFirst() : words[1][...]
+        guard let number = Int(digits), number > 0 else { return nil }
+        return (yes, number)
+    }
+}
+
+/// Standard input as an async sequence of lines, each stamped when read, read on a thread of its own. Only
+/// ``Prompter/standard`` reads it.
+enum InputLines {
+    static func stream() -> AsyncStream<Prompter.Line> {
+        let (stream, continuation) = AsyncStream<Prompter.Line>.makeStream()
+        let thread = Thread {
+            while let line = readLine(strippingNewline: true) {
+                continuation.yield(Prompter.Line(text: line, at: .now))
+            }
+            continuation.finish()
+        }
+        thread.start()
+        return stream
+    }
+}
