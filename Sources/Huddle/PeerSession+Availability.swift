@@ -1,4 +1,5 @@
 import HuddleTransport
+import HuddleWire
 import NIOCore
 
 extension PeerSession {
@@ -27,7 +28,7 @@ extension PeerSession {
             return
         }
         if mode.advertises, registration == nil, let port = listener?.localAddress?.port {
-            let advert = PeerAdvert(
+            var advert = PeerAdvert(
                 serviceType: serviceType,
                 peer: peerID,
                 displayName: displayName,
@@ -35,6 +36,7 @@ extension PeerSession {
                 mode: mode,
                 port: port
             )
+            advert.version = configuration.connection.handshake.versions.upperBound
             registration = try await directory.advertise(advert)
         }
         if mode.browses, browsing == nil {

@@ -37,3 +37,33 @@ public enum PeerWireError: Error, Hashable, Sendable {
     /// A sealed datagram is larger than the configured maximum payload.
     case datagramTooLarge(limit: Int, size: Int)
 }
+
+extension PeerWireError: CustomStringConvertible {
+    public var description: String {
+        switch self {
+        case .frameTooLarge(let limit, let declared): "a frame of \(declared) bytes is over the limit of \(limit)"
+        case .truncatedFrame: "the connection ended inside a frame"
+        case .unsupportedFrameVersion(let version): "unknown frame version \(version)"
+        case .malformedMessage(let detail): "malformed message: \(detail)"
+        case .messageTooLarge(let limit, let declared): "a message of \(declared) bytes is over the limit of \(limit)"
+        case .protocolViolation(let state, let message): "protocol violation: \(message) while \(state)"
+        case .protocolMismatch(let ours, let theirs):
+            "the peer speaks Huddle protocol \(Self.versions(theirs)), this side \(Self.versions(ours)): update the older side"
+        case .sessionMismatch(let ours, let theirs): "the peer is in session \(theirs), not \(ours)"
+        case .protocolDowngrade(let pinned, let offered):
+            "the paired peer offered protocol \(offered) after \(pinned): refused as a downgrade"
+        case .sasCommitmentMismatch: "the pairing nonce does not match its commitment"
+        case .confirmationMismatch: "the peer's confirmation does not match the code"
+        case .pairingRejected(let reason): "the connection was refused (\(reason))"
+        case .pairingRefused(let reason): "pairing refused here (\(reason))"
+        case .pairingTimedOut: "nobody decided in time"
+        case .handshakeTimedOut(let state): "the peer did not finish the handshake (\(state))"
+        case .closedByPeer(let reason): "the peer closed the connection (\(reason))"
+        case .datagramTooLarge(let limit, let size): "a datagram of \(size) bytes is over the limit of \(limit)"
+        }
+    }
+
+    private static func versions(_ range: ClosedRange<UInt8>) -> String {
+        range.count == 1 ? "\(range.lowerBound)" : "\(range.lowerBound) to \(range.upperBound)"
+    }
+}

@@ -29,7 +29,7 @@ enum PairingGrinder {
         let verifier = PeerVerifier(expected: nil, isBlocked: { _ in false })
         let promise = MultiThreadedEventLoopGroup.singleton.next().makePromise(of: Outcome.self)
         let hello = PeerHello(
-            versions: 1...1,
+            versions: 2...2,
             sessionType: sessionType,
             instance: instance,
             displayName: "Mallory",

@@ -66,7 +66,7 @@ struct TransportPeer {
         let store = self.store
         return .init(
             role: role,
-            hello: PeerHello(versions: 1...1, sessionType: "_test._tcp", instance: name, displayName: name, mode: 0x70),
+            hello: PeerHello(versions: 2...2, sessionType: "_test._tcp", instance: name, displayName: name, mode: 0x70),
             fingerprint: identity.fingerprint,
             context: Array("hi".utf8),
             configuration: configuration,

@@ -19,7 +19,7 @@ struct HandshakePair {
     static let fingerprintI = Array(repeating: UInt8(0x11), count: 32)
     static let fingerprintR = Array(repeating: UInt8(0x22), count: 32)
 
-    static func hello(_ name: String, type: String = "_chat._tcp", versions: ClosedRange<UInt8> = 1...1) -> PeerHello {
+    static func hello(_ name: String, type: String = "_chat._tcp", versions: ClosedRange<UInt8> = 2...2) -> PeerHello {
         PeerHello(versions: versions, sessionType: type, instance: name.lowercased(), displayName: name, mode: 0x70)
     }
 

@@ -55,7 +55,7 @@ struct Run {
         return PeerHandshake(
             role: role,
             localHello: PeerHello(
-                versions: 1...1,
+                versions: 2...2,
                 sessionType: "_fuzz._tcp",
                 instance: name.lowercased(),
                 displayName: name,
