@@ -6,6 +6,7 @@ import NIOCore
 extension PeerSession {
     /// Checks a directory offer's whole manifest before anyone is asked: a bad name, path or size declines it.
     func receivedDirectoryOffer(_ offer: DirectoryOffer, from peer: PeerID) {
+        guard admitsOffer(offer.id, from: peer) else { return }
         do {
             try offer.validate(limits: configuration.transfers.manifestLimits)
         } catch {

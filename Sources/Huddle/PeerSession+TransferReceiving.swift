@@ -40,6 +40,7 @@ extension PeerSession {
     }
 
     func receivedOffer(_ offer: TransferOffer, from peer: PeerID) {
+        guard admitsOffer(offer.id, from: peer) else { return }
         do {
             let name = try TransferName.validate(offer.name)
             let transfer = IncomingTransfer(
@@ -187,8 +188,37 @@ extension PeerSession {
         }
     }
 
-    /// The peer went away: partial files and staging directories stay for a resume, senders' calls fail.
+    /// Whether an offer of `id` from `peer` is looked at: not when `id` is that of a transfer offered or under way
+    /// (the offer would take over its state), nor past the peer's ``TransferConfiguration/maximumIncomingTransfersPerPeer``.
+    /// A refused offer is reported as a ``PeerSessionEvent/peerError(_:_:)``; one past the limit is declined,
+    /// while one reusing an ID gets no answer: any answer names the ID, and so the transfer already under way.
+    func admitsOffer(_ id: TransferID, from peer: PeerID) -> Bool {
+        if pendingOffers[id] != nil || pendingDirectories[id] != nil || incoming[id] != nil
+            || incomingDirectories[id] != nil || outgoing[id] != nil
+        {
+            emit(.peerError(peer, .transferFailed("refused an offer that reuses the ID of a transfer in progress")))
+            return false
+        }
+        let limit = configuration.transfers.maximumIncomingTransfersPerPeer
+        let count =
+            offerPeers.values.count { $0 == peer } + incoming.values.count { $0.transfer.peer == peer }
+            + incomingDirectories.values.count { $0.transfer.peer == peer }
+        guard count < limit else {
+            sendResourceNow(.decline(id, reason: "too many transfers at once: the limit is \(limit)"), to: peer)
+            emit(.peerError(peer, .tooManyTransfers(limit: limit)))
+            return false
+        }
+        return true
+    }
+
+    /// The peer went away: partial files and staging directories stay for a resume, senders' calls fail, and its
+    /// offers not yet answered are dropped (their sender's call failed; accepting one now throws).
     func transfersEnded(with peer: PeerID) {
+        for (id, owner) in offerPeers where owner == peer {
+            offerPeers[id] = nil
+            pendingOffers[id] = nil
+            pendingDirectories[id] = nil
+        }
         for (id, file) in incoming where file.transfer.peer == peer {
             incoming[id] = nil
             closeKeepingPartial(file, reason: "the connection ended; the partial file is kept for a resume")

@@ -27,6 +27,12 @@ public enum PeerSessionError: Error, Hashable, Sendable, CustomStringConvertible
     case transferTooLarge(limit: UInt64, size: UInt64)
     /// The connection failed or ended; see why.
     case connection(PeerConnectionError)
+    /// Taking the offer into memory would put the bytes held for all in-memory transfers together past
+    /// ``TransferConfiguration/maximumInMemoryBytes``: `reserved` are held already. The offer stays open.
+    case inMemoryBudgetExhausted(budget: UInt64, reserved: UInt64, size: UInt64)
+    /// The peer has ``TransferConfiguration/maximumIncomingTransfersPerPeer`` transfers offered or under way
+    /// already; its offer was declined.
+    case tooManyTransfers(limit: Int)
 
     public var description: String {
         switch self {
@@ -43,6 +49,9 @@ public enum PeerSessionError: Error, Hashable, Sendable, CustomStringConvertible
         case .transferTooLarge(let limit, let size): "\(size) bytes is over the in-memory limit of \(limit)"
         case .connection(.wire(.pairingRejected(reason: let reason))): "the connection was refused (\(reason))"
         case .connection(let error): "\(error)"
+        case .inMemoryBudgetExhausted(let budget, let reserved, let size):
+            "\(size) bytes do not fit in the in-memory budget of \(budget) (\(reserved) held by other transfers)"
+        case .tooManyTransfers(let limit): "the peer has \(limit) transfers offered or under way already"
         }
     }
 }

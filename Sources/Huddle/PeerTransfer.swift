@@ -63,6 +63,14 @@ public struct TransferConfiguration: Hashable, Sendable {
     /// The largest offer ``PeerSession/acceptTransferIntoMemory(_:)`` takes (64 MiB): a photo or a document fits
     /// easily, and a peer cannot make the receiver hold more than this in memory per transfer.
     public var maximumInMemorySize: UInt64 = 64 * 1024 * 1024
+    /// The bytes all transfers into memory may hold together, from every peer (256 MiB). Accepting an offer into
+    /// memory reserves its whole size until the transfer ends; an offer that does not fit is refused with
+    /// ``PeerSessionError/inMemoryBudgetExhausted(budget:reserved:size:)`` and stays open (accept it into a
+    /// directory or decline it). So many peers, or one peer with many offers, cannot make the receiver hold more.
+    public var maximumInMemoryBytes: UInt64 = 256 * 1024 * 1024
+    /// Incoming transfers one peer may have at once, offered (not yet answered) or under way, files and
+    /// directories together (16). An offer beyond it is declined at once, before anyone is asked.
+    public var maximumIncomingTransfersPerPeer = 16
     /// Transfer data received but not yet written to disk, for all incoming transfers together (4 MiB): past it
     /// the session stops reading from the connection that brought it (TCP then holds the sender back) and reads
     /// again when half of it has been written. The receiver's memory for transfers stays near this bound however
