@@ -52,7 +52,7 @@ extension PeerSession {
         return DirectoryTransferReport(
             id: id,
             fileCount: offer.fileCount,
-            filesSent: needed.count,
+            filesSent: needed.filter { $0.offset < offer.entries[Int($0.index)].size }.count,
             totalSize: offer.totalSize,
             bytesSent: sent,
             skipped: scan.skipped
@@ -92,12 +92,16 @@ extension PeerSession {
             guard try FileStamp.of(url) == stamp else {
                 throw PeerSessionError.transferFailed("\(entry.path) changed while being sent")
             }
-            // The SHA-256 covers the whole file: the part the receiver has is read and hashed first.
+            // The SHA-256 covers the whole file: the part the receiver has is read and hashed first (all of it
+            // for a file the receiver has whole, which is sent no bytes, only this).
             var hasher = FileHasher()
             if point.offset > 0 { try hasher.update(prefixOf: url, length: point.offset) }
             var reader = try TransferSource.file(url).open(at: point.offset)
             defer { reader.close() }
             var position = point.offset
+            if position == entry.size, let event = progress.advance(by: 0, in: entry, at: position) {
+                eventSink.yield(.transferProgress(event))
+            }
             while position < entry.size {
                 if cancelledTransfers.withLockedValue({ $0.contains(offer.id) }) { throw PeerSessionError.cancelled }
                 // The header, then the file read straight in after it (as for a single file).
