@@ -41,17 +41,17 @@ struct DirectoryStaging {
     /// The sending device's ID, hex.
     let sender: String
 
-    /// Opens (or makes) the staging directory of `offer` from device `sender` in `target`: one that exists is used
-    /// only when it was kept for the same device. (It is made private, mode 0700, where the file system keeps
-    /// modes; an earlier offer's directory, found by name alone, is read only when it is — see
-    /// ``earlierFiles()``.)
+    /// Opens (or makes) the staging directory of `offer` from device `sender` in `target`. One that exists is
+    /// used only when it is private — a real directory of this user's, mode 0700 — and kept for the same device:
+    /// anyone else who could write in it could have put anything in its tree. (Where the file system does not
+    /// keep modes, a run that finds its staging directory again is refused: remove it to start afresh.)
     init(offer: DirectoryOffer, digest: String, sender: DeviceID, in target: URL) throws {
         self.offer = offer
         self.target = target
         stem = Self.stem(of: offer.name)
         self.sender = sender.bytes.hexString
         root = target.appendingPathComponent(Self.rootName(stem: stem, digest: digest, sender: self.sender))
-        try Self.makeDirectory(root, mode: 0o700)
+        try Self.makePrivateDirectory(root)
         try keepSender()
         try Self.makeDirectory(tree)
         try Self.makeDirectory(parts, mode: 0o700)
@@ -188,6 +188,20 @@ struct DirectoryStaging {
     }
 
     // MARK: - File system checks
+
+    /// Makes the staging directory, mode 0700, or accepts one that exists only when it is private
+    /// (``isPrivate(_:)``): a directory someone else owns or may write in is refused, and nothing in it is read
+    /// or written.
+    static func makePrivateDirectory(_ url: URL) throws {
+        if mkdir(url.path, 0o700) == 0 { return }
+        guard errno == EEXIST else { throw error("cannot make the directory \(url.lastPathComponent)") }
+        guard isPrivate(url) else {
+            throw PeerSessionError.transferFailed(
+                "the staging directory \(url.lastPathComponent) exists but is not private "
+                    + "(a directory of this user's, mode 0700); not used"
+            )
+        }
+    }
 
     /// Makes a directory, or accepts one that exists if it is a real directory (not a link to one).
     static func makeDirectory(_ url: URL, mode: mode_t = 0o755) throws {

@@ -148,7 +148,12 @@ extension PeerSession {
             emit(.transferReceivedData(id, file.transfer.peer, file.memory))
         case .file(_, let partial, let directory):
             do {
-                let final = try Self.keep(partial, as: file.transfer.name, in: directory)
+                let final = try Self.keep(
+                    partial,
+                    as: file.transfer.name,
+                    in: directory,
+                    identity: file.partialIdentity
+                )
                 sendResourceNow(.result(id, ok: true, reason: ""), to: file.transfer.peer)
                 emit(.transferFinished(id, file.transfer.peer, final))
             } catch {
@@ -232,11 +237,17 @@ extension PeerSession {
     }
 
     /// Renames `partial` to `name` in `directory`, or `name (2)`, `name (3)`, … — never over an existing file.
-    static func keep(_ partial: URL, as name: String, in directory: URL) throws -> URL {
+    /// When `identity` is given, the name must have gone to that file: a partial file swapped for another (or a
+    /// link) since it was written is not kept.
+    static func keep(_ partial: URL, as name: String, in directory: URL, identity: FileIdentity? = nil) throws -> URL {
         for candidate in FreeNames(name) {
             let target = directory.appendingPathComponent(candidate)
             // link() fails if the target exists, so a file appearing meanwhile is never replaced.
             if link(partial.path, target.path) == 0 {
+                if let identity, FileIdentity(lstatOf: target.path) != identity {
+                    unlink(target.path)
+                    throw PeerSessionError.transferFailed("the partial file was replaced while it was written")
+                }
                 unlink(partial.path)
                 return target
             }

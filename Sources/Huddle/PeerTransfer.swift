@@ -102,6 +102,9 @@ final class IncomingFile {
     var hasher: FileHasher
     /// Chunks received for the writer and not yet handed to it, gathered into one larger write.
     var pending = ByteBuffer()
+    /// Which file the partial file is (device and inode, from the open descriptor): what gets the final name
+    /// must be that file.
+    var partialIdentity: FileIdentity?
     /// Bytes received so far, resumed bytes included.
     var written: UInt64
     var reportedAt: UInt64
