@@ -138,7 +138,7 @@ extension PeerSession {
             return
         }
         guard sha256 == claimed else {
-            if let partial = file.partial { try? FileManager.default.removeItem(at: partial) }
+            if let partial = file.partial { unlink(partial.path) }
             fail(file, reason: "SHA-256 mismatch: the data does not match the sender's")
             return
         }
@@ -165,7 +165,8 @@ extension PeerSession {
     func fail(_ file: IncomingFile, reason: String, keepPartial: Bool = false) {
         incoming[file.transfer.id] = nil
         // Removed at once: a write still under way goes to the unlinked file, never to a partial file made anew.
-        if !keepPartial, let partial = file.partial { try? FileManager.default.removeItem(at: partial) }
+        // unlink, not a recursive remove: whatever someone may have put at the name since is not gone through.
+        if !keepPartial, let partial = file.partial { unlink(partial.path) }
         sendResourceNow(.result(file.transfer.id, ok: false, reason: reason), to: file.transfer.peer)
         closing(
             file,

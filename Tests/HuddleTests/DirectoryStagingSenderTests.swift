@@ -135,6 +135,29 @@ struct DirectoryStagingSenderTests {
         await trio.stop()
     }
 
+    /// A staging directory of the right name whose kept sender is another device (the name carries only 16 hex
+    /// digits of it) is not used: the offer is declined and nothing in it is touched.
+    @Test(.timeLimit(.minutes(1)))
+    func aStagingDirectoryKeptForAnotherDeviceIsNotUsed() async throws {
+        let (ada, bob, bobID, adaID) = try await connectedPair()
+        let root = try TransferTests.scratch().appendingPathComponent("proj")
+        try DirectoryTree.make(["a.bin": 10_000], under: root)
+        let target = try TransferTests.scratch()
+        let sending = Task { try await ada.session.sendDirectory(at: root, to: bobID) }
+        let offered = try #require(await bob.offer())
+        let staging = try await Self.stagingRoot(of: offered, from: adaID, on: bob.session, in: target)
+        #expect(mkdir(staging.path, 0o700) == 0)
+        let other = String(repeating: "0", count: 64)
+        try Data(other.utf8).write(to: staging.appendingPathComponent("sender"))
+        await #expect(throws: PeerSessionError.self) { try await bob.session.acceptTransfer(offered, into: target) }
+        let result = try #require(await result(of: sending))
+        #expect(declined(result), "the sender's call ended with \(result)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: staging.path) == ["sender"])
+        #expect(try String(contentsOf: staging.appendingPathComponent("sender"), encoding: .utf8) == other)
+        await ada.session.stop()
+        await bob.session.stop()
+    }
+
     /// A file verified in an earlier run of the same sender is checked again against the sender's SHA-256 of
     /// this run (the sender hashes it, sends no bytes of it): one whose bytes changed in the staging directory
     /// since fails the run instead of being kept, and the run after sends it again.
