@@ -85,8 +85,9 @@ extension PeerSession {
     ///
     /// A directory is built in a hidden staging directory there: each file is checked against its own SHA-256
     /// before it gets its name in the tree, and the finished tree is renamed to the offered name (or `name (2)`, …)
-    /// only when every file is verified. A later offer of the same directory continues from the staging
-    /// directory: files it has complete are not sent again, partial ones resume.
+    /// only when every file is verified. A later offer of the same directory from the same device continues from
+    /// the staging directory: files it has complete are not sent again (each is still checked against the SHA-256
+    /// the sender computes now), partial ones resume.
     public func acceptTransfer(_ transfer: IncomingTransfer, into directory: URL) throws {
         if pendingDirectories[transfer.id] != nil { return try acceptDirectory(transfer, into: directory) }
         offerPeers[transfer.id] = nil

@@ -150,4 +150,29 @@ struct SharedReceiveDirectoryTests {
         await ada.session.stop()
         await bob.session.stop()
     }
+
+    /// The same for a single file: one put in its place (by rename) after the offer, with the same size and
+    /// modification time, is not sent.
+    @Test(.timeLimit(.minutes(1)))
+    func aSingleFileReplacedAfterTheOfferIsNotSent() async throws {
+        let (ada, bob, bobID, _) = try await connectedPair()
+        let folder = try TransferTests.scratch()
+        let file = try TransferTests.file(20_000, named: "report.pdf", in: folder, seed: 5)
+        let other = try TransferTests.file(20_000, named: "other.pdf", in: TransferTests.scratch(), seed: 6)
+        let when = Date(timeIntervalSince1970: 1_700_000_000)
+        for url in [file, other] {
+            try FileManager.default.setAttributes([.modificationDate: when], ofItemAtPath: url.path)
+        }
+        let target = try TransferTests.scratch()
+
+        let sending = Task { try await ada.session.sendFile(at: file, to: bobID) }
+        let offered = try #require(await bob.offer())
+        #expect(rename(other.path, file.path) == 0)
+        try await bob.session.acceptTransfer(offered, into: target)
+        let result = try #require(await result(of: sending))
+        #expect(throws: PeerSessionError.self) { try result.get() }
+        #expect(bob.events.allSatisfy { if case .transferFinished = $0 { false } else { true } })
+        await ada.session.stop()
+        await bob.session.stop()
+    }
 }
