@@ -21,6 +21,9 @@ struct DirectoryScan: Sendable {
     /// The size and modification time of each file entry when its key was made, by entry index: a file whose
     /// stamp differs when it is sent changed in between.
     private(set) var stamps: [Int: FileStamp] = [:]
+    /// The device and inode of each file entry as the scan saw it (`lstat`), by entry index: the file sent must be
+    /// that one, not one swapped in under its path since (a link, which the scan would have skipped).
+    private(set) var identities: [Int: FileIdentity] = [:]
     private(set) var skipped: [String] = []
 
     /// Walks `root` (which may itself be reached through a link: the user named it).
@@ -39,7 +42,9 @@ struct DirectoryScan: Sendable {
         for name in names {
             let url = directory.appendingPathComponent(name)
             let path = relative.isEmpty ? name : relative + "/" + name
-            switch Self.kind(of: url.path) {
+            var info = stat()
+            let kind = lstat(url.path, &info) == 0 ? info.st_mode & S_IFMT : 0
+            switch kind {
             case S_IFDIR:
                 entries.append(DirectoryEntry(path: path, kind: .directory))
                 try visit(url, relative: path)
@@ -47,6 +52,7 @@ struct DirectoryScan: Sendable {
                 let (stamp, key) = try ResumeKey.of(file: url)
                 files[entries.count] = url
                 stamps[entries.count] = stamp
+                identities[entries.count] = FileIdentity(info)
                 entries.append(DirectoryEntry(path: path, kind: .file(size: stamp.size, key: key)))
             default:
                 skipped.append(path)

@@ -34,12 +34,13 @@ extension DirectoryStaging {
         try handle.close()
     }
 
-    /// The verified files of earlier, interrupted offers of a directory of the same name in the same target, by
-    /// size and resume key: the same key names the same content, so such a file need not be sent again. They are
+    /// The verified files of earlier, interrupted offers of a directory of the same name from the same device in
+    /// the same target, by size and resume key: the same key names the same content, so such a file need not be
+    /// sent again (it is still checked against the sender's SHA-256 before it counts: see ``prepare()``). They are
     /// found by name, so only staging directories that are this user's and private (no one else could have put
-    /// anything there), with a kept manifest that passes the same checks as an offer's, are read; files in their
-    /// trees are taken only as regular files of the declared size. Where the file system does not keep modes
-    /// (a CIFS mount), nothing is taken: the files are sent again.
+    /// anything there), kept for the same sending device, with a kept manifest that passes the same checks as an
+    /// offer's, are read; files in their trees are taken only as regular files of the declared size. Where the
+    /// file system does not keep modes (a CIFS mount), nothing is taken: the files are sent again.
     func earlierFiles() -> [EarlierFile: URL] {
         var found: [EarlierFile: URL] = [:]
         for (other, entries) in earlierStagings() {
@@ -66,19 +67,50 @@ extension DirectoryStaging {
         }
     }
 
-    /// The other staging directories of this name in the target that are this user's and private, with the
-    /// entries of their kept manifests.
+    /// The other staging directories of this name from this sender in the target that are this user's and
+    /// private, with the entries of their kept manifests.
     func earlierStagings() -> [(root: URL, entries: [DirectoryEntry])] {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: target.path) else { return [] }
+        let suffix = ".\(sender.prefix(16)).huddle-partial"
         return names.compactMap { name in
-            guard name.hasPrefix(stem + "."), name.hasSuffix(".huddle-partial") else { return nil }
-            let digest = name.dropFirst(stem.count + 1).dropLast(".huddle-partial".count)
+            guard name.hasPrefix(stem + "."), name.hasSuffix(suffix) else { return nil }
+            let digest = name.dropFirst(stem.count + 1).dropLast(suffix.count)
             let other = target.appendingPathComponent(name)
             guard digest.count == 16, digest.allSatisfy(\.isHexDigit), other != root, Self.isPrivate(other),
-                let entries = Self.keptManifest(in: other)
+                Self.keptSender(in: other) == sender, let entries = Self.keptManifest(in: other)
             else { return nil }
             return (other, entries)
         }
+    }
+
+    var senderFile: URL { root.appendingPathComponent("sender") }
+
+    /// Keeps the sending device's ID in the staging directory, or checks that the one kept is the sender's: the
+    /// name carries only 16 hex digits of it.
+    func keepSender() throws {
+        let descriptor = open(senderFile.path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            guard errno == EEXIST else { throw Self.error("cannot keep the sender") }
+            guard Self.keptSender(in: root) == sender else {
+                throw PeerSessionError.transferFailed(
+                    "the staging directory \(root.lastPathComponent) was made for another device; not used"
+                )
+            }
+            return
+        }
+        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+        try handle.write(contentsOf: Array(sender.utf8))
+        try handle.close()
+    }
+
+    /// The sending device's ID kept in the staging directory `root` (64 hex digits), if it reads back.
+    static func keptSender(in root: URL) -> String? {
+        let path = root.appendingPathComponent("sender").path
+        guard DirectoryScan.kind(of: path) == S_IFREG, regularFileSize(path) == 64,
+            let data = FileManager.default.contents(atPath: path)
+        else { return nil }
+        let text = String(decoding: data, as: UTF8.self)
+        return text.utf8.count == 64 && text.allSatisfy(\.isHexDigit) ? text : nil
     }
 
     /// The entries of the manifest kept in the staging directory `root`, when it reads back and passes the

@@ -7,16 +7,22 @@ import Glibc
 import Darwin
 #endif
 
-/// Where a received directory is built: a hidden staging directory in the target, named after the offer's name
-/// and manifest digest so that the next offer of the same tree finds it.
+/// Where a received directory is built: a hidden staging directory in the target, named after the offer's name,
+/// manifest digest and sending device so that the next offer of the same tree from the same device finds it.
 ///
 /// ```
-/// target/.photos.<digest>.huddle-partial/   mode 0700, ours
+/// target/.photos.<digest>.<sender>.huddle-partial/   mode 0700, ours
+///     sender       the sending device's ID (hex): staging is that device's alone
 ///     manifest     the offer's manifest as it came on the wire: what a later offer of a changed tree finds
 ///                  its unchanged files by (see ``earlierFiles()``)
 ///     tree/        the directory as offered; a file appears here only once its SHA-256 matched the sender's
 ///     parts/<n>    the bytes so far of file entry n
 /// ```
+///
+/// Nothing from an earlier run counts before the current sender vouches for it: a file verified then goes back
+/// to its part and is asked for at its end, so the sender hashes it and sends its SHA-256 (and no bytes of it).
+/// Another device's staging directories are never read, even with the same manifest (whose resume keys any
+/// peer that was sent the directory knows).
 ///
 /// Every path is built from components ``TransferPath`` accepted, and every directory is made here or checked
 /// with `lstat` to be a real directory (not a link), and files are opened with `O_NOFOLLOW`: nothing is written
@@ -29,27 +35,42 @@ struct DirectoryStaging {
     var tree: URL { root.appendingPathComponent("tree") }
     var parts: URL { root.appendingPathComponent("parts") }
 
-    /// The part of staging names before the digest: `.` and at most 200 bytes of the offered name, so the whole
-    /// name stays within the usual 255-byte limit.
+    /// The part of staging names before the digest (see ``stem(of:)``).
     let stem: String
 
-    /// Opens (or makes) the staging directory of `offer` in `target`. What its tree holds is taken as verified:
-    /// its name carries the digest of the whole manifest, which is not known before the offer. (It is made
-    /// private, mode 0700, where the file system keeps modes; an earlier offer's directory, found by name alone,
-    /// is read only when it is — see ``earlierFiles()``.)
-    init(offer: DirectoryOffer, digest: String, in target: URL) throws {
+    /// The sending device's ID, hex.
+    let sender: String
+
+    /// Opens (or makes) the staging directory of `offer` from device `sender` in `target`. One that exists is
+    /// used only when it is private — a real directory of this user's, mode 0700 — and kept for the same device:
+    /// anyone else who could write in it could have put anything in its tree. (Where the file system does not
+    /// keep modes, a run that finds its staging directory again is refused: remove it to start afresh.)
+    init(offer: DirectoryOffer, digest: String, sender: DeviceID, in target: URL) throws {
         self.offer = offer
         self.target = target
-        var stem = "."
-        for scalar in offer.name.unicodeScalars where stem.utf8.count + String(scalar).utf8.count <= 201 {
-            stem.unicodeScalars.append(scalar)
-        }
-        self.stem = stem
-        root = target.appendingPathComponent("\(stem).\(digest.prefix(16)).huddle-partial")
-        try Self.makeDirectory(root, mode: 0o700)
+        stem = Self.stem(of: offer.name)
+        self.sender = sender.bytes.hexString
+        root = target.appendingPathComponent(Self.rootName(stem: stem, digest: digest, sender: self.sender))
+        try Self.makePrivateDirectory(root)
+        try keepSender()
         try Self.makeDirectory(tree)
         try Self.makeDirectory(parts, mode: 0o700)
         try writeManifest()
+    }
+
+    /// The part of staging names before the digest: `.` and at most 200 bytes of the offered name, so the whole
+    /// name stays within the usual 255-byte limit.
+    static func stem(of name: String) -> String {
+        var stem = "."
+        for scalar in name.unicodeScalars where stem.utf8.count + String(scalar).utf8.count <= 201 {
+            stem.unicodeScalars.append(scalar)
+        }
+        return stem
+    }
+
+    /// `STEM.<16 hex digits of the manifest digest>.<16 hex digits of the sender's ID>.huddle-partial`.
+    static func rootName(stem: String, digest: String, sender: String) -> String {
+        "\(stem).\(digest.prefix(16)).\(sender.prefix(16)).huddle-partial"
     }
 
     /// The checked components of entry `index`'s path (validated before staging was made, so they cannot fail).
@@ -64,12 +85,13 @@ struct DirectoryStaging {
 
     func part(_ index: Int) -> URL { parts.appendingPathComponent(String(index)) }
 
-    /// Makes every directory of the tree and every empty file, and works out what is still needed: files in the
-    /// tree are complete (each was checked against its sender's SHA-256 before it got its name there, and the
-    /// staging directory is named after the manifest's digest, so the same resume keys); a file an earlier,
-    /// interrupted offer of the same name verified under the same resume key is linked in from there (a tree
-    /// changed between two runs sends only what changed); files with a part resume from where it ends — a whole
-    /// part from its end, where the sender's SHA-256 is all that is missing.
+    /// Makes every directory of the tree and every empty file, and works out what is still needed: every file
+    /// with data is asked for, from the end of what is here of it. A file in the tree (verified in an earlier run)
+    /// goes back to its part, whole; a file an earlier, interrupted offer of the same name from the same device
+    /// verified under the same resume key is linked in as a whole part (a tree changed between two runs sends
+    /// only what changed); other parts resume from where they end. A whole part is asked for at its end: the
+    /// sender sends no bytes of it, only the SHA-256 it computes from its own file, which the part must match
+    /// before it gets its name — nothing kept from an earlier run counts unchecked.
     /// - Returns: the files to ask for, and the bytes already present.
     func prepare() throws -> (needed: [TransferResumePoint], present: UInt64) {
         var needed: [TransferResumePoint] = []
@@ -87,21 +109,24 @@ struct DirectoryStaging {
                 if made.insert(place.path).inserted { try Self.makeDirectory(place) }
                 continue
             }
-            if try Self.holds(place, size: size) {
-                present += size
-                continue
-            }
-            unlink(place.path)  // a file there of another size (regular, or `holds` would have thrown)
-            if size > 0, let earlier = earlier[EarlierFile(size: size, key: key)], link(earlier.path, place.path) == 0 {
-                unlink(part(index).path)
-                present += size
-                continue
-            }
             if size == 0 {
                 // Nothing to send and nothing to check: an empty file is the empty file.
+                if try Self.holds(place, size: 0) { continue }
+                unlink(place.path)
                 try openPart(index, at: 0).0.close()
                 try keep(index)
                 continue
+            }
+            if try Self.holds(place, size: size) {
+                guard rename(place.path, part(index).path) == 0 else {
+                    throw Self.error("cannot check \(entry.path) again")
+                }
+            } else {
+                unlink(place.path)  // a file there of another size (regular, or `holds` would have thrown)
+                if let earlier = earlier[EarlierFile(size: size, key: key)] {
+                    unlink(part(index).path)
+                    _ = link(earlier.path, part(index).path)  // if it fails, the file is sent whole
+                }
             }
             let have = try Self.partSize(part(index), limit: size)
             needed.append(TransferResumePoint(index: UInt32(index), offset: have))
@@ -154,6 +179,7 @@ struct DirectoryStaging {
             }
             rmdir(parts.path)
             unlink(manifest.path)
+            unlink(senderFile.path)
             rmdir(root.path)
             removeEarlier(except: inUse)
             return destination
@@ -162,6 +188,20 @@ struct DirectoryStaging {
     }
 
     // MARK: - File system checks
+
+    /// Makes the staging directory, mode 0700, or accepts one that exists only when it is private
+    /// (``isPrivate(_:)``): a directory someone else owns or may write in is refused, and nothing in it is read
+    /// or written.
+    static func makePrivateDirectory(_ url: URL) throws {
+        if mkdir(url.path, 0o700) == 0 { return }
+        guard errno == EEXIST else { throw error("cannot make the directory \(url.lastPathComponent)") }
+        guard isPrivate(url) else {
+            throw PeerSessionError.transferFailed(
+                "the staging directory \(url.lastPathComponent) exists but is not private "
+                    + "(a directory of this user's, mode 0700); not used"
+            )
+        }
+    }
 
     /// Makes a directory, or accepts one that exists if it is a real directory (not a link to one).
     static func makeDirectory(_ url: URL, mode: mode_t = 0o755) throws {

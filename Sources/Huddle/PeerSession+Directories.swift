@@ -52,7 +52,7 @@ extension PeerSession {
         return DirectoryTransferReport(
             id: id,
             fileCount: offer.fileCount,
-            filesSent: needed.count,
+            filesSent: needed.filter { $0.offset < offer.entries[Int($0.index)].size }.count,
             totalSize: offer.totalSize,
             bytesSent: sent,
             skipped: scan.skipped
@@ -88,16 +88,25 @@ extension PeerSession {
         let chunk = UInt64(configuration.transfers.chunkSize)
         for point in needed {
             let entry = offer.entries[Int(point.index)]
-            guard let url = scan.files[Int(point.index)], let stamp = scan.stamps[Int(point.index)] else { continue }
-            guard try FileStamp.of(url) == stamp else {
+            let index = Int(point.index)
+            guard let url = scan.files[index], let stamp = scan.stamps[index], let identity = scan.identities[index]
+            else { continue }
+            // The file the scan saw, never a link or another file put at its path since.
+            let handle = try TransferSource.openFile(url, followingLinks: false, identity: identity, path: entry.path)
+            var reader = TransferSource.Reader.file(handle)
+            defer { reader.close() }
+            guard try reader.stamp() == stamp else {
                 throw PeerSessionError.transferFailed("\(entry.path) changed while being sent")
             }
-            // The SHA-256 covers the whole file: the part the receiver has is read and hashed first.
+            // The SHA-256 covers the whole file: the part the receiver has is read and hashed first (all of it
+            // for a file the receiver has whole, which is sent no bytes, only this).
             var hasher = FileHasher()
-            if point.offset > 0 { try hasher.update(prefixOf: url, length: point.offset) }
-            var reader = try TransferSource.file(url).open(at: point.offset)
-            defer { reader.close() }
+            try reader.hashPrefix(length: point.offset, into: &hasher)
+            try reader.seek(to: point.offset)
             var position = point.offset
+            if position == entry.size, let event = progress.advance(by: 0, in: entry, at: position) {
+                eventSink.yield(.transferProgress(event))
+            }
             while position < entry.size {
                 if cancelledTransfers.withLockedValue({ $0.contains(offer.id) }) { throw PeerSessionError.cancelled }
                 // The header, then the file read straight in after it (as for a single file).
@@ -115,7 +124,7 @@ extension PeerSession {
                     eventSink.yield(.transferProgress(event))
                 }
             }
-            guard try FileStamp.of(url) == stamp else {
+            guard try reader.stamp() == stamp, try FileStamp.of(url) == stamp else {
                 throw PeerSessionError.transferFailed("\(entry.path) changed while being sent")
             }
             try await pipeline.send(

@@ -6,6 +6,7 @@ import NIOCore
 extension PeerSession {
     /// Checks a directory offer's whole manifest before anyone is asked: a bad name, path or size declines it.
     func receivedDirectoryOffer(_ offer: DirectoryOffer, from peer: PeerID) {
+        guard admitsOffer(offer.id, from: peer) else { return }
         do {
             try offer.validate(limits: configuration.transfers.manifestLimits)
         } catch {
@@ -39,7 +40,10 @@ extension PeerSession {
         let staging: DirectoryStaging
         let plan: (needed: [TransferResumePoint], present: UInt64)
         do {
-            staging = try DirectoryStaging(offer: offer, digest: transfer.contentKey, in: directory)
+            // Staging is the sending device's: another peer's run of the same manifest is never taken for it.
+            guard let record = peers[transfer.peer], record.info.deviceIDVerified, let sender = record.info.deviceID
+            else { throw PeerSessionError.transferFailed("the sending device is not known") }
+            staging = try DirectoryStaging(offer: offer, digest: transfer.contentKey, sender: sender, in: directory)
             plan = try staging.prepare()
         } catch {
             sendResourceNow(.decline(transfer.id, reason: "cannot receive: \(error)"), to: transfer.peer)

@@ -26,20 +26,37 @@ extension PeerSession {
     /// Accepts an offered file into memory rather than onto disk: when every byte has arrived and matches the
     /// SHA-256 the sender gives at the end, the data comes as ``PeerSessionEvent/transferReceivedData(_:_:_:)``.
     ///
-    /// Only offers up to ``TransferConfiguration/maximumInMemorySize`` are taken; the receiver never holds more
-    /// than the offered size (chunks beyond it fail the transfer). Nothing is kept for a resume.
-    /// - Throws: `.transferTooLarge` when the offer is over the limit (the offer stays open: accept it into a
-    ///   directory or decline it), `.transferFailed` for a directory or an unknown offer.
+    /// Only offers up to ``TransferConfiguration/maximumInMemorySize`` are taken, and only while all transfers
+    /// into memory together stay within ``TransferConfiguration/maximumInMemoryBytes``: each reserves its offered
+    /// size from accept to its end. The receiver never holds more than the offered size (chunks beyond it fail the
+    /// transfer). Nothing is kept for a resume.
+    /// - Throws: `.transferTooLarge` when the offer is over the limit, `.inMemoryBudgetExhausted` when it does
+    ///   not fit in what is left of the budget (either way the offer stays open: accept it into a directory or
+    ///   decline it), `.transferFailed` for a directory or an unknown offer.
     public func acceptTransferIntoMemory(_ transfer: IncomingTransfer) throws {
         guard !transfer.isDirectory else { throw PeerSessionError.transferFailed("a directory cannot go to memory") }
         guard let offer = pendingOffers[transfer.id] else { throw PeerSessionError.transferFailed("no such offer") }
         let limit = configuration.transfers.maximumInMemorySize
         guard offer.size <= limit else { throw PeerSessionError.transferTooLarge(limit: limit, size: offer.size) }
+        let (budget, reserved) = (configuration.transfers.maximumInMemoryBytes, inMemoryReservedBytes)
+        guard offer.size <= budget, reserved <= budget - offer.size else {
+            throw PeerSessionError.inMemoryBudgetExhausted(budget: budget, reserved: reserved, size: offer.size)
+        }
         pendingOffers[transfer.id] = nil
         offerPeers[transfer.id] = nil
         let file = IncomingFile(transfer: transfer, offer: offer, sink: .memory, hasher: FileHasher(), written: 0)
-        file.memory.reserveCapacity(Int(offer.size))
+        file.memory.reserveCapacity(Int(offer.size))  // within the budget, checked above
         incoming[transfer.id] = file
         sendResourceNow(.accept(transfer.id, offset: 0), to: transfer.peer)
+    }
+}
+
+extension PeerSession {
+    /// The bytes reserved now by all transfers into memory: each one's offered size, from accept to its end.
+    var inMemoryReservedBytes: UInt64 {
+        incoming.values.reduce(0) { total, file in
+            if case .memory = file.sink { return total + file.offer.size }
+            return total
+        }
     }
 }

@@ -40,6 +40,7 @@ extension PeerSession {
     }
 
     func receivedOffer(_ offer: TransferOffer, from peer: PeerID) {
+        guard admitsOffer(offer.id, from: peer) else { return }
         do {
             let name = try TransferName.validate(offer.name)
             let transfer = IncomingTransfer(
@@ -137,7 +138,7 @@ extension PeerSession {
             return
         }
         guard sha256 == claimed else {
-            if let partial = file.partial { try? FileManager.default.removeItem(at: partial) }
+            if let partial = file.partial { unlink(partial.path) }
             fail(file, reason: "SHA-256 mismatch: the data does not match the sender's")
             return
         }
@@ -147,7 +148,12 @@ extension PeerSession {
             emit(.transferReceivedData(id, file.transfer.peer, file.memory))
         case .file(_, let partial, let directory):
             do {
-                let final = try Self.keep(partial, as: file.transfer.name, in: directory)
+                let final = try Self.keep(
+                    partial,
+                    as: file.transfer.name,
+                    in: directory,
+                    identity: file.partialIdentity
+                )
                 sendResourceNow(.result(id, ok: true, reason: ""), to: file.transfer.peer)
                 emit(.transferFinished(id, file.transfer.peer, final))
             } catch {
@@ -159,7 +165,8 @@ extension PeerSession {
     func fail(_ file: IncomingFile, reason: String, keepPartial: Bool = false) {
         incoming[file.transfer.id] = nil
         // Removed at once: a write still under way goes to the unlinked file, never to a partial file made anew.
-        if !keepPartial, let partial = file.partial { try? FileManager.default.removeItem(at: partial) }
+        // unlink, not a recursive remove: whatever someone may have put at the name since is not gone through.
+        if !keepPartial, let partial = file.partial { unlink(partial.path) }
         sendResourceNow(.result(file.transfer.id, ok: false, reason: reason), to: file.transfer.peer)
         closing(
             file,
@@ -187,8 +194,37 @@ extension PeerSession {
         }
     }
 
-    /// The peer went away: partial files and staging directories stay for a resume, senders' calls fail.
+    /// Whether an offer of `id` from `peer` is looked at: not when `id` is that of a transfer offered or under way
+    /// (the offer would take over its state), nor past the peer's ``TransferConfiguration/maximumIncomingTransfersPerPeer``.
+    /// A refused offer is reported as a ``PeerSessionEvent/peerError(_:_:)``; one past the limit is declined,
+    /// while one reusing an ID gets no answer: any answer names the ID, and so the transfer already under way.
+    func admitsOffer(_ id: TransferID, from peer: PeerID) -> Bool {
+        if pendingOffers[id] != nil || pendingDirectories[id] != nil || incoming[id] != nil
+            || incomingDirectories[id] != nil || outgoing[id] != nil
+        {
+            emit(.peerError(peer, .transferFailed("refused an offer that reuses the ID of a transfer in progress")))
+            return false
+        }
+        let limit = configuration.transfers.maximumIncomingTransfersPerPeer
+        let count =
+            offerPeers.values.count { $0 == peer } + incoming.values.count { $0.transfer.peer == peer }
+            + incomingDirectories.values.count { $0.transfer.peer == peer }
+        guard count < limit else {
+            sendResourceNow(.decline(id, reason: "too many transfers at once: the limit is \(limit)"), to: peer)
+            emit(.peerError(peer, .tooManyTransfers(limit: limit)))
+            return false
+        }
+        return true
+    }
+
+    /// The peer went away: partial files and staging directories stay for a resume, senders' calls fail, and its
+    /// offers not yet answered are dropped (their sender's call failed; accepting one now throws).
     func transfersEnded(with peer: PeerID) {
+        for (id, owner) in offerPeers where owner == peer {
+            offerPeers[id] = nil
+            pendingOffers[id] = nil
+            pendingDirectories[id] = nil
+        }
         for (id, file) in incoming where file.transfer.peer == peer {
             incoming[id] = nil
             closeKeepingPartial(file, reason: "the connection ended; the partial file is kept for a resume")
@@ -202,11 +238,17 @@ extension PeerSession {
     }
 
     /// Renames `partial` to `name` in `directory`, or `name (2)`, `name (3)`, … — never over an existing file.
-    static func keep(_ partial: URL, as name: String, in directory: URL) throws -> URL {
+    /// When `identity` is given, the name must have gone to that file: a partial file swapped for another (or a
+    /// link) since it was written is not kept.
+    static func keep(_ partial: URL, as name: String, in directory: URL, identity: FileIdentity? = nil) throws -> URL {
         for candidate in FreeNames(name) {
             let target = directory.appendingPathComponent(candidate)
             // link() fails if the target exists, so a file appearing meanwhile is never replaced.
             if link(partial.path, target.path) == 0 {
+                if let identity, FileIdentity(lstatOf: target.path) != identity {
+                    unlink(target.path)
+                    throw PeerSessionError.transferFailed("the partial file was replaced while it was written")
+                }
                 unlink(partial.path)
                 return target
             }

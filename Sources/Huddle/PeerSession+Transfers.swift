@@ -18,12 +18,14 @@ extension PeerSession {
     @discardableResult
     public func sendFile(at url: URL, to peer: PeerID, type: String = "") async throws -> TransferID {
         guard flow.channel(for: peer) != nil else { throw PeerSessionError.notConnected(peer) }
-        let (stamp, key) = try await Task.detached { try ResumeKey.of(file: url) }.value
-        return try await sendSingle(
-            SingleSend(name: url.lastPathComponent, size: stamp.size, resumeKey: key, type: type, stamp: stamp),
-            source: .file(url),
-            to: peer
-        )
+        let (stamp, key, identity) = try await Task.detached {
+            let identity = FileIdentity(statOf: url.path)
+            let (stamp, key) = try ResumeKey.of(file: url)
+            return (stamp, key, identity)
+        }.value
+        var send = SingleSend(name: url.lastPathComponent, size: stamp.size, resumeKey: key, type: type, stamp: stamp)
+        send.identity = identity
+        return try await sendSingle(send, source: .file(url), to: peer)
     }
 
     /// Offers one file's worth of bytes, streams what the receiver lacks and waits for its verdict.
@@ -83,8 +85,9 @@ extension PeerSession {
     ///
     /// A directory is built in a hidden staging directory there: each file is checked against its own SHA-256
     /// before it gets its name in the tree, and the finished tree is renamed to the offered name (or `name (2)`, …)
-    /// only when every file is verified. A later offer of the same directory continues from the staging
-    /// directory: files it has complete are not sent again, partial ones resume.
+    /// only when every file is verified. A later offer of the same directory from the same device continues from
+    /// the staging directory: files it has complete are not sent again (each is still checked against the SHA-256
+    /// the sender computes now), partial ones resume.
     public func acceptTransfer(_ transfer: IncomingTransfer, into directory: URL) throws {
         if pendingDirectories[transfer.id] != nil { return try acceptDirectory(transfer, into: directory) }
         offerPeers[transfer.id] = nil
@@ -109,37 +112,60 @@ extension PeerSession {
             throw PeerSessionError.transferFailed("\(transfer.name) is being received already")
         }
         removeStalePartials(of: transfer.name, keeping: partial, in: directory)
-        let manager = FileManager.default
-        var have: UInt64 = 0
-        if let size = (try? manager.attributesOfItem(atPath: partial.path)[.size] as? NSNumber)?.uint64Value,
-            size <= offer.size
-        {
-            have = size
-        } else {
-            try? manager.removeItem(at: partial)
-            guard manager.createFile(atPath: partial.path, contents: nil, attributes: [.posixPermissions: 0o600]) else {
-                throw PeerSessionError.transferFailed("cannot write in \(directory.path)")
-            }
-        }
-        var hasher = FileHasher()
-        try hasher.update(prefixOf: partial, length: have)
-        let handle = try FileHandle(forWritingTo: partial)
-        try handle.truncate(atOffset: have)
-        try handle.seek(toOffset: have)
+        let (handle, have, hasher, identity) = try Self.openPartialFile(partial, limit: offer.size)
         let writer = TransferWriter(
             handle: handle,
             hasher: hasher,
             flow: flow,
             beforeWrite: configuration.beforeTransferWrite
         )
-        incoming[transfer.id] = IncomingFile(
+        let file = IncomingFile(
             transfer: transfer,
             offer: offer,
             sink: .file(writer: writer, partial: partial, directory: directory),
             hasher: FileHasher(),
             written: have
         )
+        file.partialIdentity = identity
+        incoming[transfer.id] = file
         sendResourceNow(.accept(transfer.id, offset: have), to: transfer.peer)
+    }
+
+    /// Opens (or makes, mode 0600) the partial file for writing, positioned at the end of what it holds of use:
+    /// all of it, or nothing when it is longer than `limit`. Never through a link (`O_NOFOLLOW`), and only a
+    /// regular file of this user's with no other name — in a directory others may write in, a name planted there
+    /// (a link, a hard link to someone's file, a file of theirs) is refused and left as it is.
+    /// - Returns: the handle, the bytes it holds, their SHA-256 (read from the open file), and which file it is.
+    static func openPartialFile(
+        _ partial: URL,
+        limit: UInt64
+    ) throws
+        -> (FileHandle, UInt64, FileHasher, FileIdentity)
+    {
+        let name = partial.lastPathComponent
+        let descriptor = open(partial.path, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            let reason = errno == ELOOP ? "it is a symbolic link" : String(cString: strerror(errno))
+            throw PeerSessionError.transferFailed("cannot write the partial file \(name): \(reason)")
+        }
+        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+        var info = stat()
+        guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_uid == geteuid(),
+            info.st_nlink == 1
+        else {
+            throw PeerSessionError.transferFailed(
+                "\(name) is not a partial file of this user's (a regular file with one name); not touched"
+            )
+        }
+        var have = UInt64(info.st_size)
+        if have > limit {
+            try handle.truncate(atOffset: 0)
+            have = 0
+        }
+        var hasher = FileHasher()
+        try hasher.update(reading: descriptor, length: have)
+        try handle.seek(toOffset: have)
+        return (handle, have, hasher, FileIdentity(info))
     }
 
     /// Removes the partial files an earlier transfer of `name` left with other content (the file changed since,
@@ -223,10 +249,11 @@ extension PeerSession {
         from offset: UInt64,
         to peer: PeerID
     ) async throws -> [UInt8] {
-        var hasher = FileHasher()
-        try source.hashPrefix(length: offset, into: &hasher)
-        var reader = try source.open(at: offset)
+        // The file its key was made from (a file replaced since is refused), hashed from the open descriptor.
+        var reader = try source.open(at: offset, identity: send.identity)
         defer { reader.close() }
+        var hasher = FileHasher()
+        try reader.hashPrefix(length: offset, into: &hasher)
         var position = offset
         var reported = offset
         let (size, chunk) = (send.size, configuration.transfers.chunkSize)
@@ -260,7 +287,9 @@ extension PeerSession {
             }
         }
         try await pipeline.drain()
-        if let stamp = send.stamp, case .file(let url) = source, try FileStamp.of(url) != stamp {
+        if let stamp = send.stamp, case .file(let url) = source,
+            try reader.stamp() != stamp || FileStamp.of(url) != stamp
+        {
             throw PeerSessionError.transferFailed("\(send.name) changed while being sent")
         }
         return hasher.digest()
@@ -274,6 +303,8 @@ struct SingleSend {
     let resumeKey: [UInt8]
     let type: String
     var stamp: FileStamp? = nil
+    /// The file's device and inode when its key was made: the file sent must be that one.
+    var identity: FileIdentity? = nil
 }
 
 extension TransferID {

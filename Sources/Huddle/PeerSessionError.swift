@@ -36,6 +36,12 @@ public enum PeerSessionError: Error, Hashable, Sendable, CustomStringConvertible
     /// This many datagrams claiming to be the peer's failed authentication: datagrams from it are no longer
     /// taken on this connection (reliable messages and transfers go on).
     case datagramsStopped(PeerID, forgeries: UInt64)
+    /// Taking the offer into memory would put the bytes held for all in-memory transfers together past
+    /// ``TransferConfiguration/maximumInMemoryBytes``: `reserved` are held already. The offer stays open.
+    case inMemoryBudgetExhausted(budget: UInt64, reserved: UInt64, size: UInt64)
+    /// The peer has ``TransferConfiguration/maximumIncomingTransfersPerPeer`` transfers offered or under way
+    /// already; its offer was declined.
+    case tooManyTransfers(limit: Int)
 
     /// The reasons a peer gives (declined, failed) are shown with terminal controls made visible.
     public var description: String {
@@ -59,6 +65,9 @@ public enum PeerSessionError: Error, Hashable, Sendable, CustomStringConvertible
             "\(shown) now calls itself \"\(claimed)\", which looks like another paired device's name: still shown as \(shown)"
         case .instanceClaimed(let peer, let device):
             "device \(device.shortID) claimed to be peer \(peer), which is another device: refused"
+        case .inMemoryBudgetExhausted(let budget, let reserved, let size):
+            "\(size) bytes do not fit in the in-memory budget of \(budget) (\(reserved) held by other transfers)"
+        case .tooManyTransfers(let limit): "the peer has \(limit) transfers offered or under way already"
         }
     }
 }

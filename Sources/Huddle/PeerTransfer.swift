@@ -63,6 +63,14 @@ public struct TransferConfiguration: Hashable, Sendable {
     /// The largest offer ``PeerSession/acceptTransferIntoMemory(_:)`` takes (64 MiB): a photo or a document fits
     /// easily, and a peer cannot make the receiver hold more than this in memory per transfer.
     public var maximumInMemorySize: UInt64 = 64 * 1024 * 1024
+    /// The bytes all transfers into memory may hold together, from every peer (256 MiB). Accepting an offer into
+    /// memory reserves its whole size until the transfer ends; an offer that does not fit is refused with
+    /// ``PeerSessionError/inMemoryBudgetExhausted(budget:reserved:size:)`` and stays open (accept it into a
+    /// directory or decline it). So many peers, or one peer with many offers, cannot make the receiver hold more.
+    public var maximumInMemoryBytes: UInt64 = 256 * 1024 * 1024
+    /// Incoming transfers one peer may have at once, offered (not yet answered) or under way, files and
+    /// directories together (16). An offer beyond it is declined at once, before anyone is asked.
+    public var maximumIncomingTransfersPerPeer = 16
     /// Transfer data received but not yet written to disk, for all incoming transfers together (4 MiB): past it
     /// the session stops reading from the connection that brought it (TCP then holds the sender back) and reads
     /// again when half of it has been written. The receiver's memory for transfers stays near this bound however
@@ -94,6 +102,9 @@ final class IncomingFile {
     var hasher: FileHasher
     /// Chunks received for the writer and not yet handed to it, gathered into one larger write.
     var pending = ByteBuffer()
+    /// Which file the partial file is (device and inode, from the open descriptor): what gets the final name
+    /// must be that file.
+    var partialIdentity: FileIdentity?
     /// Bytes received so far, resumed bytes included.
     var written: UInt64
     var reportedAt: UInt64
@@ -129,7 +140,8 @@ extension IncomingFile {
 /// What a directory transfer did, as the sender saw it.
 public struct DirectoryTransferReport: Hashable, Sendable {
     public let id: TransferID
-    /// Files in the directory, and how many of them needed sending (the rest the receiver had, verified).
+    /// Files in the directory, and how many of them had bytes sent in this run. The receiver had the rest; those
+    /// of an earlier run were still checked against the SHA-256 computed here, which went without their bytes.
     public let fileCount: Int
     public let filesSent: Int
     /// Bytes of all files, and the bytes of file data actually sent in this run.

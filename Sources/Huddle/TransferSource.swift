@@ -1,36 +1,92 @@
 import Foundation
 import NIOCore
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Where the bytes of an outgoing file come from: a file on disk (read in chunks, never whole) or data in memory.
 enum TransferSource: Sendable {
     case file(URL)
     case memory(Data)
 
-    /// A reader positioned at `offset`.
-    func open(at offset: UInt64) throws -> Reader {
+    /// A reader positioned at `offset`. A file must still be `identity` (the file its resume key was made from)
+    /// when one is given: a file replaced since is not sent.
+    func open(at offset: UInt64, identity: FileIdentity? = nil) throws -> Reader {
         switch self {
         case .file(let url):
-            let handle = try FileHandle(forReadingFrom: url)
-            try handle.seek(toOffset: offset)
-            return .file(handle)
+            var reader = Reader.file(
+                try Self.openFile(url, followingLinks: true, identity: identity, path: url.lastPathComponent)
+            )
+            try reader.seek(to: offset)
+            return reader
         case .memory(let data):
             return .memory(data, position: data.startIndex + Int(min(offset, UInt64(data.count))))
         }
     }
 
-    /// Adds the first `length` bytes to `hasher`: the part of a resumed transfer the receiver has already.
-    func hashPrefix(length: UInt64, into hasher: inout FileHasher) throws {
-        guard length > 0 else { return }
-        switch self {
-        case .file(let url): try hasher.update(prefixOf: url, length: length)
-        case .memory(let data): hasher.update(data.prefix(Int(min(length, UInt64(data.count)))))
+    /// Opens `url` for reading: a regular file, not a link unless `followingLinks`, and the file `identity`
+    /// names (device and inode) when one is given, checked on the open descriptor so nothing can be swapped in
+    /// between the check and the reads. `path` names the file in errors.
+    static func openFile(
+        _ url: URL,
+        followingLinks: Bool,
+        identity: FileIdentity?,
+        path: String
+    ) throws
+        -> FileHandle
+    {
+        let descriptor = Foundation.open(url.path, O_RDONLY | O_CLOEXEC | (followingLinks ? 0 : O_NOFOLLOW))
+        guard descriptor >= 0 else {
+            if errno == ELOOP { throw PeerSessionError.transferFailed("\(path) was replaced by a link; not sent") }
+            throw PeerSessionError.transferFailed("cannot read \(path): \(String(cString: strerror(errno)))")
         }
+        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+        var info = stat()
+        guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
+            throw PeerSessionError.transferFailed("\(path) is not a regular file; not sent")
+        }
+        if let identity, FileIdentity(info) != identity {
+            throw PeerSessionError.transferFailed("\(path) was replaced by another file since it was offered")
+        }
+        return handle
     }
 
     /// Reads a source in order.
     enum Reader {
         case file(FileHandle)
         case memory(Data, position: Data.Index)
+
+        /// Moves to `offset` (of a file; data starts where it was opened).
+        mutating func seek(to offset: UInt64) throws {
+            switch self {
+            case .file(let handle): try handle.seek(toOffset: offset)
+            case .memory(let data, _):
+                self = .memory(data, position: data.startIndex + Int(min(offset, UInt64(data.count))))
+            }
+        }
+
+        /// The size and modification time of the open file now (nil for data).
+        func stamp() throws -> FileStamp? {
+            guard case .file(let handle) = self else { return nil }
+            var info = stat()
+            guard fstat(handle.fileDescriptor, &info) == 0 else {
+                throw PeerSessionError.transferFailed("cannot read: \(String(cString: strerror(errno)))")
+            }
+            return FileStamp(info)
+        }
+
+        /// Adds the first `length` bytes to `hasher`: the part of a resumed transfer the receiver has already.
+        /// Read with `pread`, so the position of a reader is not moved.
+        func hashPrefix(length: UInt64, into hasher: inout FileHasher) throws {
+            guard length > 0 else { return }
+            switch self {
+            case .file(let handle): try hasher.update(reading: handle.fileDescriptor, length: length)
+            case .memory(let data, _): hasher.update(data.prefix(Int(min(length, UInt64(data.count)))))
+            }
+        }
 
         /// Up to `count` bytes; empty at the end.
         mutating func read(upTo count: Int) throws -> Data {
@@ -71,6 +127,66 @@ enum TransferSource: Sendable {
 
         func close() {
             if case .file(let handle) = self { try? handle.close() }
+        }
+    }
+}
+
+/// Which file a descriptor or path is: its device and inode.
+struct FileIdentity: Hashable, Sendable {
+    var device: UInt64
+    var inode: UInt64
+
+    init(_ info: stat) {
+        device = UInt64(truncatingIfNeeded: info.st_dev)
+        inode = UInt64(truncatingIfNeeded: info.st_ino)
+    }
+
+    /// The file at `path` itself (`lstat`), or nil when it cannot be read.
+    init?(lstatOf path: String) {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return nil }
+        self.init(info)
+    }
+
+    /// The file at `path`, following links (`stat`), or nil when it cannot be read.
+    init?(statOf path: String) {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        self.init(info)
+    }
+}
+
+extension FileStamp {
+    init(_ info: stat) {
+        #if canImport(Darwin)
+        let modified = info.st_mtimespec
+        #else
+        let modified = info.st_mtim
+        #endif
+        self.init(
+            size: UInt64(info.st_size),
+            modifiedSeconds: Int64(modified.tv_sec),
+            modifiedNanoseconds: Int64(modified.tv_nsec)
+        )
+    }
+}
+
+extension FileHasher {
+    /// Adds the first `length` bytes of the open file `descriptor` (read with `pread`, from offset 0); fails if
+    /// the file holds fewer.
+    mutating func update(reading descriptor: Int32, length: UInt64) throws {
+        var buffer = [UInt8](repeating: 0, count: Int(min(length, 1 << 20)))
+        var offset: UInt64 = 0
+        while offset < length {
+            let want = Int(min(UInt64(buffer.count), length - offset))
+            let got = buffer.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, want, off_t(offset)) }
+            if got < 0, errno == EINTR { continue }
+            guard got > 0 else {
+                let reason = got < 0 ? String(cString: strerror(errno)) : "the file is shorter than \(length) bytes"
+                throw PeerSessionError.transferFailed("cannot read: \(reason)")
+            }
+            update(buffer[0..<got])
+            offset += UInt64(got)
         }
     }
 }

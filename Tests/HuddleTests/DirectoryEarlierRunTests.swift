@@ -78,12 +78,17 @@ struct DirectoryEarlierRunTests {
     /// An earlier staging directory someone else could have written in is not read from: its verified file is
     /// sent again.
     @Test func anEarlierStagingDirectoryThatIsNotPrivateIsNotReadFrom() async throws {
-        let (ada, bob, bobID, _) = try await connectedPair()
+        let (ada, bob, bobID, adaID) = try await connectedPair()
         let root = try TransferTests.scratch().appendingPathComponent("shared")
         try DirectoryTree.make(["a.bin": 20_000, "b.bin": 20_000], under: root)
         let target = try TransferTests.scratch()
         let first = try await Self.interruptedRun(of: root, whole: [0], from: ada, to: bob, bobID, into: target)
-        let earlier = target.appendingPathComponent(".shared.\(first.contentKey.prefix(16)).huddle-partial")
+        let earlier = try await DirectoryStagingSenderTests.stagingRoot(
+            of: first,
+            from: adaID,
+            on: bob.session,
+            in: target
+        )
         #expect(chmod(earlier.path, 0o755) == 0)
         let touched = root.appendingPathComponent("b.bin")
         try FileManager.default.setAttributes(

@@ -140,7 +140,7 @@ struct HostileDirectoryTests {
 
     /// Links planted in a staging directory (by anyone who can write in the target) are refused, not followed.
     @Test func linksInTheStagingDirectoryAreNeverFollowed() async throws {
-        let (mallory, bob, bobID, _) = try await connectedPair(["Mallory", "Bob"])
+        let (mallory, bob, bobID, malloryID) = try await connectedPair(["Mallory", "Bob"])
         let (parent, target) = try Self.target()
         let outside = parent.appendingPathComponent("outside")
         try FileManager.default.createDirectory(at: outside, withIntermediateDirectories: false)
@@ -157,8 +157,11 @@ struct HostileDirectoryTests {
             let offer = DirectoryOffer(id: id, name: "planted\(number)", entries: entries)
             try await mallory.session.sendResource(.directoryOffer(offer), to: bobID)
             let offered = try #require(await bob.offer())
-            let staging = target.appendingPathComponent(
-                ".planted\(number).\(offered.contentKey.prefix(16)).huddle-partial"
+            let staging = try await DirectoryStagingSenderTests.stagingRoot(
+                of: offered,
+                from: malloryID,
+                on: bob.session,
+                in: target
             )
             for directory in ["tree", "parts"] {
                 try FileManager.default.createDirectory(
@@ -166,6 +169,8 @@ struct HostileDirectoryTests {
                     withIntermediateDirectories: true
                 )
             }
+            // Private, as this user's own staging directory would be: only the links inside are wrong.
+            #expect(chmod(staging.path, 0o700) == 0)
             if place == "parts/2" {
                 try FileManager.default.createDirectory(
                     at: staging.appendingPathComponent("tree/sub"),
