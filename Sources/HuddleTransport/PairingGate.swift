@@ -48,9 +48,9 @@ public final class PairingGate: Sendable {
         state.withLockedValue { $0.budget.check(source, role: role, now: .now) }
     }
 
-    public func close(_ run: PairingBudget.Run, paired: Bool) {
+    public func close(_ run: PairingBudget.Run, paired: Bool, drewCode: Bool = true) {
         let (pause, waiters) = state.withLockedValue { state in
-            let pause = state.budget.close(run, paired: paired, now: .now)
+            let pause = state.budget.close(run, paired: paired, drewCode: drewCode, now: .now)
             defer { state.waiters = [:] }
             return (pause, state.waiters.values)
         }

@@ -7,6 +7,7 @@ extension PeerConnectionHandler {
         for action in actions {
             switch action {
             case .send(let message):
+                if case .sasNonce = message { drewCode = true }
                 sendControl(message, context: context)
             case .prompt(let prompt):
                 setup.admissionTicket?.release()
@@ -42,10 +43,12 @@ extension PeerConnectionHandler {
         perform(actions, context: context)
     }
 
+    /// Returns the run to the budget. A run that ended before the responder's nonce (refused by the other side's
+    /// budget, say) drew nothing and is no failure.
     func closePairingRun(paired: Bool) {
         guard let run = pairingRun else { return }
         pairingRun = nil
-        setup.pairingGate?.close(run, paired: paired)
+        setup.pairingGate?.close(run, paired: paired, drewCode: drewCode)
     }
 
     func receivedWhileConnected(_ message: PeerControlMessage, context: ChannelHandlerContext) {

@@ -105,6 +105,8 @@ public final class PeerConnectionHandler: ChannelDuplexHandler {
     var machine: PeerHandshake?
     /// This connection's pairing run, from the budget's grant until it pairs or the connection ends.
     var pairingRun: PairingBudget.Run?
+    /// Set once the responder's nonce went out or came in: from then on the run was a draw at the code.
+    var drewCode = false
     var timer: Scheduled<Void>?
     /// Messages being reassembled, by stream.
     var incoming: [UInt32: ByteBuffer] = [:]
@@ -210,6 +212,7 @@ public final class PeerConnectionHandler: ChannelDuplexHandler {
             if machine.isConnected {
                 receivedWhileConnected(message, context: context)
             } else {
+                if case .sasNonce = message { drewCode = true }
                 let actions = machine.received(message, size: frame.payload.readableBytes, now: .now)
                 self.machine = machine
                 perform(actions, context: context)

@@ -133,13 +133,19 @@ public struct PairingBudget: Sendable {
         return .granted(run)
     }
 
-    /// The run ended: `paired` when the pairing completed and both sides accepted. Returns the pause this
-    /// starts, if it does.
-    public mutating func close(_ run: Run, paired: Bool, now: ContinuousClock.Instant) -> Pause? {
+    /// The run ended: `paired` when the pairing completed and both sides accepted; `drewCode` when the
+    /// responder's nonce was sent or received (an initiator's run refused before it drew nothing and is no
+    /// failure). Returns the pause this starts, if it does.
+    public mutating func close(
+        _ run: Run,
+        paired: Bool,
+        drewCode: Bool = true,
+        now: ContinuousClock.Instant
+    ) -> Pause? {
         guard var pairing = current, let index = pairing.runs.firstIndex(of: run) else { return nil }
         pairing.runs.remove(at: index)
         pairing.paired = pairing.paired || paired
-        if !paired { pairing.failed.append(run.source) }
+        if !paired && drewCode { pairing.failed.append(run.source) }
         // A simultaneous dial is settled when both its runs are: a run that lost the tie-break to one that
         // paired is no failure; if neither paired, both count.
         guard pairing.runs.isEmpty else {

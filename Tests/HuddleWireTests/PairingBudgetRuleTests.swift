@@ -93,6 +93,18 @@ struct PairingBudgetRuleTests {
         #expect(pause.source.hasPrefix("device "))
     }
 
+    /// A dial the other side turned away before its nonce computed no code: no failure, however often.
+    @Test func aRunThatDrewNoCodeIsNoFailure() throws {
+        var budget = PairingBudget()
+        for i in 0..<10 {
+            let run = try #require(
+                granted(budget.open(Self.source(UInt8(i)), role: .initiator, now: at(Double(i) * 3)))
+            )
+            #expect(budget.close(run, paired: false, drewCode: false, now: at(Double(i) * 3 + 1)) == nil)
+        }
+        #expect(granted(budget.open(Self.source(99), role: .initiator, now: at(31))) != nil)
+    }
+
     @Test func failuresOlderThanTheWindowAreForgotten() throws {
         var budget = PairingBudget()
         for i in 0..<4 {

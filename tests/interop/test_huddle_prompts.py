@@ -1,8 +1,9 @@
 """Prompts on a terminal: one reader of standard input, one question on screen at a time.
 
-An interactive `huddle clip sync` (in tmux, on a terminal) gets two pairing requests at once, from two machines
-(`huddle peers --mode client`) that dial it together and reach the code. It keeps running, shows the second question only once the first is answered, and
-each answer goes to the question it was typed under.
+An interactive `huddle clip sync` (in tmux, on a terminal) is dialled by two machines at once (`huddle peers
+--mode client`). It pairs with one device at a time (the pairing budget): the first to get through shows its
+code, the other is turned away as busy and comes back once the first pairing is decided. It keeps running, shows
+the second question only once the first is answered, and each answer goes to the question it was typed under.
 """
 
 from __future__ import annotations
@@ -41,16 +42,16 @@ def test_interactive_clip_sync_takes_two_pairing_requests_at_once_one_question_a
             proc.wait_event(lambda e: e.get("event") == "found" and e.get("name") == "Ada", 30)
         for proc in peers.values():
             proc.send("1")
-        # Each shows the code of its pairing with Ada: both requests are open on Ada's side at once.
-        for proc in peers.values():
-            proc.wait_event(lambda e: e.get("event") == "request" and e.get("name") == "Ada", 30)
-            proc.send("y")
         screen = pane.wait("asks to pair")
         first = QUESTION.findall(screen)
         assert len(first) == 1, screen
+        second_name = "Cy" if first[0] == "Bob" else "Bob"
+        peers[first[0]].wait_event(lambda e: e.get("event") == "request" and e.get("name") == "Ada", 30)
+        peers[first[0]].send("y")
         pane.keys("y", "Enter")
         pane.wait(f"+ {first[0]} connected")
-        second_name = "Cy" if first[0] == "Bob" else "Bob"
+        peers[second_name].wait_event(lambda e: e.get("event") == "request" and e.get("name") == "Ada", 60)
+        peers[second_name].send("y")
         screen = pane.wait(f"? {second_name} (")
         # The second question came up after the first was answered: below the typed answer, not beside it.
         lines = screen.splitlines()
