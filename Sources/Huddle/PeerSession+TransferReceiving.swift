@@ -9,6 +9,9 @@ extension PeerSession {
     ///   once written; otherwise the caller does so now.
     func receivedResource(_ buffer: ByteBuffer, from peer: PeerID) -> Bool {
         guard let message = try? TransferMessage(decoding: buffer) else { return false }
+        // A transfer's messages count only from the peer it is with: IDs are random, but a peer that learned
+        // another's ID must not be able to answer, feed or cancel that transfer.
+        if let id = message.transferID, !isTransfer(id, with: peer) { return false }
         switch message {
         case .offer(let offer):
             receivedOffer(offer, from: peer)
@@ -37,6 +40,15 @@ extension PeerSession {
             if let tree = incomingDirectories[id] { finishDirectory(tree) } else { finish(id, sha256: sha256) }
         }
         return false
+    }
+
+    /// Whether transfer `id` (in either direction, offered or under way) is one with `peer`.
+    func isTransfer(_ id: TransferID, with peer: PeerID) -> Bool {
+        if let transfer = outgoing[id] { return transfer.peer == peer }
+        if let file = incoming[id] { return file.transfer.peer == peer }
+        if let tree = incomingDirectories[id] { return tree.transfer.peer == peer }
+        if let owner = offerPeers[id] { return owner == peer }
+        return true  // unknown: dropped by the handler of its message
     }
 
     func receivedOffer(_ offer: TransferOffer, from peer: PeerID) {

@@ -251,3 +251,15 @@ extension ByteBuffer {
         return text
     }
 }
+
+extension TransferMessage {
+    /// The transfer an answer or a piece of data belongs to; `nil` for offers, which start one.
+    public var transferID: TransferID? {
+        switch self {
+        case .offer, .directoryOffer: nil
+        case .accept(let id, _), .decline(let id, _), .chunk(let id, _, _), .end(let id, _), .result(let id, _, _),
+            .cancel(let id, _), .directoryAccept(let id, _), .entryChunk(let id, _, _, _), .entryEnd(let id, _, _):
+            id
+        }
+    }
+}
