@@ -238,7 +238,8 @@ func hex(_ text: String) -> [UInt8] {
     }
 }
 
-/// SplitMix64 (Steele, Lea, Flood 2014) with a fixed seed, so shuffles are the same on every run.
+/// SplitMix64 (Steele, Lea, Flood 2014) with a fixed seed, so shuffles and property tests are the same on every
+/// run.
 struct DatagramTestGenerator: RandomNumberGenerator {
     private var state: UInt64
 

@@ -101,7 +101,7 @@ struct PairingRunHandshakeTests {
     /// No nonce ever leaves without a granted run: random message sequences and budget answers against both
     /// roles, checking every action list.
     @Test func noNonceOrCommitmentLeavesWithoutAGrantedRun() {
-        var generator = SplitMix(seed: 0x5eed)
+        var generator = DatagramTestGenerator(seed: 0x5eed)
         let nonces = (0..<4).map { Array(repeating: UInt8($0 + 1), count: 32) }
         for _ in 0..<5_000 {
             let role: PeerRole = generator.next() % 2 == 0 ? .initiator : .responder
@@ -148,7 +148,7 @@ struct PairingRunHandshakeTests {
     /// simulated minute it reads at most six nonces, and the responder never prompts.
     @Test func aGrinderReadsAtMostSixNoncesAMinuteAndNeverReachesAPrompt() {
         var budget = PairingBudget()
-        var generator = SplitMix(seed: 42)
+        var generator = DatagramTestGenerator(seed: 42)
         let target = "123 456"
         var nonces = 0
         var prompts = 0
@@ -195,18 +195,5 @@ struct PairingRunHandshakeTests {
         #expect(nonces <= 6)
         #expect(nonces == 5)
         #expect(prompts == 0)
-    }
-}
-
-/// A small deterministic generator for property tests.
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
