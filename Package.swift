@@ -171,6 +171,7 @@ let package = Package(
             name: "HuddleTests",
             dependencies: [
                 "HuddleWire", "HuddleTransport", "Huddle",
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOTLS", package: "swift-nio"),
@@ -182,6 +183,7 @@ let package = Package(
             name: "HuddleTransportTests",
             dependencies: [
                 "HuddleWire", "HuddleTransport", "Huddle",
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOTLS", package: "swift-nio"),

@@ -1,8 +1,8 @@
 import HuddleTransport
 import HuddleWire
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
-import Synchronization
 
 /// A connection made by hand to a session: any device key, any HELLO (an impostor's instance, say), with the real
 /// connection handler. Its events are kept in order for the test to wait on.
@@ -11,7 +11,7 @@ final class HandDialedConnection: Sendable {
     private let log: Log
 
     private final class Log: Sendable {
-        let events = Mutex<[PeerConnectionEvent]>([])
+        let events = NIOLockedValueBox<[PeerConnectionEvent]>([])
     }
 
     private init(channel: any Channel, log: Log) {
@@ -40,7 +40,7 @@ final class HandDialedConnection: Sendable {
             address,
             group: MultiThreadedEventLoopGroup.singleton,
             tls: try PeerTLS(identity: identity),
-            wiring: (setup, verifier, { event in log.events.withLock { $0.append(event) } })
+            wiring: (setup, verifier, { event in log.events.withLockedValue { $0.append(event) } })
         )
         return HandDialedConnection(channel: channel, log: log)
     }
@@ -49,7 +49,7 @@ final class HandDialedConnection: Sendable {
     func wait<T>(seconds: Double = 30, _ match: @escaping (PeerConnectionEvent) -> T?) async -> T? {
         let deadline = ContinuousClock.now + .seconds(seconds)
         while ContinuousClock.now < deadline {
-            let seen = log.events.withLock { $0 }
+            let seen = log.events.withLockedValue { $0 }
             if let found = seen.lazy.compactMap(match).first { return found }
             try? await Task.sleep(for: .milliseconds(10))
         }

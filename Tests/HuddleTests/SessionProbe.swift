@@ -1,14 +1,14 @@
 import Foundation
 import Huddle
 import HuddleTransport
-import Synchronization
+import NIOConcurrencyHelpers
 import Testing
 
 /// Reads a session's events in the background and lets a test wait for the one it needs.
 final class SessionProbe: Sendable {
     let session: PeerSession
     private final class Log: Sendable {
-        let events = Mutex<[PeerSessionEvent]>([])
+        let events = NIOLockedValueBox<[PeerSessionEvent]>([])
     }
 
     private let log = Log()
@@ -18,13 +18,13 @@ final class SessionProbe: Sendable {
         self.session = session
         let log = self.log
         task = Task {
-            for await event in session.events { log.events.withLock { $0.append(event) } }
+            for await event in session.events { log.events.withLockedValue { $0.append(event) } }
         }
     }
 
     deinit { task.cancel() }
 
-    var events: [PeerSessionEvent] { log.events.withLock { $0 } }
+    var events: [PeerSessionEvent] { log.events.withLockedValue { $0 } }
 
     /// Waits until `match` finds something among the events seen so far (checked every 10 ms).
     func wait<T>(seconds: Double = 30, _ match: @escaping (PeerSessionEvent) -> T?) async -> T? {
@@ -37,7 +37,7 @@ final class SessionProbe: Sendable {
     }
 
     /// Drops what was seen so far.
-    func clear() { log.events.withLock { $0.removeAll() } }
+    func clear() { log.events.withLockedValue { $0.removeAll() } }
 
     func request(direction: PeerConnectionRequest.Direction) async -> PeerConnectionRequest? {
         await wait {

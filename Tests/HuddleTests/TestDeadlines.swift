@@ -1,5 +1,5 @@
 import Huddle
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// The result of `task`, or nil when it has not ended within `seconds` (it is then left to end on its own): a
 /// test that waits for a call which, on broken code, never returns fails instead of hanging.
@@ -25,10 +25,10 @@ func declined<T>(_ result: Result<T, any Error>) -> Bool {
 
 /// True for the first caller only.
 final class FirstOnly: Sendable {
-    private let done = Mutex(false)
+    private let done = NIOLockedValueBox(false)
 
     func first() -> Bool {
-        done.withLock { done in
+        done.withLockedValue { done in
             defer { done = true }
             return !done
         }

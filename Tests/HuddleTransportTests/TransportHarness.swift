@@ -1,12 +1,13 @@
 import HuddleTransport
 import HuddleWire
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import Synchronization
 
 /// Collects a connection's events and lets a test wait for them.
 final class EventLog: Sendable {
-    private let state = Mutex<[PeerConnectionEvent]>([])
+    private let state = NIOLockedValueBox<[PeerConnectionEvent]>([])
     private let stream: AsyncStream<PeerConnectionEvent>
     private let continuation: AsyncStream<PeerConnectionEvent>.Continuation
     private let iterator: Mutex<AsyncStream<PeerConnectionEvent>.Iterator?>
@@ -43,7 +44,7 @@ final class EventLog: Sendable {
         let deadline = ContinuousClock.now + .seconds(seconds)
         while ContinuousClock.now < deadline {
             guard let event = await next(within: seconds) else { return nil }
-            state.withLock { $0.append(event) }
+            state.withLockedValue { $0.append(event) }
             if let value = match(event) { return value }
         }
         return nil
