@@ -15,9 +15,11 @@ func itemWithUnknownTypes(_ count: Int) -> PasteboardItem {
 
 @Suite("X11 targets offered for an item: the catalogue's, plus a bounded number of unknown ones")
 struct X11TargetBoundTests {
-    @Test("an item with 10,000 unknown types offers the first 16 of them only; its known types are all offered")
+    @Test("an item with 1,000 unknown types offers the first 16 of them only; its known types are all offered")
     func tenThousandUnknownTypes() {
-        var item = itemWithUnknownTypes(10_000)
+        // Building an item costs time quadratic in its number of types: 1,000 keeps this test short enough not to
+        // hold up the suite's other tests on a loaded machine, and is still 60 times the bound.
+        var item = itemWithUnknownTypes(1_000)
         // Known types after the flood are not crowded out, nor is a password manager's hint.
         item.setData(Data("<b>hi</b>".utf8), for: .html)
         item.setData(Data("secret".utf8), for: .passwordManagerHint)
@@ -34,15 +36,15 @@ struct X11TargetBoundTests {
         #expect(contents.answer(for: "text/html")?.data == Data("<b>hi</b>".utf8))
         #expect(contents.answer(for: "application/x-huddle-15")?.data == Data([1]))
         #expect(contents.answer(for: "application/x-huddle-16") == nil)
-        #expect(contents.answer(for: "application/x-huddle-9999") == nil)
+        #expect(contents.answer(for: "application/x-huddle-999") == nil)
     }
 
     /// The catalogue matches MIME spellings loosely (any case, spaces and quotes dropped), so a peer can send one
     /// known type under thousands of distinct spellings; each spelling would be an atom of its own.
-    @Test("5,000 spellings of a known type count as unknown names: 16 of them are offered")
+    @Test("500 spellings of a known type count as unknown names: 16 of them are offered")
     func thousandsOfSpellingsOfAKnownType() {
         var representations: [PasteboardItem.Representation] = []
-        for index in 0..<5_000 {
+        for index in 0..<500 {
             let spelling = "text/html" + String(repeating: " ", count: index + 1)
             representations.append(.init(type: PasteboardType(spelling), data: Data("<i>\(index)</i>".utf8)))
         }
@@ -69,7 +71,7 @@ extension DisplayServerTests {
         }
 
         @Test(
-            "we copy an item with 10,000 unknown types: TARGETS lists 16 of them, and no atom exists for the rest",
+            "we copy an item with 2,000 unknown types: TARGETS lists 16 of them, and no atom exists for the rest",
             .timeLimit(.minutes(1))
         )
         func boundedAtoms() async throws {
@@ -77,7 +79,7 @@ extension DisplayServerTests {
             defer { server.stop() }
             let pasteboard = try X11Pasteboard(displayName: server.display)
             defer { pasteboard.release(.clipboard) }
-            try await pasteboard.write(itemWithUnknownTypes(10_000), to: .clipboard)
+            try await pasteboard.write(itemWithUnknownTypes(2_000), to: .clipboard)
             let targets = String(
                 decoding: try await server.run("xclip", ["-selection", "clipboard", "-o", "-t", "TARGETS"]),
                 as: UTF8.self
@@ -88,7 +90,7 @@ extension DisplayServerTests {
             #expect(targets.contains("UTF8_STRING"))
             #expect(try Self.serverHasAtom("application/x-huddle-0", display: server.display))
             #expect(try !Self.serverHasAtom("application/x-huddle-16", display: server.display))
-            #expect(try !Self.serverHasAtom("application/x-huddle-9999", display: server.display))
+            #expect(try !Self.serverHasAtom("application/x-huddle-1999", display: server.display))
         }
     }
 }
