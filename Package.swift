@@ -121,6 +121,9 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
+            // Not Sources/huddle: beside Sources/Huddle that folder would merge with it on a case-insensitive
+            // file system (macOS's default).
+            path: "Sources/HuddleCommand",
             swiftSettings: upcoming
         ),
         .executableTarget(

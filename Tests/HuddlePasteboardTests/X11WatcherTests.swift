@@ -105,7 +105,7 @@ extension DisplayServerTests {
             // From starting the xclip process (exec, connect, take the selection) to our event, data read included.
             // Most of it is xclip's own start, which a parallel test run on two cores can stretch past 50 ms; the
             // bound separates event-driven watching from polling (the seeds poll once a second); the uncontended
-            // figure is measured by tests/pasteboard/bench.py (BENCHMARKS.md).
+            // figure is measured by IntegrationTests/pasteboard/bench.py (BENCHMARKS.md).
             #expect(median < .milliseconds(250), "median latency \(median), all: \(latencies)")
         }
 

@@ -2,7 +2,7 @@
 """Soak (issue 7): peers chat, send files and sync a clipboard on test hosts while peers join and leave; the
 long-lived processes' memory, descriptors and threads must not grow.
 
-    python3 tests/interop/soak.py [--seconds 1800] [--peers 8] [--seed N]     (or: scripts/soak)
+    python3 IntegrationTests/interop/soak.py [--seconds 1800] [--peers 8] [--seed N]     (or: scripts/soak)
 
 Every test host runs `huddle chat --yes`; host 0's chat ("Anchor") never leaves, the others leave and come back
 (half of the time by /quit, half by SIGKILL). Host 0 also runs `huddle receive` ("Inbox", session SoakFiles) and

@@ -7,7 +7,7 @@ Prints:
   3. CPU time used by an idle `huddle pb watch` over --idle seconds.
 
     swift build -c release --product huddle
-    HUDDLE_BIN=.build/release/huddle python3 tests/pasteboard/bench.py [--rounds 50] [--idle 60]
+    HUDDLE_BIN=.build/release/huddle python3 IntegrationTests/pasteboard/bench.py [--rounds 50] [--idle 60]
 
 Needs Xvfb and xclip. Every process started here is stopped by its pid.
 """

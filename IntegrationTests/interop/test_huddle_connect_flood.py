@@ -3,7 +3,7 @@ receive`. The target stays alive, its descriptors stay within its admission limi
 the baseline, its memory grows by less than 50 MiB, and a legitimate sender's file arrives identical during the
 flood.
 
-Hosts: a (Ada, legitimate sender), b (Bob, the target), c (the attacker, tests/interop/attacker.py --churn).
+Hosts: a (Ada, legitimate sender), b (Bob, the target), c (the attacker, IntegrationTests/interop/attacker.py --churn).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Stand-in for the `huddle` CLI built on python-zeroconf -- for checking the harness only.
 
-  HUDDLE_BIN=tests/interop/peers/fake_huddle.py python3 -m pytest tests/interop -k huddle
+  HUDDLE_BIN=IntegrationTests/interop/peers/fake_huddle.py python3 -m pytest IntegrationTests/interop -k huddle
 
 Implements the JSON contract of `huddle discover` / `huddle advertise` closely enough
 to exercise every Huddle test; known differences (so those tests fail here, by design):

@@ -2,7 +2,7 @@
 """Clipboard sync latency on the namespace test bed (not collected by pytest).
 
   swift build -c release --product huddle
-  HUDDLE_BIN=.build/release/huddle python3 tests/interop/bench_clip.py [--text-rounds 40] [--image-rounds 12]
+  HUDDLE_BIN=.build/release/huddle python3 IntegrationTests/interop/bench_clip.py [--text-rounds 40] [--image-rounds 12]
 
 Each test host has its own Xvfb. An `xclip` copy on host a starts the clock; it stops when the item is readable
 on the other hosts' X clipboards, as seen by an event-driven reader there (`huddle pb watch --json`, which reads

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Peer-session benchmark on the namespace test bed (not collected by pytest).
 
-  HUDDLE_BIN=.build/release/huddle python3 tests/interop/bench_sessions.py [--rtt 5000] [--messages 200000]
+  HUDDLE_BIN=.build/release/huddle python3 IntegrationTests/interop/bench_sessions.py [--rtt 5000] [--messages 200000]
 
 Two test hosts a (client) and b (server), same run, side by side:
   raw TCP:  sockperf ping-pong --tcp (1000-byte messages) and sockperf throughput --tcp

@@ -2,7 +2,7 @@
 """File-transfer benchmark on the namespace test bed (not collected by pytest).
 
   swift build -c release --product huddle
-  HUDDLE_BIN=.build/release/huddle python3 tests/interop/bench_transfer.py [--runs 3] [--size-mib 1024]
+  HUDDLE_BIN=.build/release/huddle python3 IntegrationTests/interop/bench_transfer.py [--runs 3] [--size-mib 1024]
 
 Two test hosts, sender a and receiver b, files on tmpfs (/dev/shm), every tool in the same run, side by side:
   huddle:       `huddle send FILE --to Bob` → `huddle receive --dir D --yes` (TLS 1.3, SHA-256 verified)

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Discovery benchmark on the namespace test bed (not collected by pytest).
 
-  python3 tests/interop/bench_discovery.py [--runs 20] [--services 50] [--steady 20]
+  python3 IntegrationTests/interop/bench_discovery.py [--runs 20] [--services 50] [--steady 20]
 
 Hosts: a = Huddle responder(s), b = python-zeroconf responder(s), c = the browsers.
 1. Time from spawning a *fresh* browser to its first resolved instance, median of

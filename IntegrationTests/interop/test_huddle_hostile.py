@@ -2,7 +2,7 @@
 on every port it opens; a legitimate peer still pairs and chats meanwhile, and the target's descriptors and memory
 stay bounded and come back afterwards.
 
-Hosts: a (Ada, legitimate), b (Bob, the target), c (the attacker, tests/interop/attacker.py). Every attack is
+Hosts: a (Ada, legitimate), b (Bob, the target), c (the attacker, IntegrationTests/interop/attacker.py). Every attack is
 bounded in count and time (docs/security.md §5 C1, C2, C7, D6).
 """
 
