@@ -81,14 +81,7 @@ struct ClipReceiveCommand: AsyncParsableCommand {
         }
         let destination = out.map { "Save it to \($0)?" } ?? "Put it on the clipboard?"
         let question = "? \(offer.peerName) shares \(offer.summary.described(offer.item)). \(destination) [y/n]"
-        let yes: Bool
-        if options.yes {
-            Output.line(question)
-            yes = true
-        } else {
-            yes = await prompter.confirm([question])
-        }
-        guard yes else {
+        guard await prompter.confirm(question, assumingYes: options.yes) else {
             await sync.declineShare(offer, reason: "declined by the user")
             Output.line("declined; nothing written")
             return

@@ -78,14 +78,7 @@ struct ClipShareCommand: AsyncParsableCommand {
             try await Task.sleep(for: .milliseconds(20))
         }
         let question = "Share with \(name): \(ClipItemSummary(item).described(item))? [y/n]"
-        let yes: Bool
-        if options.yes {
-            Output.line(question)
-            yes = true
-        } else {
-            yes = await prompter.confirm([question])
-        }
-        guard yes else {
+        guard await prompter.confirm(question, assumingYes: options.yes) else {
             Output.line("not shared")
             throw ExitCode(1)
         }

@@ -84,6 +84,15 @@ actor Prompter {
         await decide(lines, key: key, numbered: numbered) ?? false
     }
 
+    /// Asks `question`; with `assumingYes` (a command's `--yes`) only prints it and answers yes.
+    func confirm(_ question: String, assumingYes: Bool) async -> Bool {
+        guard !assumingYes else {
+            Output.line(question)
+            return true
+        }
+        return await confirm([question])
+    }
+
     /// As ``confirm(_:key:numbered:)``, but nil when the question was withdrawn (nobody answered it).
     func decide(_ lines: [String], key: String? = nil, numbered: Bool = true) async -> Bool? {
         switch await ask(lines, kind: .confirmation, key: key, numbered: numbered) {
