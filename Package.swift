@@ -141,19 +141,40 @@ let package = Package(
             path: "Benchmarks/PeerBenchmarks",
             swiftSettings: upcoming
         ),
+        // Shared by the test targets: an event recorder that awaits instead of polling, scoped helpers that stop
+        // sessions and remove scratch directories even when a test fails, a manual clock, deadlines.
+        .target(
+            name: "HuddleTestSupport",
+            dependencies: [
+                "Huddle", "HuddleTransport", "HuddleWire",
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ],
+            path: "Tests/HuddleTestSupport",
+            swiftSettings: upcoming
+        ),
+        .testTarget(
+            name: "HuddleTestSupportTests",
+            dependencies: ["HuddleTestSupport"],
+            swiftSettings: upcoming
+        ),
         .testTarget(
             name: "HuddleDNSTests",
-            dependencies: ["HuddleDNS", .product(name: "NIOCore", package: "swift-nio")],
+            dependencies: [
+                "HuddleTestSupport", "HuddleDNS", .product(name: "NIOCore", package: "swift-nio"),
+            ],
             swiftSettings: upcoming
         ),
         .testTarget(
             name: "HuddleMDNSCoreTests",
-            dependencies: ["HuddleDNS", "HuddleMDNSCore", .product(name: "NIOCore", package: "swift-nio")],
+            dependencies: [
+                "HuddleTestSupport", "HuddleDNS", "HuddleMDNSCore", .product(name: "NIOCore", package: "swift-nio"),
+            ],
             swiftSettings: upcoming
         ),
         .testTarget(
             name: "HuddleDiscoveryTests",
             dependencies: [
+                "HuddleTestSupport",
                 "HuddleDNS", "HuddleMDNSCore", "HuddleDiscovery",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -163,6 +184,7 @@ let package = Package(
         .testTarget(
             name: "HuddleWireTests",
             dependencies: [
+                "HuddleTestSupport",
                 "HuddleWire",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
@@ -173,6 +195,7 @@ let package = Package(
         .testTarget(
             name: "HuddleTests",
             dependencies: [
+                "HuddleTestSupport",
                 "HuddleWire", "HuddleTransport", "Huddle",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -185,6 +208,7 @@ let package = Package(
         .testTarget(
             name: "HuddleTransportTests",
             dependencies: [
+                "HuddleTestSupport",
                 "HuddleWire", "HuddleTransport", "Huddle",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -200,12 +224,15 @@ let package = Package(
         ),
         .testTarget(
             name: "HuddlePasteboardTests",
-            dependencies: ["HuddlePasteboard"],
+            dependencies: [
+                "HuddleTestSupport", "HuddlePasteboard",
+            ],
             swiftSettings: upcoming
         ),
         .testTarget(
             name: "HuddleCLITests",
             dependencies: [
+                "HuddleTestSupport",
                 "huddle", "Huddle", "HuddleClipboard", "HuddlePasteboard", "HuddleMDNSCore", "HuddleDNS",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
@@ -213,7 +240,9 @@ let package = Package(
         ),
         .testTarget(
             name: "HuddleClipboardTests",
-            dependencies: ["HuddleClipboard", "Huddle", "HuddlePasteboard", "HuddleTransport"],
+            dependencies: [
+                "HuddleTestSupport", "HuddleClipboard", "Huddle", "HuddlePasteboard", "HuddleTransport",
+            ],
             swiftSettings: upcoming
         ),
     ]

@@ -1,3 +1,4 @@
+import HuddleTestSupport
 import HuddleTransport
 import HuddleWire
 import NIOCore

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import HuddleTestSupport
 import HuddleTransport
 import HuddleWire
 import NIOCore

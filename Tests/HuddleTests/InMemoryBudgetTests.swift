@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import HuddleTestSupport
 import HuddleWire
 import NIOCore
 import Testing

@@ -1,4 +1,5 @@
 import Huddle
+import HuddleTestSupport
 import HuddleTransport
 import HuddleWire
 import NIOCore

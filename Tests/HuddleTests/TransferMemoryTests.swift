@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import HuddleTestSupport
 import HuddleTransport
 import Synchronization
 import Testing

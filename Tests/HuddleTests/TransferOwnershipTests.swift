@@ -1,4 +1,5 @@
 import Foundation
+import HuddleTestSupport
 import HuddleTransport
 import HuddleWire
 import Testing

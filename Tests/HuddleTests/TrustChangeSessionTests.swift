@@ -1,5 +1,6 @@
 import Foundation
 import Huddle
+import HuddleTestSupport
 import HuddleTransport
 import HuddleWire
 import Testing

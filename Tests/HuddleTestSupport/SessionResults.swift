@@ -1,0 +1,7 @@
+import Huddle
+
+/// Whether a sender's call ended with ``PeerSessionError/transferDeclined(_:)``.
+public func declined<T>(_ result: Result<T, any Error>) -> Bool {
+    if case .failure(PeerSessionError.transferDeclined) = result { return true }
+    return false
+}
