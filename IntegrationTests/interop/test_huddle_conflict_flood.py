@@ -25,6 +25,8 @@ import json, select, socket, struct, sys, time
 sys.path.insert(0, {here!r})
 from mdns_sniffer import encode_name, parse_message
 
+pytestmark = pytest.mark.full  # the full run only (scripts/test --full)
+
 def record(name, rtype, rdata, ttl=120):
     return encode_name(name) + struct.pack(">HHIH", rtype, 0x8001, ttl, len(rdata)) + rdata
 

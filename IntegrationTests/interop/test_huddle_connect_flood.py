@@ -18,6 +18,8 @@ import pytest
 from test_huddle_hostile import descriptors, rss_mib
 from test_huddle_transfer import make_file, sha256, spawn
 
+pytestmark = pytest.mark.full  # the full run only (scripts/test --full)
+
 FLOOD_SECONDS = 30
 PER_SECOND = 1000
 

@@ -10,6 +10,8 @@ import pytest
 from peer_bench import client, serve
 from soak import proc_figures
 
+pytestmark = pytest.mark.full  # the full run only (scripts/test --full)
+
 CYCLES = 500
 PAIRINGS = 10
 

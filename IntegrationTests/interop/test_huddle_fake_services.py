@@ -42,6 +42,8 @@ import json, socket, struct, sys, time
 sys.path.insert(0, {here!r})
 from mdns_sniffer import encode_name
 
+pytestmark = pytest.mark.full  # the full run only (scripts/test --full)
+
 def record(name, rtype, rdata, ttl=4500, flush=True):
     return encode_name(name) + struct.pack(">HHIH", rtype, 0x8001 if flush else 1, ttl, len(rdata)) + rdata
 

@@ -21,6 +21,8 @@ import faults
 from test_huddle_chat import chat, pair
 from test_huddle_transfer import make_file, sha256, spawn
 
+pytestmark = pytest.mark.full  # the full run only (scripts/test --full)
+
 PORT_A, PORT_B = 7001, 7002
 RELAY_TO_A, RELAY_TO_B = 7101, 7102
 
@@ -169,5 +171,8 @@ def test_datagrams_reordered_and_duplicated_by_a_relay_are_accepted_once(testbed
     assert stats["udp_in"] >= 0.8 * count and stats["udp_duplicated"] > 0 and stats["udp_held_back"] > 0, stats
     # Every copy the relay delivered was either accepted once or refused by the replay window.
     assert result["unique"] + result["replayDropped"] <= stats["udp_out"], (result, stats)
-    assert result["replayDropped"] >= stats["udp_duplicated"] * 0.9, (result, stats)
+    # The copies that arrived were refused by the replay window. A loaded receiver's socket buffer loses copies
+    # like originals, so the bound is taken on the copies expected to arrive at the measured loss rate.
+    arrived = (result["unique"] + result["replayDropped"]) / stats["udp_out"]
+    assert result["replayDropped"] >= 0.9 * stats["udp_duplicated"] * arrived, (result, stats)
     assert result["unique"] >= 0.9 * stats["udp_in"], (result, stats)

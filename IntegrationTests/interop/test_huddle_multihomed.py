@@ -19,6 +19,8 @@ from mdns_sniffer import SRV, Packet, Sniffer
 from testbed import expect, match
 from zc_peer import strip_scope, zc_browse
 
+pytestmark = pytest.mark.full  # the full run only (scripts/test --full)
+
 NAME = "Dual"
 INSTANCE = f"{NAME}.{TYPE}.local."
 HOST_NAME = "huddle-a.local."

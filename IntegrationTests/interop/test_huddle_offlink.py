@@ -12,9 +12,13 @@ from __future__ import annotations
 
 import time
 
+import pytest
+
 from conftest import TYPE
 from huddle_cli import advertise
 from mdns_sniffer import MDNS_GROUP, SRV, Packet, Sniffer, build_query
+
+pytestmark = pytest.mark.full  # the full run only (scripts/test --full)
 
 OFFLINK = "192.0.2.9"
 NAME, PORT = "Offlink", 4700

@@ -69,6 +69,7 @@ def test_link_down_for_10_s_within_the_timeout_loses_nothing(testbed, huddle, ho
         assert not any("left the chat" in l or "is gone" in l for _, l in proc.lines), proc.output()
 
 
+@pytest.mark.full
 @pytest.mark.hosts(2)
 def test_link_down_for_10_s_beyond_the_timeout_is_reported_and_both_reconnect(testbed, huddle, homes):
     """Timeout 3 s, link down 10 s: both sides report the other gone within 3 + 2.5 s, a line typed then is
@@ -98,6 +99,7 @@ def test_link_down_for_10_s_beyond_the_timeout_is_reported_and_both_reconnect(te
     assert "into the void" not in lines_from(bob, "Ada")
 
 
+@pytest.mark.full
 @pytest.mark.hosts(2)
 def test_lines_written_into_a_dead_link_arrive_once_after_the_reconnect(testbed, huddle, homes):
     """Timeout 3 s, link down 10 s. Three lines Ada types in the first second of the outage are written into a
@@ -132,6 +134,7 @@ def test_lines_written_into_a_dead_link_arrive_once_after_the_reconnect(testbed,
     assert not any("did not arrive" in l for _, l in ada.lines), ada.output()
 
 
+@pytest.mark.full
 @pytest.mark.hosts(2)
 def test_a_sleeping_peer_is_reported_after_the_timeout_and_reconnects_when_it_wakes(testbed, huddle, homes):
     """Timeout 3 s. Bob stopped for 1 s (SIGSTOP, SIGCONT): nothing reported, Ada's lines arrive. Stopped for
@@ -165,6 +168,7 @@ def test_a_sleeping_peer_is_reported_after_the_timeout_and_reconnects_when_it_wa
     exchange(ada, bob, "after")
 
 
+@pytest.mark.full
 @pytest.mark.hosts(3)
 def test_a_killed_peer_is_forgotten_by_discovery_and_found_again_when_it_returns(testbed, huddle, homes):
     """Bob is SIGKILLed (no goodbye). Ada reports him gone from the chat within the timeout; when a third host

@@ -15,6 +15,8 @@ import pytest
 from test_huddle_chat import chat, code_of, pair
 from testbed import TestbedError as BedError
 
+pytestmark = pytest.mark.full  # the full run only (scripts/test --full)
+
 ATTEMPTS = 5  # PairingBudget.Configuration.maximumFailures
 
 

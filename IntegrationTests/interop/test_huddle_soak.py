@@ -11,6 +11,8 @@ from conftest import skip_or_fail
 from soak import Soak, print_summary
 from xdisplay import XDisplay
 
+pytestmark = pytest.mark.full  # the full run only (scripts/test --full)
+
 SECONDS = float(os.environ.get("HUDDLE_SOAK_SECONDS", "75"))
 
 

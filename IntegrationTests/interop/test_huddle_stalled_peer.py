@@ -21,6 +21,8 @@ import faults
 from test_huddle_chat import chat
 from test_huddle_faults import lines_from
 
+pytestmark = pytest.mark.full  # the full run only (scripts/test --full)
+
 COUNT = 10_000
 WIDTH = 500
 

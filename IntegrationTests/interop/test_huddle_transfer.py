@@ -84,6 +84,7 @@ def test_large_file_arrives_identical_and_a_killed_sender_resumes(testbed, huddl
     assert any(" left)" in line for line in shown), shown
 
 
+@pytest.mark.full
 @pytest.mark.hosts(2)
 def test_one_gibibyte_arrives_byte_identical(testbed, huddle, homes):
     """A 1 GiB file between test hosts: verified on arrival, identical on disk, both ends exit 0."""

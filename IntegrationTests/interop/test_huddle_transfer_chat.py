@@ -22,6 +22,8 @@ from conftest import skip_or_fail
 from peer_bench import common, peer_bench_bin
 from test_huddle_transfer import make_file, sha256
 
+pytestmark = pytest.mark.full  # the full run only (scripts/test --full)
+
 MESSAGES = 20
 TARGET_MS = 50
 LATENCY_BOUND_MS = float(os.environ.get("HUDDLE_CHAT_BOUND_MS", 150))

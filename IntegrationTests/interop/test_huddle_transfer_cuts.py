@@ -25,6 +25,8 @@ import pytest
 from test_huddle_transfer import make_file, sha256, spawn
 from testbed import wait_until
 
+pytestmark = pytest.mark.full  # the full run only (scripts/test --full)
+
 SIZE = 256 * 1024 * 1024
 MIB = 1 << 20
 CUTS = ("link", "kill", "link", "kill")

@@ -48,7 +48,7 @@ def huddle(env, *args: str, data: bytes | None = None) -> subprocess.CompletedPr
                           capture_output=True, env=env, timeout=30)
 
 
-def on_terminal(env, *args: str, answer: str, timeout: float = 20) -> tuple[int, str]:
+def on_terminal(env, *args: str, answer: str, timeout: float = 60) -> tuple[int, str]:
     """`huddle ARGS` on a pseudo-terminal: waits for the [y/n] question, types `answer`; (exit status, screen)."""
     master, slave = pty.openpty()
     proc = subprocess.Popen([huddle_bin(), *args], stdin=slave, stdout=slave, stderr=slave, env=env,
