@@ -2,35 +2,27 @@ import Huddle
 import Synchronization
 
 /// Lines on their way to each peer: one ordered queue per peer, so a peer that stops reading holds up only its own
-/// lines — never the lines to the others for long, nor the screen.
-///
-/// A full queue to a peer that is still taking lines holds up the typing (or the paste) until there is room: a
-/// slow link gets every line. A full queue to a peer that has taken nothing for `stallTimeout` is a peer that
-/// stopped reading: lines to it are dropped (and that said once) until it takes lines again.
+/// lines — never the lines to the others for long, nor the screen. ``ChatQueueRule`` decides when a line waits
+/// and when a peer that stopped reading has lines dropped.
 final class ChatOutbox: Sendable {
-    /// Lines waiting for one peer (beyond what the connection's buffers hold).
-    static let maximumWaiting = 4096
-    /// How long a full queue may go without the peer taking a line before lines to it are dropped.
-    static let stallTimeout: Duration = .seconds(2)
-
-    private struct Queue {
+    private struct Sender {
         /// Tells this queue's sender from that of a queue to the same peer before it left and came back.
         let serial: Int
         let continuation: AsyncStream<[UInt8]>.Continuation
-        var waiting = 0
-        /// When the peer last took a line, or when its queue last went from empty to not empty.
-        var lastProgress = ContinuousClock.now
     }
 
-    private enum Admission {
-        case queued, wait, stalled
+    private struct State {
+        var rule = ChatQueueRule()
+        var senders: [PeerID: Sender] = [:]
+        var sendersMade = 0
+        /// Lines waiting for room, woken when any peer takes a line or leaves.
+        var waiters: [CheckedContinuation<Void, Never>] = []
+        /// Peers told about as not reading, until a line to them is queued again.
+        var refusing: Set<PeerID> = []
     }
 
     private let session: PeerSession
-    private let queues = Mutex<[PeerID: Queue]>([:])
-    private let queuesMade = Atomic<Int>(0)
-    /// Peers told about as not reading, until a line to them is queued again.
-    private let refusing = Mutex<Set<PeerID>>([])
+    private let state = Mutex(State())
 
     init(session: PeerSession) {
         self.session = session
@@ -40,40 +32,48 @@ final class ChatOutbox: Sendable {
     /// name, a peer that stopped reading.
     func send(_ bytes: [UInt8], to peers: [PeerID]) async {
         for peer in peers {
-            var admission = admit(bytes, to: peer)
+            var admission = ChatQueueRule.Admission.wait
             while admission == .wait {
-                try? await Task.sleep(for: .milliseconds(5))
-                admission = admit(bytes, to: peer)
+                await withCheckedContinuation { continuation in
+                    admission = state.withLock { state in
+                        let admission = admit(bytes, to: peer, in: &state)
+                        if admission == .wait { state.waiters.append(continuation) }
+                        return admission
+                    }
+                    if admission != .wait { continuation.resume() }
+                }
             }
-            if admission == .stalled {
-                guard refusing.withLock({ $0.insert(peer).inserted }) else { continue }
-                Output.line("! \(await name(peer)) is not reading: lines to it are dropped until it catches up")
-            } else {
-                refusing.withLock { _ = $0.remove(peer) }
+            let tell = state.withLock { state -> Bool in
+                if admission == .queued {
+                    state.refusing.remove(peer)
+                    return false
+                }
+                return state.refusing.insert(peer).inserted
             }
+            if tell { Output.line("! \(await name(peer)) is not reading: lines to it are dropped until it catches up") }
         }
     }
 
     /// The peer left: what is queued is still tried (and reported if it cannot go), then its sender ends.
     func close(_ peer: PeerID) {
-        queues.withLock { $0.removeValue(forKey: peer) }?.continuation.finish()
+        let (sender, waiters) = state.withLock { state in
+            state.rule.remove(peer)
+            defer { state.waiters.removeAll() }
+            return (state.senders.removeValue(forKey: peer), state.waiters)
+        }
+        sender?.continuation.finish()
+        for waiter in waiters { waiter.resume() }
     }
 
-    private func admit(_ bytes: [UInt8], to peer: PeerID) -> Admission {
-        queues.withLock { queues in
-            if queues[peer] == nil {
-                let serial = queuesMade.add(1, ordering: .relaxed).newValue
-                queues[peer] = Queue(serial: serial, continuation: start(peer, serial: serial))
-            }
-            let now = ContinuousClock.now
-            guard queues[peer]!.waiting >= Self.maximumWaiting else {
-                if queues[peer]!.waiting == 0 { queues[peer]!.lastProgress = now }
-                queues[peer]!.waiting += 1
-                queues[peer]!.continuation.yield(bytes)
-                return .queued
-            }
-            return queues[peer]!.lastProgress.duration(to: now) < Self.stallTimeout ? .wait : .stalled
+    private func admit(_ bytes: [UInt8], to peer: PeerID, in state: inout State) -> ChatQueueRule.Admission {
+        if state.senders[peer] == nil {
+            state.sendersMade += 1
+            let serial = state.sendersMade
+            state.senders[peer] = Sender(serial: serial, continuation: start(peer, serial: serial))
         }
+        let admission = state.rule.admit(to: peer)
+        if admission == .queued { state.senders[peer]!.continuation.yield(bytes) }
+        return admission
     }
 
     /// The peer's sender: sends its lines in order, each counted as taken when the session has it on its way.
@@ -88,11 +88,13 @@ final class ChatOutbox: Sendable {
                     let who = await session.displayName(for: peer) ?? peer.rawValue
                     Output.line("! not sent to \(who): \(error)")
                 }
-                self.queues.withLock { queues in
-                    guard queues[peer]?.serial == serial else { return }
-                    queues[peer]!.waiting -= 1
-                    queues[peer]!.lastProgress = .now
+                let waiters = self.state.withLock { state -> [CheckedContinuation<Void, Never>] in
+                    guard state.senders[peer]?.serial == serial else { return [] }
+                    state.rule.took(from: peer)
+                    defer { state.waiters.removeAll() }
+                    return state.waiters
                 }
+                for waiter in waiters { waiter.resume() }
             }
         }
         return continuation
