@@ -20,12 +20,12 @@ from huddle_cli import advertise, discover, registered, renames
 from mdns_sniffer import Sniffer
 from test_huddle_hostile import cpu_seconds
 
+pytestmark = pytest.mark.full  # the full run only (scripts/test --full)
+
 SPOOFER = r"""
 import json, select, socket, struct, sys, time
 sys.path.insert(0, {here!r})
 from mdns_sniffer import encode_name, parse_message
-
-pytestmark = pytest.mark.full  # the full run only (scripts/test --full)
 
 def record(name, rtype, rdata, ttl=120):
     return encode_name(name) + struct.pack(">HHIH", rtype, 0x8001, ttl, len(rdata)) + rdata

@@ -17,6 +17,8 @@ from conftest import skip_or_fail  # noqa: F401  (the fixtures' gate)
 from test_huddle_chat import chat, pair
 from test_huddle_hostile import cpu_seconds, rss_mib
 
+pytestmark = pytest.mark.full  # the full run only (scripts/test --full)
+
 FAKES = 2000
 ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
 
@@ -41,8 +43,6 @@ FLOOD = r"""
 import json, socket, struct, sys, time
 sys.path.insert(0, {here!r})
 from mdns_sniffer import encode_name
-
-pytestmark = pytest.mark.full  # the full run only (scripts/test --full)
 
 def record(name, rtype, rdata, ttl=4500, flush=True):
     return encode_name(name) + struct.pack(">HHIH", rtype, 0x8001 if flush else 1, ttl, len(rdata)) + rdata

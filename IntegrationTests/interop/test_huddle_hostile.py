@@ -18,6 +18,8 @@ import pytest
 
 from test_huddle_chat import chat, pair
 
+pytestmark = pytest.mark.full  # the full run only (scripts/test --full)
+
 ATTACK_SECONDS = 25
 
 
@@ -105,8 +107,6 @@ FLOOD = r"""
 import socket, sys, time
 sys.path.insert(0, {here!r})
 from mdns_sniffer import build_query
-
-pytestmark = pytest.mark.full  # the full run only (scripts/test --full)
 query = build_query(({type!r} + ".local", 12))
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
