@@ -73,6 +73,31 @@ struct ConnectedPhaseEmbeddedTests {
         #expect(!server.isActive)
     }
 
+    /// A silent peer does not answer TLS's close_notify either, and TLS holds the close until its shutdown
+    /// timeout: the peer is reported gone at the disconnect timeout all the same, once, and nothing that still
+    /// arrives while TLS shuts down is taken.
+    @Test func silentPeerIsReportedBeforeTLSHasClosed() throws {
+        let link = try EmbeddedLink.connected()
+        defer { link.finish() }
+        let server = link.responder
+        server.tls.holdsClose = true
+        server.advance(by: .seconds(16))
+        #expect(try server.sentControl() == [.ping(1), .close(.unresponsive)])
+        #expect(server.closeReasons == [.unresponsive])
+        #expect(server.tls.heldCloses >= 1)
+        #expect(server.isActive)
+
+        link.initiator.write(.message(ByteBuffer(string: "too late")))
+        try server.receive(link.initiator.sent())
+        #expect(server.messages.isEmpty)
+        #expect(try server.sent().isEmpty)
+        server.tls.holdsClose = false
+        server.channel.close(promise: nil)
+        #expect(!server.isActive)
+        #expect(server.closeReasons == [.unresponsive])
+        #expect(server.unacknowledged?.messages == [])
+    }
+
     /// Up to `maximumPingsPerSecond` (20) PINGs within a second are answered, a second later 20 more; one more
     /// within the same second closes the connection with a protocol error, and the flooder hears it.
     @Test func pingFloodClosesTheConnection() throws {

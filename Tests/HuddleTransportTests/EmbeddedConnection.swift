@@ -25,6 +25,9 @@ final class EmbeddedConnection {
     let events = EventRecorder<PeerConnectionEvent>()
     let configuration: PeerConnectionConfiguration
 
+    /// What stands where TLS would be.
+    let tls = TLSStandIn()
+
     init(
         _ local: TransportPeer,
         role: PeerRole,
@@ -37,7 +40,7 @@ final class EmbeddedConnection {
         var setup = local.setup(role, configuration: configuration)
         setup.admissionTicket = admissionTicket
         try PeerChannels.install(
-            TLSStandIn(),
+            tls,
             wiring: (setup, verifier, events.sink),
             on: channel.pipeline.syncOperations
         )
@@ -98,6 +101,7 @@ final class EmbeddedConnection {
 
     /// Closes the channel if the handler has not, without complaint about what is left in it.
     func finish() {
+        tls.holdsClose = false
         _ = try? channel.finish(acceptAlreadyClosed: true)
     }
 
@@ -153,6 +157,18 @@ enum EmbeddedLinkFailure: Error, Equatable {
 final class TLSStandIn: ChannelDuplexHandler {
     typealias InboundIn = ByteBuffer
     typealias OutboundIn = ByteBuffer
+
+    /// While set, a close is held here, as TLS holds it while it waits for a silent peer's close_notify (for up
+    /// to its shutdown timeout); the channel stays open until this is cleared and it is closed again.
+    var holdsClose = false
+    /// Closes asked for and held.
+    private(set) var heldCloses = 0
+
+    func close(context: ChannelHandlerContext, mode: CloseMode, promise: EventLoopPromise<Void>?) {
+        guard holdsClose else { return context.close(mode: mode, promise: promise) }
+        heldCloses += 1
+        if let promise { context.channel.closeFuture.cascade(to: promise) }
+    }
 }
 
 /// Frames a peer can send, for tests that play the peer by hand.
