@@ -38,7 +38,7 @@ extension PeerConnectionHandler {
             case .refused(let why): refusal = why
             }
         }
-        let actions = machine.pairingRun(refusal: refusal, now: .now)
+        let actions = machine.pairingRun(refusal: refusal, now: now(context))
         self.machine = machine
         perform(actions, context: context)
     }
@@ -54,7 +54,7 @@ extension PeerConnectionHandler {
     func receivedWhileConnected(_ message: PeerControlMessage, context: ChannelHandlerContext) {
         switch message {
         case .ping(let value):
-            let now = ContinuousClock.now
+            let now = self.now(context)
             if pingWindowStart.duration(to: now) >= .seconds(1) {
                 pingWindowStart = now
                 pingsInWindow = 0

@@ -2,6 +2,16 @@ import HuddleWire
 import NIOCore
 
 extension PeerConnectionHandler {
+    /// The connection's time: its event loop's clock, as a `ContinuousClock` instant for the handshake machine.
+    ///
+    /// Every timer runs on the event loop, so the times they compare must come from it too. On a real event loop
+    /// this is the monotonic clock; on an `EmbeddedEventLoop` it is the loop's virtual time, which tests move
+    /// with `advanceTime(by:)` together with the timers.
+    func now(_ context: ChannelHandlerContext) -> ContinuousClock.Instant {
+        let elapsed = context.eventLoop.now - clockOrigin.loop
+        return clockOrigin.instant + .nanoseconds(elapsed.nanoseconds)
+    }
+
     /// Runs `body` on the event loop after `delay`, replacing any timer set before.
     func schedule(
         after delay: Duration,
@@ -20,10 +30,10 @@ extension PeerConnectionHandler {
     /// Wakes at the handshake's current deadline; the machine decides whether it really passed.
     func scheduleHandshakeDeadline(context: ChannelHandlerContext) {
         guard let machine, !machine.isConnected, !machine.isClosed else { return }
-        let delay = ContinuousClock.now.duration(to: machine.deadline)
+        let delay = now(context).duration(to: machine.deadline)
         schedule(after: max(.zero, delay), context: context) { handler, context in
             guard var machine = handler.machine else { return }
-            let actions = machine.deadlinePassed(now: .now)
+            let actions = machine.deadlinePassed(now: handler.now(context))
             handler.machine = machine
             handler.perform(actions, context: context)
             handler.scheduleHandshakeDeadline(context: context)
@@ -36,7 +46,7 @@ extension PeerConnectionHandler {
         let configuration = setup.configuration
         let tick = min(.seconds(1), configuration.pingAfter)
         schedule(after: tick, context: context) { handler, context in
-            let silence = handler.lastHeard.duration(to: .now)
+            let silence = handler.lastHeard.duration(to: handler.now(context))
             if silence >= configuration.disconnectTimeout {
                 handler.sendControl(.close(.unresponsive), context: context)
                 context.flush()

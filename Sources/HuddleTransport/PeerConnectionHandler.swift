@@ -110,6 +110,9 @@ public final class PeerConnectionHandler: ChannelDuplexHandler {
     var timer: Scheduled<Void>?
     /// Messages being reassembled, by stream.
     var incoming: [UInt32: ByteBuffer] = [:]
+    /// The `ContinuousClock` instant and the event loop's time, read together when the handler was added: the
+    /// handler's time is the event loop's (`now(_:)`), in the instants the handshake machine works in.
+    var clockOrigin = (instant: ContinuousClock.now, loop: NIODeadline.now())
     var lastHeard = ContinuousClock.now
     var pingsSent: UInt64 = 0
     var pingOutstanding = false
@@ -147,6 +150,9 @@ public final class PeerConnectionHandler: ChannelDuplexHandler {
     }
 
     public func handlerAdded(context: ChannelHandlerContext) {
+        clockOrigin = (ContinuousClock.now, context.eventLoop.now)
+        lastHeard = clockOrigin.instant
+        pingWindowStart = clockOrigin.instant
         schedule(after: setup.configuration.tlsHandshakeTimeout, context: context) { handler, context in
             guard handler.machine == nil else { return }
             handler.abort(.tlsHandshakeTimedOut, context: context)
@@ -171,7 +177,7 @@ public final class PeerConnectionHandler: ChannelDuplexHandler {
             return
         }
         sink(.authenticated(remote))
-        let now = ContinuousClock.now
+        let now = self.now(context)
         var machine = PeerHandshake(
             role: setup.role,
             localHello: setup.hello,
@@ -195,7 +201,7 @@ public final class PeerConnectionHandler: ChannelDuplexHandler {
         // taken, not even the rest of the same read.
         guard failure == nil else { return }
         let frame = unwrapInboundIn(data)
-        lastHeard = .now
+        lastHeard = now(context)
         guard var machine else {
             abort(.wire(.protocolViolation(state: "TLS", message: "frame before TLS")), context: context)
             return
@@ -213,7 +219,7 @@ public final class PeerConnectionHandler: ChannelDuplexHandler {
                 receivedWhileConnected(message, context: context)
             } else {
                 if case .sasNonce = message { drewCode = true }
-                let actions = machine.received(message, size: frame.payload.readableBytes, now: .now)
+                let actions = machine.received(message, size: frame.payload.readableBytes, now: now(context))
                 self.machine = machine
                 perform(actions, context: context)
             }
@@ -279,7 +285,7 @@ public final class PeerConnectionHandler: ChannelDuplexHandler {
                 promise?.fail(PeerConnectionError.notConnected)
                 return
             }
-            let actions = machine.decide(accept: accept, now: .now)
+            let actions = machine.decide(accept: accept, now: now(context))
             self.machine = machine
             perform(actions, context: context)
             promise?.succeed()
