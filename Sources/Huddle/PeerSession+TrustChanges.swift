@@ -13,11 +13,15 @@ extension PeerSession {
     func watchTrustStore() {
         guard trustStore.file != nil else { return }
         let store = trustStore
+        let reloaded = configuration.trustStoreReloaded
         track { [weak self] in
             while !Task.isCancelled {
                 try? await Task.sleep(for: Self.trustCheckInterval)
                 guard !Task.isCancelled, let session = self else { return }
-                if store.reloadIfChanged() { await session.trustChanged() }
+                if store.reloadIfChanged() {
+                    await session.trustChanged()
+                    reloaded?()
+                }
             }
         }
     }

@@ -124,7 +124,8 @@ public actor PeerSession {
         pairingGate = PairingGate(configuration: configuration.pairingBudget) { sink.yield(.pairingPaused($0)) }
         flow = ReceiveFlow(
             budget: configuration.maximumUndeliveredBytes,
-            transferBudget: configuration.transfers.maximumBufferedBytes
+            transferBudget: configuration.transfers.maximumBufferedBytes,
+            paused: configuration.receivePaused
         )
         events = PeerSessionEvents(stream: stream, flow: flow)
         eventSink = sink

@@ -1,6 +1,7 @@
 public import Foundation
 public import HuddleTransport
 public import HuddleWire
+import NIOCore
 
 /// How a ``PeerSession`` behaves; every limit has a documented default (`docs/security.md` §4.9).
 public struct PeerSessionConfiguration: Sendable {
@@ -48,6 +49,12 @@ public struct PeerSessionConfiguration: Sendable {
     var datagramAuthenticationFailureLimit = DatagramOpener.defaultAuthenticationFailureLimit
     /// Runs on a file's writer before each of its writes; tests hold it to stand in for a stalled disk.
     var beforeTransferWrite: (@Sendable () -> Void)?
+    /// Runs on a connection's event loop each time a receive budget makes it stop reading, with its channel; tests
+    /// wait for it instead of watching the buffered bytes.
+    var receivePaused: (@Sendable (any Channel) -> Void)?
+    /// Runs each time the session has reloaded a trust store that another process changed, and acted on it; tests
+    /// wait for it instead of polling the store.
+    var trustStoreReloaded: (@Sendable () -> Void)?
 
     public init() {}
 

@@ -54,10 +54,13 @@ final class ReceiveFlow: PeerReceiveGate {
     let budget: Int
     let transferBudget: Int
     let state = NIOLockedValueBox(State())
+    /// Told of each pause (``PeerSessionConfiguration/receivePaused``).
+    let paused: (@Sendable (any Channel) -> Void)?
 
-    init(budget: Int, transferBudget: Int = 4 * 1024 * 1024) {
+    init(budget: Int, transferBudget: Int = 4 * 1024 * 1024, paused: (@Sendable (any Channel) -> Void)? = nil) {
         self.budget = budget
         self.transferBudget = transferBudget
+        self.paused = paused
     }
 
     var undelivered: Int { state.withLockedValue { $0.undelivered } }
@@ -82,22 +85,26 @@ final class ReceiveFlow: PeerReceiveGate {
     }
 
     func received(_ count: Int, on channel: any Channel) -> Bool {
-        state.withLockedValue { state in
+        let pause = state.withLockedValue { state in
             state.undelivered += count
             guard state.undelivered > budget else { return false }
             state.paused[ObjectIdentifier(channel)] = channel
             return true
         }
+        if pause { paused?(channel) }
+        return pause
     }
 
     func receivedResource(_ count: Int, on channel: any Channel) -> Bool {
-        state.withLockedValue { state in
+        let pause = state.withLockedValue { state in
             state.buffered += count
             state.peakBuffered = max(state.peakBuffered, state.buffered)
             guard state.buffered > transferBudget else { return false }
             state.pausedForTransfers[ObjectIdentifier(channel)] = channel
             return true
         }
+        if pause { paused?(channel) }
+        return pause
     }
 
     /// The consumer took (or the session dropped) a message of `count` bytes.

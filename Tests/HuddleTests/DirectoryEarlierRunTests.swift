@@ -9,7 +9,7 @@ import Testing
 
 /// What a receiver takes from an earlier, interrupted offer of a directory of the same name: its verified files
 /// whose resume keys the new offer lists again — and nothing from a staging directory that is not its own.
-@Suite("Directories: files kept from an earlier run")
+@Suite("Directories: files kept from an earlier run", .timeLimit(.minutes(2)))
 struct DirectoryEarlierRunTests {
     /// A first run of `root` whose sender sends the files at `whole` (manifest order among files) with their
     /// ENTRY-ENDs, then is cut.
@@ -50,66 +50,66 @@ struct DirectoryEarlierRunTests {
     /// manifest differs (a new staging directory), yet the unchanged verified file is not sent again: only the
     /// edited one and the one never sent.
     @Test func aTreeChangedBetweenRunsSendsOnlyWhatChanged() async throws {
-        let (ada, bob, bobID, _) = try await connectedPair()
-        let root = try TransferTests.scratch().appendingPathComponent("album")
-        try DirectoryTree.make(["a.bin": 30_000, "b.bin": 40_000, "c.bin": 50_000], under: root)
-        let target = try TransferTests.scratch()
-        let first = try await Self.interruptedRun(of: root, whole: [0, 1], from: ada, to: bob, bobID, into: target)
-        let edited = root.appendingPathComponent("b.bin")
-        let handle = try FileHandle(forUpdating: edited)
-        try handle.seekToEnd()
-        try handle.write(contentsOf: Array(repeating: 7, count: 1000))
-        try handle.close()
+        try await withTestScope { scope in
+            let (ada, bob, bobID, _) = try await scope.connectedPair()
+            let root = try scope.directory().appendingPathComponent("album")
+            try DirectoryTree.make(["a.bin": 30_000, "b.bin": 40_000, "c.bin": 50_000], under: root)
+            let target = try scope.directory()
+            let first = try await Self.interruptedRun(of: root, whole: [0, 1], from: ada, to: bob, bobID, into: target)
+            let edited = root.appendingPathComponent("b.bin")
+            let handle = try FileHandle(forUpdating: edited)
+            try handle.seekToEnd()
+            try handle.write(contentsOf: Array(repeating: 7, count: 1000))
+            try handle.close()
 
-        let sending = Task { try await ada.session.sendDirectory(at: root, to: bobID) }
-        let second = try #require(await bob.offer())
-        #expect(second.contentKey != first.contentKey)
-        try await bob.session.acceptTransfer(second, into: target)
-        let report = try await sending.value
-        #expect(report.filesSent == 2)
-        #expect(report.bytesSent == 41_000 + 50_000)
-        let kept = try #require(await bob.finished())
-        #expect(try DirectoryTree(kept) == DirectoryTree(root))
-        // The earlier run's staging directory went with the finished tree.
-        #expect(try FileManager.default.contentsOfDirectory(atPath: target.path) == ["album"])
-        await ada.session.stop()
-        await bob.session.stop()
+            let sending = Task { try await ada.session.sendDirectory(at: root, to: bobID) }
+            let second = try #require(await bob.offer())
+            #expect(second.contentKey != first.contentKey)
+            try await bob.session.acceptTransfer(second, into: target)
+            let report = try await sending.value
+            #expect(report.filesSent == 2)
+            #expect(report.bytesSent == 41_000 + 50_000)
+            let kept = try #require(await bob.finished())
+            #expect(try DirectoryTree(kept) == DirectoryTree(root))
+            // The earlier run's staging directory went with the finished tree.
+            #expect(try FileManager.default.contentsOfDirectory(atPath: target.path) == ["album"])
+        }
     }
 
     /// An earlier staging directory someone else could have written in is not read from: its verified file is
     /// sent again.
     @Test func anEarlierStagingDirectoryThatIsNotPrivateIsNotReadFrom() async throws {
-        let (ada, bob, bobID, adaID) = try await connectedPair()
-        let root = try TransferTests.scratch().appendingPathComponent("shared")
-        try DirectoryTree.make(["a.bin": 20_000, "b.bin": 20_000], under: root)
-        let target = try TransferTests.scratch()
-        let first = try await Self.interruptedRun(of: root, whole: [0], from: ada, to: bob, bobID, into: target)
-        let earlier = try await DirectoryStagingSenderTests.stagingRoot(
-            of: first,
-            from: adaID,
-            on: bob.session,
-            in: target
-        )
-        #expect(chmod(earlier.path, 0o755) == 0)
-        let touched = root.appendingPathComponent("b.bin")
-        try FileManager.default.setAttributes(
-            [.modificationDate: Date(timeIntervalSinceNow: -60)],
-            ofItemAtPath: touched.path
-        )
+        try await withTestScope { scope in
+            let (ada, bob, bobID, adaID) = try await scope.connectedPair()
+            let root = try scope.directory().appendingPathComponent("shared")
+            try DirectoryTree.make(["a.bin": 20_000, "b.bin": 20_000], under: root)
+            let target = try scope.directory()
+            let first = try await Self.interruptedRun(of: root, whole: [0], from: ada, to: bob, bobID, into: target)
+            let earlier = try await DirectoryStagingSenderTests.stagingRoot(
+                of: first,
+                from: adaID,
+                on: bob.session,
+                in: target
+            )
+            #expect(chmod(earlier.path, 0o755) == 0)
+            let touched = root.appendingPathComponent("b.bin")
+            try FileManager.default.setAttributes(
+                [.modificationDate: Date(timeIntervalSinceNow: -60)],
+                ofItemAtPath: touched.path
+            )
 
-        let sending = Task { try await ada.session.sendDirectory(at: root, to: bobID) }
-        let second = try #require(await bob.offer())
-        #expect(second.contentKey != first.contentKey)
-        try await bob.session.acceptTransfer(second, into: target)
-        let report = try await sending.value
-        #expect(report.filesSent == 2 && report.bytesSent == 40_000)  // a.bin again
-        #expect(try DirectoryTree(try #require(await bob.finished())) == DirectoryTree(root))
-        // Not provably this user's own: left alone.
-        #expect(
-            try FileManager.default.contentsOfDirectory(atPath: target.path).sorted()
-                == [earlier.lastPathComponent, "shared"].sorted()
-        )
-        await ada.session.stop()
-        await bob.session.stop()
+            let sending = Task { try await ada.session.sendDirectory(at: root, to: bobID) }
+            let second = try #require(await bob.offer())
+            #expect(second.contentKey != first.contentKey)
+            try await bob.session.acceptTransfer(second, into: target)
+            let report = try await sending.value
+            #expect(report.filesSent == 2 && report.bytesSent == 40_000)  // a.bin again
+            #expect(try DirectoryTree(try #require(await bob.finished())) == DirectoryTree(root))
+            // Not provably this user's own: left alone.
+            #expect(
+                try FileManager.default.contentsOfDirectory(atPath: target.path).sorted()
+                    == [earlier.lastPathComponent, "shared"].sorted()
+            )
+        }
     }
 }

@@ -9,12 +9,14 @@ import Testing
 
 /// A directory's files are offered by resume key and hashed while they are sent: each file's SHA-256 follows its
 /// last chunk (ENTRY-END), and nothing is read whole before the offer.
-@Suite("Directories hashed while sending")
+@Suite("Directories hashed while sending", .timeLimit(.minutes(2)))
 struct DirectoryHashWhileSendingTests {
     /// The manifest names each file by its ``ResumeKey`` (size, modification time, first and last MiB), which
     /// a scan makes without reading the middle of a file.
     @Test func theManifestCarriesEachFilesResumeKey() throws {
-        let root = try TransferTests.scratch().appendingPathComponent("keys")
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let root = scratch.appending("keys")
         try DirectoryTree.make(["a.bin": 3 << 20, "sub/b.bin": 10], under: root)
         let scan = try DirectoryScan(of: root)
         let files = scan.entries.indices.filter { scan.entries[$0].isFile }
@@ -72,68 +74,68 @@ struct DirectoryHashWhileSendingTests {
     /// A first run leaves one file whole in its part but without its ENTRY-END (the connection ended between
     /// the two): the next run asks for it at its end, and the sender sends no bytes of it, only its SHA-256.
     @Test func aWholePartFromAnEarlierRunNeedsOnlyItsEntryEnd() async throws {
-        let (ada, bob, bobID, _) = try await connectedPair()
-        let root = try TransferTests.scratch().appendingPathComponent("whole")
-        let files = ["a.bin": 70_000, "b.bin": 80_000, "c.bin": 90_000]
-        try DirectoryTree.make(files, under: root)
-        let target = try TransferTests.scratch()
-        let data = try await Self.leaveWholePart(of: root, from: ada, to: bob, bobID, into: target)
+        try await withTestScope { scope in
+            let (ada, bob, bobID, _) = try await scope.connectedPair()
+            let root = try scope.directory().appendingPathComponent("whole")
+            let files = ["a.bin": 70_000, "b.bin": 80_000, "c.bin": 90_000]
+            try DirectoryTree.make(files, under: root)
+            let target = try scope.directory()
+            let data = try await Self.leaveWholePart(of: root, from: ada, to: bob, bobID, into: target)
 
-        let report = try await Self.sendAndCheck(root, from: ada, to: bob, bobID, into: target)
-        #expect(report.filesSent == 2)  // the whole part was asked for too, at its end, but sent no bytes
-        #expect(report.bytesSent == UInt64(files.values.reduce(0, +) - data.count))
-        await ada.session.stop()
-        await bob.session.stop()
+            let report = try await Self.sendAndCheck(root, from: ada, to: bob, bobID, into: target)
+            #expect(report.filesSent == 2)  // the whole part was asked for too, at its end, but sent no bytes
+            #expect(report.bytesSent == UInt64(files.values.reduce(0, +) - data.count))
+        }
     }
 
     /// A whole part whose bytes are not the file's any more fails its SHA-256 check and is removed, so the run
     /// after sends that file whole.
     @Test func aDamagedWholePartIsCaughtByItsEntryEndAndSentAgainNextTime() async throws {
-        let (ada, bob, bobID, _) = try await connectedPair()
-        let root = try TransferTests.scratch().appendingPathComponent("damaged")
-        try DirectoryTree.make(["a.bin": 50_000, "b.bin": 60_000], under: root)
-        let target = try TransferTests.scratch()
-        _ = try await Self.leaveWholePart(of: root, from: ada, to: bob, bobID, into: target) { data in
-            var wrong = data
-            wrong[100] ^= 0xFF
-            return wrong
+        try await withTestScope { scope in
+            let (ada, bob, bobID, _) = try await scope.connectedPair()
+            let root = try scope.directory().appendingPathComponent("damaged")
+            try DirectoryTree.make(["a.bin": 50_000, "b.bin": 60_000], under: root)
+            let target = try scope.directory()
+            _ = try await Self.leaveWholePart(of: root, from: ada, to: bob, bobID, into: target) { data in
+                var wrong = data
+                wrong[100] ^= 0xFF
+                return wrong
+            }
+
+            let retry = Task { try await ada.session.sendDirectory(at: root, to: bobID) }
+            try await bob.session.acceptTransfer(try #require(await bob.offer()), into: target)
+            await #expect(throws: PeerSessionError.self) { try await retry.value }
+            #expect(await bob.failure() == "SHA-256 mismatch: a.bin does not match what was sent")
+
+            bob.clear()
+            let report = try await Self.sendAndCheck(root, from: ada, to: bob, bobID, into: target)
+            #expect(report.filesSent == 2 && report.bytesSent == 110_000)  // the damaged file again, whole
         }
-
-        let retry = Task { try await ada.session.sendDirectory(at: root, to: bobID) }
-        try await bob.session.acceptTransfer(try #require(await bob.offer()), into: target)
-        await #expect(throws: PeerSessionError.self) { try await retry.value }
-        #expect(await bob.failure() == "SHA-256 mismatch: a.bin does not match what was sent")
-
-        bob.clear()
-        let report = try await Self.sendAndCheck(root, from: ada, to: bob, bobID, into: target)
-        #expect(report.filesSent == 2 && report.bytesSent == 110_000)  // the damaged file again, whole
-        await ada.session.stop()
-        await bob.session.stop()
     }
 
     /// A file that changes between the scan and its turn to be sent fails the transfer on both sides with a
     /// typed error; the receiver's tree never gets it.
     @Test func aFileChangedAfterTheOfferFailsOnBothSides() async throws {
-        let (ada, bob, bobID, _) = try await connectedPair()
-        let root = try TransferTests.scratch().appendingPathComponent("changing")
-        try DirectoryTree.make(["a.bin": 10_000, "b.bin": 20_000], under: root)
-        let target = try TransferTests.scratch()
-        let sending = Task { try await ada.session.sendDirectory(at: root, to: bobID) }
-        let offered = try #require(await bob.offer())
-        let handle = try FileHandle(forUpdating: root.appendingPathComponent("b.bin"))
-        try handle.seekToEnd()
-        try handle.write(contentsOf: [1])
-        try handle.close()
-        try await bob.session.acceptTransfer(offered, into: target)
-        let error = await #expect(throws: PeerSessionError.self) { try await sending.value }
-        #expect(error == .transferFailed("b.bin changed while being sent"))
-        let reason = await bob.wait { event -> String? in
-            if case .transferFailed(offered.id, _, .transferFailed(let reason)) = event { return reason }
-            return nil
+        try await withTestScope { scope in
+            let (ada, bob, bobID, _) = try await scope.connectedPair()
+            let root = try scope.directory().appendingPathComponent("changing")
+            try DirectoryTree.make(["a.bin": 10_000, "b.bin": 20_000], under: root)
+            let target = try scope.directory()
+            let sending = Task { try await ada.session.sendDirectory(at: root, to: bobID) }
+            let offered = try #require(await bob.offer())
+            let handle = try FileHandle(forUpdating: root.appendingPathComponent("b.bin"))
+            try handle.seekToEnd()
+            try handle.write(contentsOf: [1])
+            try handle.close()
+            try await bob.session.acceptTransfer(offered, into: target)
+            let error = await #expect(throws: PeerSessionError.self) { try await sending.value }
+            #expect(error == .transferFailed("b.bin changed while being sent"))
+            let reason = await bob.wait { event -> String? in
+                if case .transferFailed(offered.id, _, .transferFailed(let reason)) = event { return reason }
+                return nil
+            }
+            #expect(reason?.contains("b.bin changed while being sent") == true, "\(reason ?? "no failure")")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: target.path).allSatisfy { $0.hasPrefix(".") })
         }
-        #expect(reason?.contains("b.bin changed while being sent") == true, "\(reason ?? "no failure")")
-        #expect(try FileManager.default.contentsOfDirectory(atPath: target.path).allSatisfy { $0.hasPrefix(".") })
-        await ada.session.stop()
-        await bob.session.stop()
     }
 }

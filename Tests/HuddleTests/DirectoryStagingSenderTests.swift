@@ -10,7 +10,7 @@ import Testing
 /// A directory's staging is the sending device's: what another peer left there (or in a staging directory of its
 /// own) never counts as the real sender's files, and every file kept from an earlier run is checked again against
 /// the current sender's SHA-256 before it counts.
-@Suite("Directories: staging bound to the sending device")
+@Suite("Directories: staging bound to the sending device", .timeLimit(.minutes(2)))
 struct DirectoryStagingSenderTests {
     /// Ada the receiver, with Bob and Mallory both connected to her (each trusted on first use).
     struct Trio {
@@ -21,14 +21,11 @@ struct DirectoryStagingSenderTests {
         let adaID: PeerID
         /// Mallory as Ada sees her.
         let malloryID: PeerID
-
-        func stop() async {
-            for probe in [ada, bob, mallory] { await probe.session.stop() }
-        }
     }
 
-    static func trio() async throws -> Trio {
-        let probes = try await makeSessions(["Ada", "Bob", "Mallory"]) { $0.trustsOnFirstUse = true }
+    /// The three sessions, stopped when `scope` ends.
+    static func trio(in scope: TestScope) async throws -> Trio {
+        let probes = try await scope.sessions(["Ada", "Bob", "Mallory"]) { $0.trustsOnFirstUse = true }
         let (ada, bob, mallory) = (probes[0], probes[1], probes[2])
         let adaID = try #require(await bob.found(named: "Ada")).id
         let bobID = try #require(await ada.found(named: "Bob")).id
@@ -103,60 +100,62 @@ struct DirectoryStagingSenderTests {
     /// Bob's file 0.
     @Test(.timeLimit(.minutes(1)))
     func anotherPeersRunOfTheSameManifestIsNotTakenAsTheSendersFiles() async throws {
-        let trio = try await Self.trio()
-        let root = try TransferTests.scratch().appendingPathComponent("proj")
-        try DirectoryTree.make(["file0": 30_000, "file1": 40_000], under: root)
-        let target = try TransferTests.scratch()
-        let evil = try await Self.poison(trio, copying: root, into: target)
+        try await withTestScope { scope in
+            let trio = try await Self.trio(in: scope)
+            let root = try scope.directory().appendingPathComponent("proj")
+            try DirectoryTree.make(["file0": 30_000, "file1": 40_000], under: root)
+            let target = try scope.directory()
+            let evil = try await Self.poison(trio, copying: root, into: target)
 
-        let kept = try await Self.realRun(trio, of: root, into: target)
-        let received = try Data(contentsOf: kept.appendingPathComponent("file0"))
-        #expect(received == (try Data(contentsOf: root.appendingPathComponent("file0"))))
-        #expect(received != evil)
-        #expect(try DirectoryTree(kept) == DirectoryTree(root))
-        await trio.stop()
+            let kept = try await Self.realRun(trio, of: root, into: target)
+            let received = try Data(contentsOf: kept.appendingPathComponent("file0"))
+            #expect(received == (try Data(contentsOf: root.appendingPathComponent("file0"))))
+            #expect(received != evil)
+            #expect(try DirectoryTree(kept) == DirectoryTree(root))
+        }
     }
 
     /// A manifest that differs (one more entry): Mallory's staging directory is an earlier run of the name, whose
     /// verified files a changed tree would take by size and resume key. Not when another device sent them.
     @Test(.timeLimit(.minutes(1)))
     func anotherPeersStagingIsNotReadFromForTheSendersTree() async throws {
-        let trio = try await Self.trio()
-        let root = try TransferTests.scratch().appendingPathComponent("proj")
-        try DirectoryTree.make(["file0": 30_000, "file1": 40_000], under: root)
-        let target = try TransferTests.scratch()
-        let extra = DirectoryEntry(path: "zz", kind: .file(size: 10, key: Array(repeating: 1, count: 32)))
-        let evil = try await Self.poison(trio, copying: root, extra: [extra], into: target)
+        try await withTestScope { scope in
+            let trio = try await Self.trio(in: scope)
+            let root = try scope.directory().appendingPathComponent("proj")
+            try DirectoryTree.make(["file0": 30_000, "file1": 40_000], under: root)
+            let target = try scope.directory()
+            let extra = DirectoryEntry(path: "zz", kind: .file(size: 10, key: Array(repeating: 1, count: 32)))
+            let evil = try await Self.poison(trio, copying: root, extra: [extra], into: target)
 
-        let kept = try await Self.realRun(trio, of: root, into: target)
-        let received = try Data(contentsOf: kept.appendingPathComponent("file0"))
-        #expect(received == (try Data(contentsOf: root.appendingPathComponent("file0"))))
-        #expect(received != evil)
-        #expect(try DirectoryTree(kept) == DirectoryTree(root))
-        await trio.stop()
+            let kept = try await Self.realRun(trio, of: root, into: target)
+            let received = try Data(contentsOf: kept.appendingPathComponent("file0"))
+            #expect(received == (try Data(contentsOf: root.appendingPathComponent("file0"))))
+            #expect(received != evil)
+            #expect(try DirectoryTree(kept) == DirectoryTree(root))
+        }
     }
 
     /// A staging directory of the right name whose kept sender is another device (the name carries only 16 hex
     /// digits of it) is not used: the offer is declined and nothing in it is touched.
     @Test(.timeLimit(.minutes(1)))
     func aStagingDirectoryKeptForAnotherDeviceIsNotUsed() async throws {
-        let (ada, bob, bobID, adaID) = try await connectedPair()
-        let root = try TransferTests.scratch().appendingPathComponent("proj")
-        try DirectoryTree.make(["a.bin": 10_000], under: root)
-        let target = try TransferTests.scratch()
-        let sending = Task { try await ada.session.sendDirectory(at: root, to: bobID) }
-        let offered = try #require(await bob.offer())
-        let staging = try await Self.stagingRoot(of: offered, from: adaID, on: bob.session, in: target)
-        #expect(mkdir(staging.path, 0o700) == 0)
-        let other = String(repeating: "0", count: 64)
-        try Data(other.utf8).write(to: staging.appendingPathComponent("sender"))
-        await #expect(throws: PeerSessionError.self) { try await bob.session.acceptTransfer(offered, into: target) }
-        let result = try #require(await result(of: sending))
-        #expect(declined(result), "the sender's call ended with \(result)")
-        #expect(try FileManager.default.contentsOfDirectory(atPath: staging.path) == ["sender"])
-        #expect(try String(contentsOf: staging.appendingPathComponent("sender"), encoding: .utf8) == other)
-        await ada.session.stop()
-        await bob.session.stop()
+        try await withTestScope { scope in
+            let (ada, bob, bobID, adaID) = try await scope.connectedPair()
+            let root = try scope.directory().appendingPathComponent("proj")
+            try DirectoryTree.make(["a.bin": 10_000], under: root)
+            let target = try scope.directory()
+            let sending = Task { try await ada.session.sendDirectory(at: root, to: bobID) }
+            let offered = try #require(await bob.offer())
+            let staging = try await Self.stagingRoot(of: offered, from: adaID, on: bob.session, in: target)
+            #expect(mkdir(staging.path, 0o700) == 0)
+            let other = String(repeating: "0", count: 64)
+            try Data(other.utf8).write(to: staging.appendingPathComponent("sender"))
+            await #expect(throws: PeerSessionError.self) { try await bob.session.acceptTransfer(offered, into: target) }
+            let result = try #require(await result(of: sending))
+            #expect(declined(result), "the sender's call ended with \(result)")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: staging.path) == ["sender"])
+            #expect(try String(contentsOf: staging.appendingPathComponent("sender"), encoding: .utf8) == other)
+        }
     }
 
     /// A file verified in an earlier run of the same sender is checked again against the sender's SHA-256 of
@@ -164,39 +163,39 @@ struct DirectoryStagingSenderTests {
     /// since fails the run instead of being kept, and the run after sends it again.
     @Test(.timeLimit(.minutes(1)))
     func aFileKeptFromAnEarlierRunIsCheckedAgainstTheSendersHash() async throws {
-        let (ada, bob, bobID, _) = try await connectedPair()
-        let root = try TransferTests.scratch().appendingPathComponent("album")
-        try DirectoryTree.make(["a.bin": 30_000, "b.bin": 40_000], under: root)
-        let target = try TransferTests.scratch()
-        _ = try await DirectoryEarlierRunTests.interruptedRun(
-            of: root,
-            whole: [0],
-            from: ada,
-            to: bob,
-            bobID,
-            into: target
-        )
-        let staging = try #require(
-            try FileManager.default.contentsOfDirectory(atPath: target.path).first { $0.hasPrefix(".album.") }
-        )
-        let verified = target.appendingPathComponent(staging).appendingPathComponent("tree/a.bin")
-        var bytes = try Data(contentsOf: verified)
-        bytes[100] ^= 0xFF
-        try bytes.write(to: verified)
+        try await withTestScope { scope in
+            let (ada, bob, bobID, _) = try await scope.connectedPair()
+            let root = try scope.directory().appendingPathComponent("album")
+            try DirectoryTree.make(["a.bin": 30_000, "b.bin": 40_000], under: root)
+            let target = try scope.directory()
+            _ = try await DirectoryEarlierRunTests.interruptedRun(
+                of: root,
+                whole: [0],
+                from: ada,
+                to: bob,
+                bobID,
+                into: target
+            )
+            let staging = try #require(
+                try FileManager.default.contentsOfDirectory(atPath: target.path).first { $0.hasPrefix(".album.") }
+            )
+            let verified = target.appendingPathComponent(staging).appendingPathComponent("tree/a.bin")
+            var bytes = try Data(contentsOf: verified)
+            bytes[100] ^= 0xFF
+            try bytes.write(to: verified)
 
-        let retry = Task { try await ada.session.sendDirectory(at: root, to: bobID) }
-        try await bob.session.acceptTransfer(try #require(await bob.offer()), into: target)
-        await #expect(throws: PeerSessionError.self) { try await retry.value }
-        #expect(await bob.failure() == "SHA-256 mismatch: a.bin does not match what was sent")
-        #expect(bob.events.allSatisfy { if case .transferFinished = $0 { false } else { true } })
+            let retry = Task { try await ada.session.sendDirectory(at: root, to: bobID) }
+            try await bob.session.acceptTransfer(try #require(await bob.offer()), into: target)
+            await #expect(throws: PeerSessionError.self) { try await retry.value }
+            #expect(await bob.failure() == "SHA-256 mismatch: a.bin does not match what was sent")
+            #expect(bob.events.allSatisfy { if case .transferFinished = $0 { false } else { true } })
 
-        bob.clear()
-        let sending = Task { try await ada.session.sendDirectory(at: root, to: bobID) }
-        try await bob.session.acceptTransfer(try #require(await bob.offer()), into: target)
-        let report = try await sending.value
-        #expect(report.bytesSent == 30_000 + 40_000)
-        #expect(try DirectoryTree(try #require(await bob.finished())) == DirectoryTree(root))
-        await ada.session.stop()
-        await bob.session.stop()
+            bob.clear()
+            let sending = Task { try await ada.session.sendDirectory(at: root, to: bobID) }
+            try await bob.session.acceptTransfer(try #require(await bob.offer()), into: target)
+            let report = try await sending.value
+            #expect(report.bytesSent == 30_000 + 40_000)
+            #expect(try DirectoryTree(try #require(await bob.finished())) == DirectoryTree(root))
+        }
     }
 }

@@ -1,6 +1,6 @@
+import HuddleTestSupport
 import HuddleTransport
 import HuddleWire
-import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 
@@ -8,13 +8,9 @@ import NIOPosix
 /// connection handler. Its events are kept in order for the test to wait on.
 final class HandDialedConnection: Sendable {
     let channel: any Channel
-    private let log: Log
+    private let log: EventRecorder<PeerConnectionEvent>
 
-    private final class Log: Sendable {
-        let events = NIOLockedValueBox<[PeerConnectionEvent]>([])
-    }
-
-    private init(channel: any Channel, log: Log) {
+    private init(channel: any Channel, log: EventRecorder<PeerConnectionEvent>) {
         self.channel = channel
         self.log = log
     }
@@ -26,7 +22,7 @@ final class HandDialedConnection: Sendable {
         hello: PeerHello,
         pinned: Set<DeviceID> = []
     ) async throws -> HandDialedConnection {
-        let log = Log()
+        let log = EventRecorder<PeerConnectionEvent>()
         let setup = PeerConnectionHandler.Setup(
             role: .initiator,
             hello: hello,
@@ -40,20 +36,14 @@ final class HandDialedConnection: Sendable {
             address,
             group: MultiThreadedEventLoopGroup.singleton,
             tls: try PeerTLS(identity: identity),
-            wiring: (setup, verifier, { event in log.events.withLockedValue { $0.append(event) } })
+            wiring: (setup, verifier, log.sink)
         )
         return HandDialedConnection(channel: channel, log: log)
     }
 
     /// The first event `match` takes, waiting up to `seconds` for it.
-    func wait<T>(seconds: Double = 30, _ match: @escaping (PeerConnectionEvent) -> T?) async -> T? {
-        let deadline = ContinuousClock.now + .seconds(seconds)
-        while ContinuousClock.now < deadline {
-            let seen = log.events.withLockedValue { $0 }
-            if let found = seen.lazy.compactMap(match).first { return found }
-            try? await Task.sleep(for: .milliseconds(10))
-        }
-        return nil
+    func wait<T>(seconds: Double = 30, _ match: (PeerConnectionEvent) -> T?) async -> T? {
+        await log.first(within: .seconds(seconds), where: match)
     }
 
     /// Why the connection closed (`.some(nil)`: after a goodbye), once it has.

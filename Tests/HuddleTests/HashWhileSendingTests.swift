@@ -1,14 +1,17 @@
 import Foundation
 import HuddleTestSupport
 import HuddleTransport
+import NIOCore
 import Testing
 
 @testable import Huddle
 
-@Suite("Hashing while sending: resume keys and files that change under the sender")
+@Suite("Hashing while sending: resume keys and files that change under the sender", .timeLimit(.minutes(1)))
 struct HashWhileSendingTests {
     @Test func theResumeKeyIsStableAndFollowsTheModificationTime() throws {
-        let source = try TransferTests.scratch()
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let source = scratch.url
         let url = try TransferTests.file(3 << 20, named: "doc.bin", in: source, seed: 5)
         let (stamp, key) = try ResumeKey.of(file: url)
         #expect(stamp.size == 3 << 20)
@@ -32,74 +35,76 @@ struct HashWhileSendingTests {
     /// receiver a file that never existed whole on disk, so the sender checks size and time at the end, fails
     /// with a typed error and tells the receiver, which keeps nothing under the file's name.
     @Test func aFileChangedWhileBeingSentFailsOnBothSidesAndIsNotKept() async throws {
-        let disk = TransferMemoryTests.StalledDisk()
-        let (ada, bob, bobID, _) = try await connectedPair {
-            $0.transfers.maximumBufferedBytes = 2 << 20
-            $0.beforeTransferWrite = { disk.wait() }
-        }
-        let source = try TransferTests.scratch()
-        let target = try TransferTests.scratch()
-        let size = 48 << 20
-        let url = try TransferTests.file(size, named: "growing.log", in: source, seed: 9)
-        let sending = Task { try await ada.session.sendFile(at: url, to: bobID) }
-        let offered = try #require(await bob.offer())
-        try await bob.session.acceptTransfer(offered, into: target)
-        // The receiver's disk holds everything back: the sender is stuck well before the end of the file.
-        for _ in 0..<200 where bob.session.bufferedTransferBytes.now <= 2 << 20 {
-            try await Task.sleep(for: .milliseconds(50))
-        }
-        let handle = try FileHandle(forUpdating: url)
-        try handle.seek(toOffset: UInt64(size - 1))
-        try handle.write(contentsOf: [0x42])
-        try handle.close()
-        disk.release()
+        try await withTestScope { scope in
+            let disk = TransferMemoryTests.StalledDisk()
+            defer { disk.release() }
+            let pauses = EventRecorder<any Channel>()
+            let (ada, bob, bobID, _) = try await scope.connectedPair {
+                $0.transfers.maximumBufferedBytes = 2 << 20
+                $0.beforeTransferWrite = { disk.wait() }
+                $0.receivePaused = pauses.sink
+            }
+            let source = try scope.directory()
+            let target = try scope.directory()
+            let size = 48 << 20
+            let url = try TransferTests.file(size, named: "growing.log", in: source, seed: 9)
+            let sending = Task { try await ada.session.sendFile(at: url, to: bobID) }
+            let offered = try #require(await bob.offer())
+            try await bob.session.acceptTransfer(offered, into: target)
+            // The receiver's disk holds everything back, so its connection stops reading: the sender is stuck well
+            // before the end of the file.
+            #expect(await pauses.first { $0 } != nil)
+            let handle = try FileHandle(forUpdating: url)
+            try handle.seek(toOffset: UInt64(size - 1))
+            try handle.write(contentsOf: [0x42])
+            try handle.close()
+            disk.release()
 
-        let error = await #expect(throws: PeerSessionError.self) { try await sending.value }
-        #expect(error == .transferFailed("growing.log changed while being sent"))
-        let reason = await bob.wait { event -> String? in
-            if case .transferFailed(offered.id, _, .transferFailed(let reason)) = event { return reason }
-            return nil
+            let error = await #expect(throws: PeerSessionError.self) { try await sending.value }
+            #expect(error == .transferFailed("growing.log changed while being sent"))
+            let reason = await bob.wait { event -> String? in
+                if case .transferFailed(offered.id, _, .transferFailed(let reason)) = event { return reason }
+                return nil
+            }
+            #expect(reason?.contains("changed while being sent") == true, "\(reason ?? "no failure")")
+            #expect(!FileManager.default.fileExists(atPath: target.appendingPathComponent("growing.log").path))
         }
-        #expect(reason?.contains("changed while being sent") == true, "\(reason ?? "no failure")")
-        #expect(!FileManager.default.fileExists(atPath: target.appendingPathComponent("growing.log").path))
-        await ada.session.stop()
-        await bob.session.stop()
     }
 
     /// A partial file of an earlier version of the same name can never be resumed (its key is gone): it is
     /// removed when the new transfer of that name starts. Other names' partial files stay.
     @Test func partialFilesOfAnEarlierVersionGoWhenTheNameIsSentAgain() async throws {
-        let (ada, bob, bobID, _) = try await connectedPair()
-        let source = try TransferTests.scratch()
-        let target = try TransferTests.scratch()
-        let url = try TransferTests.file(1 << 20, named: "doc.bin", in: source, seed: 4)
-        let stale = ".doc.bin.0123456789abcdef.huddle-partial"
-        let others = [".other.bin.0123456789abcdef.huddle-partial", ".doc.bin.notakey.huddle-partial"]
-        for name in [stale] + others { try Data([1, 2, 3]).write(to: target.appendingPathComponent(name)) }
-        let sending = Task { try await ada.session.sendFile(at: url, to: bobID) }
-        let offered = try #require(await bob.offer())
-        try await bob.session.acceptTransfer(offered, into: target)
-        _ = try await sending.value
-        let kept = try #require(await bob.finished())
-        #expect(try Data(contentsOf: kept) == Data(contentsOf: url))
-        let left = try FileManager.default.contentsOfDirectory(atPath: target.path).sorted()
-        #expect(left == (["doc.bin"] + others).sorted())
-        await ada.session.stop()
-        await bob.session.stop()
+        try await withTestScope { scope in
+            let (ada, bob, bobID, _) = try await scope.connectedPair()
+            let source = try scope.directory()
+            let target = try scope.directory()
+            let url = try TransferTests.file(1 << 20, named: "doc.bin", in: source, seed: 4)
+            let stale = ".doc.bin.0123456789abcdef.huddle-partial"
+            let others = [".other.bin.0123456789abcdef.huddle-partial", ".doc.bin.notakey.huddle-partial"]
+            for name in [stale] + others { try Data([1, 2, 3]).write(to: target.appendingPathComponent(name)) }
+            let sending = Task { try await ada.session.sendFile(at: url, to: bobID) }
+            let offered = try #require(await bob.offer())
+            try await bob.session.acceptTransfer(offered, into: target)
+            _ = try await sending.value
+            let kept = try #require(await bob.finished())
+            #expect(try Data(contentsOf: kept) == Data(contentsOf: url))
+            let left = try FileManager.default.contentsOfDirectory(atPath: target.path).sorted()
+            #expect(left == (["doc.bin"] + others).sorted())
+        }
     }
 
     @Test func inMemoryDataResumesNothingButIsCheckedWhole() async throws {
-        let (ada, bob, bobID, _) = try await connectedPair()
-        let target = try TransferTests.scratch()
-        let data = try Data(contentsOf: TransferTests.file(2 << 20 + 17, named: "x", in: TransferTests.scratch()))
-        let sending = Task { try await ada.session.sendData(data, named: "shot.png", to: bobID) }
-        let offered = try #require(await bob.offer())
-        #expect(offered.contentKey == ResumeKey.of(data: data).hexString)
-        try await bob.session.acceptTransfer(offered, into: target)
-        _ = try await sending.value
-        let kept = try #require(await bob.finished())
-        #expect(try Data(contentsOf: kept) == data)
-        await ada.session.stop()
-        await bob.session.stop()
+        try await withTestScope { scope in
+            let (ada, bob, bobID, _) = try await scope.connectedPair()
+            let target = try scope.directory()
+            let data = Data(TransferTests.pattern(2 << 20 + 17))
+            let sending = Task { try await ada.session.sendData(data, named: "shot.png", to: bobID) }
+            let offered = try #require(await bob.offer())
+            #expect(offered.contentKey == ResumeKey.of(data: data).hexString)
+            try await bob.session.acceptTransfer(offered, into: target)
+            _ = try await sending.value
+            let kept = try #require(await bob.finished())
+            #expect(try Data(contentsOf: kept) == data)
+        }
     }
 }

@@ -9,10 +9,10 @@ import Testing
 @testable import Huddle
 
 /// Offers that lie: a sender built from the raw transfer messages.
-@Suite("Hostile transfer offers")
+@Suite("Hostile transfer offers", .timeLimit(.minutes(2)))
 struct HostileTransferTests {
-    func connected() async throws -> (SessionProbe, SessionProbe, bob: PeerID) {
-        let (mallory, bob, bobID, _) = try await connectedPair(["Mallory", "Bob"])
+    func connected(in scope: TestScope) async throws -> (SessionProbe, SessionProbe, bob: PeerID) {
+        let (mallory, bob, bobID, _) = try await scope.connectedPair(["Mallory", "Bob"])
         return (mallory, bob, bobID)
     }
 
@@ -26,9 +26,14 @@ struct HostileTransferTests {
     static let id = TransferID(bytes: Array(repeating: 9, count: 16))
 
     /// Offers `declared` bytes, sends `data` in one chunk and ends claiming `hash`; returns the receiver's directory.
-    func run(declared: UInt64, hash: [UInt8]?, data: [UInt8]) async throws -> (SessionProbe, URL, String?) {
-        let (mallory, bob, bobID) = try await connected()
-        let target = try TransferTests.scratch()
+    func run(
+        declared: UInt64,
+        hash: [UInt8]?,
+        data: [UInt8],
+        in scope: TestScope
+    ) async throws -> (SessionProbe, URL, String?) {
+        let (mallory, bob, bobID) = try await connected(in: scope)
+        let target = try scope.directory()
         try await mallory.session.sendResource(
             .offer(
                 TransferOffer(
@@ -50,97 +55,111 @@ struct HostileTransferTests {
     }
 
     @Test func anEndWithoutTheSHA256KeepsOnlyThePartialFile() async throws {
-        let data = Array(repeating: UInt8(1), count: 5000)
-        let (bob, target, reason) = try await run(declared: 5000, hash: nil, data: data)
-        #expect(reason == "END without the file's SHA-256")
-        let names = try FileManager.default.contentsOfDirectory(atPath: target.path)
-        #expect(names.count == 1 && names[0].hasPrefix(".report.pdf.") && names[0].hasSuffix(".huddle-partial"))
-        await bob.session.stop()
+        try await withTestScope { scope in
+            let data = Array(repeating: UInt8(1), count: 5000)
+            let (_, target, reason) = try await run(declared: 5000, hash: nil, data: data, in: scope)
+            #expect(reason == "END without the file's SHA-256")
+            let names = try FileManager.default.contentsOfDirectory(atPath: target.path)
+            #expect(names.count == 1 && names[0].hasPrefix(".report.pdf.") && names[0].hasSuffix(".huddle-partial"))
+        }
     }
 
     /// Two offers of the same content at once would write one partial file from two places: the second is
     /// refused with a typed error while the first goes on and is kept whole.
     @Test func aSecondOfferOfTheSameContentWhileTheFirstRunsIsRefused() async throws {
-        let (mallory, bob, bobID) = try await connected()
-        let target = try TransferTests.scratch()
-        let data = Array(repeating: UInt8(5), count: 3000)
-        let key = Array(repeating: UInt8(8), count: 32)
-        let second = TransferID(bytes: Array(repeating: 10, count: 16))
-        for id in [Self.id, second] {
-            let offer = TransferOffer(id: id, name: "same.bin", size: 3000, resumeKey: key)
-            try await mallory.session.sendResource(.offer(offer), to: bobID)
-        }
-        let first = try #require(await bob.offer())
-        let again = try #require(
-            await bob.wait { event -> IncomingTransfer? in
-                if case .transferOffered(let offer) = event, offer.id == second { return offer }
-                return nil
+        try await withTestScope { scope in
+            let (mallory, bob, bobID) = try await connected(in: scope)
+            let target = try scope.directory()
+            let data = Array(repeating: UInt8(5), count: 3000)
+            let key = Array(repeating: UInt8(8), count: 32)
+            let second = TransferID(bytes: Array(repeating: 10, count: 16))
+            for id in [Self.id, second] {
+                let offer = TransferOffer(id: id, name: "same.bin", size: 3000, resumeKey: key)
+                try await mallory.session.sendResource(.offer(offer), to: bobID)
             }
-        )
-        try await bob.session.acceptTransfer(first, into: target)
-        await #expect(throws: PeerSessionError.transferFailed("same.bin is being received already")) {
-            try await bob.session.acceptTransfer(again, into: target)
+            let first = try #require(await bob.offer())
+            let again = try #require(
+                await bob.wait { event -> IncomingTransfer? in
+                    if case .transferOffered(let offer) = event, offer.id == second { return offer }
+                    return nil
+                }
+            )
+            try await bob.session.acceptTransfer(first, into: target)
+            await #expect(throws: PeerSessionError.transferFailed("same.bin is being received already")) {
+                try await bob.session.acceptTransfer(again, into: target)
+            }
+            try await mallory.session.sendResource(.chunk(Self.id, offset: 0, data: ByteBuffer(bytes: data)), to: bobID)
+            let digest = Array(SHA256.hash(data: data))
+            try await mallory.session.sendResource(.end(Self.id, sha256: digest), to: bobID)
+            let kept = try #require(await bob.finished())
+            #expect(try Data(contentsOf: kept) == Data(data))
         }
-        try await mallory.session.sendResource(.chunk(Self.id, offset: 0, data: ByteBuffer(bytes: data)), to: bobID)
-        let digest = Array(SHA256.hash(data: data))
-        try await mallory.session.sendResource(.end(Self.id, sha256: digest), to: bobID)
-        let kept = try #require(await bob.finished())
-        #expect(try Data(contentsOf: kept) == Data(data))
-        await mallory.session.stop()
-        await bob.session.stop()
     }
 
     @Test func aHashMismatchKeepsNothing() async throws {
-        let data = Array(repeating: UInt8(1), count: 5000)
-        let (bob, target, reason) = try await run(declared: 5000, hash: Array(repeating: 0, count: 32), data: data)
-        #expect(reason?.contains("SHA-256 mismatch") == true)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: target.path).isEmpty)
-        await bob.session.stop()
+        try await withTestScope { scope in
+            let data = Array(repeating: UInt8(1), count: 5000)
+            let (_, target, reason) = try await run(
+                declared: 5000,
+                hash: Array(repeating: 0, count: 32),
+                data: data,
+                in: scope
+            )
+            #expect(reason?.contains("SHA-256 mismatch") == true)
+            #expect(try FileManager.default.contentsOfDirectory(atPath: target.path).isEmpty)
+        }
     }
 
     @Test func moreDataThanDeclaredIsRefusedAndNothingIsKept() async throws {
-        let data = Array(repeating: UInt8(2), count: 3000)
-        let hash = Array(SHA256.hash(data: data))
-        let (bob, target, reason) = try await run(declared: 1000, hash: hash, data: data)
-        #expect(reason?.contains("does not fit") == true)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: target.path).isEmpty)
-        await bob.session.stop()
+        try await withTestScope { scope in
+            let data = Array(repeating: UInt8(2), count: 3000)
+            let hash = Array(SHA256.hash(data: data))
+            let (_, target, reason) = try await run(declared: 1000, hash: hash, data: data, in: scope)
+            #expect(reason?.contains("does not fit") == true)
+            #expect(try FileManager.default.contentsOfDirectory(atPath: target.path).isEmpty)
+        }
     }
 
     @Test func lessDataThanDeclaredIsNeverReportedComplete() async throws {
-        let data = Array(repeating: UInt8(3), count: 1000)
-        let (bob, target, reason) = try await run(declared: 4000, hash: Array(repeating: 0, count: 32), data: data)
-        #expect(reason?.contains("ended at 1000 of 4000 bytes") == true)
-        // Only the hidden partial file, kept for a resume; nothing under the offered name.
-        let names = try FileManager.default.contentsOfDirectory(atPath: target.path)
-        #expect(names.count == 1 && names[0].hasSuffix(".huddle-partial"))
-        #expect(bob.events.allSatisfy { if case .transferFinished = $0 { false } else { true } })
-        await bob.session.stop()
+        try await withTestScope { scope in
+            let data = Array(repeating: UInt8(3), count: 1000)
+            let (bob, target, reason) = try await run(
+                declared: 4000,
+                hash: Array(repeating: 0, count: 32),
+                data: data,
+                in: scope
+            )
+            #expect(reason?.contains("ended at 1000 of 4000 bytes") == true)
+            // Only the hidden partial file, kept for a resume; nothing under the offered name.
+            let names = try FileManager.default.contentsOfDirectory(atPath: target.path)
+            #expect(names.count == 1 && names[0].hasSuffix(".huddle-partial"))
+            #expect(bob.events.allSatisfy { if case .transferFinished = $0 { false } else { true } })
+        }
     }
 
     @Test func aPathInTheNameIsDeclinedBeforeAnythingIsWritten() async throws {
-        let (mallory, bob, bobID) = try await connected()
-        let sending = Task {
-            try await mallory.session.sendResource(
-                .offer(
-                    TransferOffer(
-                        id: Self.id,
-                        name: "../../etc/cron.d/evil",
-                        size: 10,
-                        resumeKey: Array(repeating: 0, count: 32)
-                    )
-                ),
-                to: bobID
-            )
+        try await withTestScope { scope in
+            let (mallory, bob, bobID) = try await connected(in: scope)
+            let sending = Task {
+                try await mallory.session.sendResource(
+                    .offer(
+                        TransferOffer(
+                            id: Self.id,
+                            name: "../../etc/cron.d/evil",
+                            size: 10,
+                            resumeKey: Array(repeating: 0, count: 32)
+                        )
+                    ),
+                    to: bobID
+                )
+            }
+            try await sending.value
+            let refused = await bob.wait { event -> String? in
+                if case .peerError(_, .transferFailed(let reason)) = event { return reason }
+                return nil
+            }
+            #expect(refused?.contains("path separator") == true)
+            #expect(bob.events.allSatisfy { if case .transferOffered = $0 { false } else { true } })
         }
-        try await sending.value
-        let refused = await bob.wait { event -> String? in
-            if case .peerError(_, .transferFailed(let reason)) = event { return reason }
-            return nil
-        }
-        #expect(refused?.contains("path separator") == true)
-        #expect(bob.events.allSatisfy { if case .transferOffered = $0 { false } else { true } })
-        await mallory.session.stop()
-        await bob.session.stop()
     }
 }

@@ -9,7 +9,7 @@ import Testing
 
 /// What one peer can make a receiver hold: transfers into memory share one budget, a peer has a bounded number
 /// of transfers offered or under way, and an offer never takes over a transfer ID in use.
-@Suite("In-memory transfers: budget, per-peer limit, transfer IDs")
+@Suite("In-memory transfers: budget, per-peer limit, transfer IDs", .timeLimit(.minutes(2)))
 struct InMemoryBudgetTests {
     static func payload(_ size: Int, seed: UInt8) -> [UInt8] {
         (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ Int(seed)) }
@@ -42,162 +42,165 @@ struct InMemoryBudgetTests {
     /// is taken, the rest refused with the budget error, and what is reserved never passes the budget.
     @Test(.timeLimit(.minutes(1)))
     func offersBeyondTheBudgetAreRefusedAndMemoryStaysBounded() async throws {
-        let budget: UInt64 = 1 << 20
-        let (mallory, bob, bobID, _) = try await connectedPair(["Mallory", "Bob"]) {
-            $0.transfers.maximumInMemorySize = 512 * 1024
-            $0.transfers.maximumInMemoryBytes = budget
-            $0.transfers.maximumIncomingTransfersPerPeer = 64
-        }
-        let size = 300_000
-        let items = (0..<20).map { (TransferID.random(), Self.payload(size, seed: UInt8($0))) }
-        for (id, bytes) in items { try await mallory.session.sendResource(Self.offer(id, bytes), to: bobID) }
-        var offered: [TransferID: IncomingTransfer] = [:]
-        for (id, _) in items {
-            offered[id] = try #require(
-                await bob.wait { event in
-                    if case .transferOffered(let transfer) = event, transfer.id == id { return transfer }
-                    return nil
+        try await withTestScope { scope in
+            let budget: UInt64 = 1 << 20
+            let (mallory, bob, bobID, _) = try await scope.connectedPair(["Mallory", "Bob"]) {
+                $0.transfers.maximumInMemorySize = 512 * 1024
+                $0.transfers.maximumInMemoryBytes = budget
+                $0.transfers.maximumIncomingTransfersPerPeer = 64
+            }
+            let size = 300_000
+            let items = (0..<20).map { (TransferID.random(), Self.payload(size, seed: UInt8($0))) }
+            for (id, bytes) in items { try await mallory.session.sendResource(Self.offer(id, bytes), to: bobID) }
+            var offered: [TransferID: IncomingTransfer] = [:]
+            for (id, _) in items {
+                offered[id] = try #require(
+                    await bob.wait { event in
+                        if case .transferOffered(let transfer) = event, transfer.id == id { return transfer }
+                        return nil
+                    }
+                )
+            }
+            var accepted: [TransferID] = []
+            var refusals: [PeerSessionError] = []
+            for (id, _) in items {
+                do {
+                    try await bob.session.acceptTransferIntoMemory(try #require(offered[id]))
+                    accepted.append(id)
+                } catch let error as PeerSessionError {
+                    refusals.append(error)
+                }
+                #expect(await bob.session.inMemoryReservedBytes <= budget)
+            }
+            #expect(accepted == items.prefix(3).map(\.0))
+            #expect(refusals.count == 17)
+            #expect(
+                refusals.allSatisfy {
+                    $0 == .inMemoryBudgetExhausted(budget: budget, reserved: 3 * UInt64(size), size: UInt64(size))
                 }
             )
-        }
-        var accepted: [TransferID] = []
-        var refusals: [PeerSessionError] = []
-        for (id, _) in items {
-            do {
-                try await bob.session.acceptTransferIntoMemory(try #require(offered[id]))
-                accepted.append(id)
-            } catch let error as PeerSessionError {
-                refusals.append(error)
-            }
-            #expect(await bob.session.inMemoryReservedBytes <= budget)
-        }
-        #expect(accepted == items.prefix(3).map(\.0))
-        #expect(refusals.count == 17)
-        #expect(
-            refusals.allSatisfy {
-                $0 == .inMemoryBudgetExhausted(budget: budget, reserved: 3 * UInt64(size), size: UInt64(size))
-            }
-        )
-        #expect(
-            refusals.first?.description
-                == "300000 bytes do not fit in the in-memory budget of 1048576 (900000 held by other transfers)"
-        )
+            #expect(
+                refusals.first?.description
+                    == "300000 bytes do not fit in the in-memory budget of 1048576 (900000 held by other transfers)"
+            )
 
-        // What was taken arrives whole; then the budget is free again for an offer refused before.
-        for (id, bytes) in items.prefix(3) {
-            try await Self.stream(bytes, id: id, from: mallory, to: bobID)
-            #expect(await data(id, from: bob) == Data(bytes))
+            // What was taken arrives whole; then the budget is free again for an offer refused before.
+            for (id, bytes) in items.prefix(3) {
+                try await Self.stream(bytes, id: id, from: mallory, to: bobID)
+                #expect(await data(id, from: bob) == Data(bytes))
+            }
+            #expect(await bob.session.inMemoryReservedBytes == 0)
+            let (laterID, laterBytes) = items[3]
+            try await bob.session.acceptTransferIntoMemory(try #require(offered[laterID]))
+            try await Self.stream(laterBytes, id: laterID, from: mallory, to: bobID)
+            #expect(await data(laterID, from: bob) == Data(laterBytes))
         }
-        #expect(await bob.session.inMemoryReservedBytes == 0)
-        let (laterID, laterBytes) = items[3]
-        try await bob.session.acceptTransferIntoMemory(try #require(offered[laterID]))
-        try await Self.stream(laterBytes, id: laterID, from: mallory, to: bobID)
-        #expect(await data(laterID, from: bob) == Data(laterBytes))
-        await mallory.session.stop()
-        await bob.session.stop()
     }
 
     /// The peer's offers past its limit are declined at once, before anyone is asked; an honest sender's call
     /// says why.
     @Test(.timeLimit(.minutes(1)))
     func offersPastThePerPeerLimitAreDeclined() async throws {
-        let (mallory, bob, bobID, malloryID) = try await connectedPair(["Mallory", "Bob"]) {
-            $0.transfers.maximumIncomingTransfersPerPeer = 4
+        try await withTestScope { scope in
+            let (mallory, bob, bobID, malloryID) = try await scope.connectedPair(["Mallory", "Bob"]) {
+                $0.transfers.maximumIncomingTransfersPerPeer = 4
+            }
+            let ids = (0..<4).map { _ in TransferID.random() }
+            for id in ids {
+                try await mallory.session.sendResource(Self.offer(id, Self.payload(100, seed: 1)), to: bobID)
+            }
+            for id in ids {
+                #expect(
+                    await bob.wait { event in
+                        if case .transferOffered(let transfer) = event, transfer.id == id { return true }
+                        return nil
+                    } == true
+                )
+            }
+            bob.clear()
+            let sending = Task {
+                try await mallory.session.sendData(Data(Self.payload(100, seed: 2)), named: "x", to: bobID)
+            }
+            let outcome = await bob.wait { event -> String? in
+                if case .transferOffered = event { return "offered" }
+                if case .peerError(malloryID, .tooManyTransfers(let limit)) = event { return "refused \(limit)" }
+                return nil
+            }
+            #expect(outcome == "refused 4")
+            let result = try #require(await result(of: sending))
+            #expect(declined(result), "the sender's call ended with \(result)")
+            if case .failure(PeerSessionError.transferDeclined(let reason)) = result {
+                #expect(reason == "too many transfers at once: the limit is 4")
+            }
         }
-        let ids = (0..<4).map { _ in TransferID.random() }
-        for id in ids {
-            try await mallory.session.sendResource(Self.offer(id, Self.payload(100, seed: 1)), to: bobID)
-        }
-        for id in ids {
-            #expect(
-                await bob.wait { event in
-                    if case .transferOffered(let transfer) = event, transfer.id == id { return true }
-                    return nil
-                } == true
-            )
-        }
-        bob.clear()
-        let sending = Task {
-            try await mallory.session.sendData(Data(Self.payload(100, seed: 2)), named: "x", to: bobID)
-        }
-        let outcome = await bob.wait { event -> String? in
-            if case .transferOffered = event { return "offered" }
-            if case .peerError(malloryID, .tooManyTransfers(let limit)) = event { return "refused \(limit)" }
-            return nil
-        }
-        #expect(outcome == "refused 4")
-        let result = try #require(await result(of: sending))
-        #expect(declined(result), "the sender's call ended with \(result)")
-        if case .failure(PeerSessionError.transferDeclined(let reason)) = result {
-            #expect(reason == "too many transfers at once: the limit is 4")
-        }
-        await mallory.session.stop()
-        await bob.session.stop()
     }
 
     /// An offer reusing the ID of a transfer being received (into memory) is refused, and the first one
     /// completes with its own bytes.
     @Test(.timeLimit(.minutes(1)))
     func anOfferReusingAnActiveTransferIDIsRefused() async throws {
-        let (mallory, bob, bobID, malloryID) = try await connectedPair(["Mallory", "Bob"])
-        let id = TransferID.random()
-        let first = Self.payload(2000, seed: 1)
-        try await mallory.session.sendResource(Self.offer(id, first), to: bobID)
-        try await bob.session.acceptTransferIntoMemory(try #require(await bob.offer()))
-        bob.clear()
-        let second = Self.payload(5000, seed: 2)
-        try await mallory.session.sendResource(Self.offer(id, second, name: "other.bin"), to: bobID)
-        let outcome = await bob.wait { event -> String? in
-            if case .transferOffered = event { return "offered" }
-            if case .peerError(malloryID, .transferFailed(let reason)) = event { return reason }
-            return nil
+        try await withTestScope { scope in
+            let (mallory, bob, bobID, malloryID) = try await scope.connectedPair(["Mallory", "Bob"])
+            let id = TransferID.random()
+            let first = Self.payload(2000, seed: 1)
+            try await mallory.session.sendResource(Self.offer(id, first), to: bobID)
+            try await bob.session.acceptTransferIntoMemory(try #require(await bob.offer()))
+            bob.clear()
+            let second = Self.payload(5000, seed: 2)
+            try await mallory.session.sendResource(Self.offer(id, second, name: "other.bin"), to: bobID)
+            let outcome = await bob.wait { event -> String? in
+                if case .transferOffered = event { return "offered" }
+                if case .peerError(malloryID, .transferFailed(let reason)) = event { return reason }
+                return nil
+            }
+            #expect(outcome == "refused an offer that reuses the ID of a transfer in progress")
+            try await Self.stream(first, id: id, from: mallory, to: bobID)
+            #expect(await data(id, from: bob) == Data(first))
+            #expect(await bob.session.inMemoryReservedBytes == 0)
         }
-        #expect(outcome == "refused an offer that reuses the ID of a transfer in progress")
-        try await Self.stream(first, id: id, from: mallory, to: bobID)
-        #expect(await data(id, from: bob) == Data(first))
-        #expect(await bob.session.inMemoryReservedBytes == 0)
-        await mallory.session.stop()
-        await bob.session.stop()
     }
 
     /// The same for a file being received to disk, and a directory offer reusing its ID: refused, and the file is
     /// kept whole; a pending offer's ID cannot be taken over either.
     @Test(.timeLimit(.minutes(1)))
     func aDirectoryOfferReusingTheIDOfAFileIsRefused() async throws {
-        let (mallory, bob, bobID, malloryID) = try await connectedPair(["Mallory", "Bob"])
-        let id = TransferID.random()
-        let first = Self.payload(70_000, seed: 3)
-        try await mallory.session.sendResource(Self.offer(id, first, name: "kept.bin"), to: bobID)
-        let offered = try #require(await bob.offer())
-        // While pending: a second offer of the ID does not replace it.
-        try await mallory.session.sendResource(Self.offer(id, Self.payload(10, seed: 4), name: "swap.bin"), to: bobID)
-        #expect(
-            await bob.wait { event -> Bool? in
-                if case .peerError(malloryID, .transferFailed) = event { return true }
-                if case .transferOffered(let transfer) = event, transfer.name == "swap.bin" { return false }
+        try await withTestScope { scope in
+            let (mallory, bob, bobID, malloryID) = try await scope.connectedPair(["Mallory", "Bob"])
+            let id = TransferID.random()
+            let first = Self.payload(70_000, seed: 3)
+            try await mallory.session.sendResource(Self.offer(id, first, name: "kept.bin"), to: bobID)
+            let offered = try #require(await bob.offer())
+            // While pending: a second offer of the ID does not replace it.
+            try await mallory.session.sendResource(
+                Self.offer(id, Self.payload(10, seed: 4), name: "swap.bin"),
+                to: bobID
+            )
+            #expect(
+                await bob.wait { event -> Bool? in
+                    if case .peerError(malloryID, .transferFailed) = event { return true }
+                    if case .transferOffered(let transfer) = event, transfer.name == "swap.bin" { return false }
+                    return nil
+                } == true
+            )
+            let target = try scope.directory()
+            try await bob.session.acceptTransfer(offered, into: target)
+            bob.clear()
+            let tree = DirectoryOffer(
+                id: id,
+                name: "tree",
+                entries: [DirectoryEntry(path: "f", kind: .file(size: 1, key: Array(repeating: 0, count: 32)))]
+            )
+            try await mallory.session.sendResource(.directoryOffer(tree), to: bobID)
+            let outcome = await bob.wait { event -> String? in
+                if case .transferOffered = event { return "offered" }
+                if case .peerError(malloryID, .transferFailed(let reason)) = event { return reason }
                 return nil
-            } == true
-        )
-        let target = try TransferTests.scratch()
-        try await bob.session.acceptTransfer(offered, into: target)
-        bob.clear()
-        let tree = DirectoryOffer(
-            id: id,
-            name: "tree",
-            entries: [DirectoryEntry(path: "f", kind: .file(size: 1, key: Array(repeating: 0, count: 32)))]
-        )
-        try await mallory.session.sendResource(.directoryOffer(tree), to: bobID)
-        let outcome = await bob.wait { event -> String? in
-            if case .transferOffered = event { return "offered" }
-            if case .peerError(malloryID, .transferFailed(let reason)) = event { return reason }
-            return nil
+            }
+            #expect(outcome == "refused an offer that reuses the ID of a transfer in progress")
+            try await Self.stream(first, id: id, from: mallory, to: bobID)
+            let kept = try #require(await bob.finished())
+            #expect(kept.lastPathComponent == "kept.bin")
+            #expect(try Data(contentsOf: kept) == Data(first))
         }
-        #expect(outcome == "refused an offer that reuses the ID of a transfer in progress")
-        try await Self.stream(first, id: id, from: mallory, to: bobID)
-        let kept = try #require(await bob.finished())
-        #expect(kept.lastPathComponent == "kept.bin")
-        #expect(try Data(contentsOf: kept) == Data(first))
-        await mallory.session.stop()
-        await bob.session.stop()
     }
 }

@@ -7,10 +7,10 @@ import Testing
 
 @testable import Huddle
 
-@Suite("In-memory transfers on loopback")
+@Suite("In-memory transfers on loopback", .timeLimit(.minutes(2)))
 struct InMemoryTransferTests {
     static func image(_ size: Int) throws -> Data {
-        try Data(contentsOf: TransferTests.file(size, named: "image.png", in: TransferTests.scratch(), seed: 3))
+        Data(TransferTests.pattern(size, seed: 3))
     }
 
     func data(from probe: SessionProbe) async -> Data? {
@@ -21,63 +21,65 @@ struct InMemoryTransferTests {
     }
 
     @Test func dataArrivesInMemoryVerifiedWithProgress() async throws {
-        let (ada, bob, bobID, adaID) = try await connectedPair()
-        let image = try Self.image(3 * 1024 * 1024 + 5)
-        let sending = Task { try await ada.session.sendData(image, named: "shot.png", to: bobID, type: "image/png") }
-        let offered = try #require(await bob.offer())
-        #expect(offered.name == "shot.png" && offered.size == UInt64(image.count) && offered.type == "image/png")
-        #expect(!offered.isDirectory && offered.fileCount == 1)
-        #expect(offered.contentKey == ResumeKey.of(data: image).hexString)
-        try await bob.session.acceptTransferIntoMemory(offered)
-        let id = try await sending.value
-        #expect(id == offered.id)
-        #expect(await data(from: bob) == image)
-        let received = bob.events.compactMap { event -> UInt64? in
-            if case .transferProgress(let p) = event, p.direction == .receiving { return p.completed }
-            return nil
+        try await withTestScope { scope in
+            let (ada, bob, bobID, adaID) = try await scope.connectedPair()
+            let image = try Self.image(3 * 1024 * 1024 + 5)
+            let sending = Task {
+                try await ada.session.sendData(image, named: "shot.png", to: bobID, type: "image/png")
+            }
+            let offered = try #require(await bob.offer())
+            #expect(offered.name == "shot.png" && offered.size == UInt64(image.count) && offered.type == "image/png")
+            #expect(!offered.isDirectory && offered.fileCount == 1)
+            #expect(offered.contentKey == ResumeKey.of(data: image).hexString)
+            try await bob.session.acceptTransferIntoMemory(offered)
+            let id = try await sending.value
+            #expect(id == offered.id)
+            #expect(await data(from: bob) == image)
+            let received = bob.events.compactMap { event -> UInt64? in
+                if case .transferProgress(let p) = event, p.direction == .receiving { return p.completed }
+                return nil
+            }
+            #expect(received.last == UInt64(image.count) && received == received.sorted())
+            #expect(bob.events.allSatisfy { if case .transferFinished = $0 { false } else { true } })
+            // The connection carries on.
+            try await ada.session.send(Array("after".utf8), to: [bobID])
+            #expect(await bob.message(from: adaID, equalTo: "after"))
         }
-        #expect(received.last == UInt64(image.count) && received == received.sorted())
-        #expect(bob.events.allSatisfy { if case .transferFinished = $0 { false } else { true } })
-        // The connection carries on.
-        try await ada.session.send(Array("after".utf8), to: [bobID])
-        #expect(await bob.message(from: adaID, equalTo: "after"))
-        await ada.session.stop()
-        await bob.session.stop()
     }
 
     @Test func anOfferOverTheLimitIsRefusedAndStaysOpenForADirectory() async throws {
-        let (ada, bob, bobID, _) = try await connectedPair { $0.transfers.maximumInMemorySize = 4096 }
-        let payload = try Self.image(5000)
-        let sending = Task { try await ada.session.sendData(payload, named: "big.bin", to: bobID) }
-        let offered = try #require(await bob.offer())
-        await #expect(throws: PeerSessionError.transferTooLarge(limit: 4096, size: 5000)) {
-            try await bob.session.acceptTransferIntoMemory(offered)
+        try await withTestScope { scope in
+            let (ada, bob, bobID, _) = try await scope.connectedPair { $0.transfers.maximumInMemorySize = 4096 }
+            let payload = try Self.image(5000)
+            let sending = Task { try await ada.session.sendData(payload, named: "big.bin", to: bobID) }
+            let offered = try #require(await bob.offer())
+            await #expect(throws: PeerSessionError.transferTooLarge(limit: 4096, size: 5000)) {
+                try await bob.session.acceptTransferIntoMemory(offered)
+            }
+            let target = try scope.directory()
+            try await bob.session.acceptTransfer(offered, into: target)
+            _ = try await sending.value
+            let kept = try #require(await bob.finished())
+            #expect(try Data(contentsOf: kept) == payload)
         }
-        let target = try TransferTests.scratch()
-        try await bob.session.acceptTransfer(offered, into: target)
-        _ = try await sending.value
-        let kept = try #require(await bob.finished())
-        #expect(try Data(contentsOf: kept) == payload)
-        await ada.session.stop()
-        await bob.session.stop()
     }
 
     @Test func dataThatDoesNotMatchTheSendersHashIsNeverDelivered() async throws {
-        let (mallory, bob, bobID, _) = try await connectedPair(["Mallory", "Bob"])
-        let id = TransferID(bytes: Array(repeating: 3, count: 16))
-        let promised = Array(SHA256.hash(data: Array(repeating: UInt8(1), count: 2000)))
-        try await mallory.session.sendResource(
-            .offer(TransferOffer(id: id, name: "a.png", size: 2000, resumeKey: promised)),
-            to: bobID
-        )
-        let offered = try #require(await bob.offer())
-        try await bob.session.acceptTransferIntoMemory(offered)
-        let chunk = ByteBuffer(bytes: Array(repeating: UInt8(2), count: 2000))
-        try await mallory.session.sendResource(.chunk(id, offset: 0, data: chunk), to: bobID)
-        try await mallory.session.sendResource(.end(id, sha256: promised), to: bobID)
-        #expect(await bob.failure() == "SHA-256 mismatch: the data does not match the sender's")
-        #expect(bob.events.allSatisfy { if case .transferReceivedData = $0 { false } else { true } })
-        await mallory.session.stop()
-        await bob.session.stop()
+        try await withTestScope { scope in
+            let (mallory, bob, bobID, _) = try await scope.connectedPair(["Mallory", "Bob"])
+            let id = TransferID(bytes: Array(repeating: 3, count: 16))
+            let promised = Array(SHA256.hash(data: Array(repeating: UInt8(1), count: 2000)))
+            try await mallory.session.sendResource(
+                .offer(TransferOffer(id: id, name: "a.png", size: 2000, resumeKey: promised)),
+                to: bobID
+            )
+            let offered = try #require(await bob.offer())
+            try await bob.session.acceptTransferIntoMemory(offered)
+            let chunk = ByteBuffer(bytes: Array(repeating: UInt8(2), count: 2000))
+            try await mallory.session.sendResource(.chunk(id, offset: 0, data: chunk), to: bobID)
+            try await mallory.session.sendResource(.end(id, sha256: promised), to: bobID)
+            #expect(await bob.failure() == "SHA-256 mismatch: the data does not match the sender's")
+            #expect(bob.events.allSatisfy { if case .transferReceivedData = $0 { false } else { true } })
+        }
     }
 }

@@ -5,7 +5,7 @@ import Testing
 
 /// `docs/security.md` §5 J3: a new device that borrows a paired device's name is shown as a new device, with the
 /// paired one it looks like, and is never accepted without its user.
-@Suite("Borrowed names")
+@Suite("Borrowed names", .timeLimit(.minutes(2)))
 struct NamesakeTests {
     @Test(arguments: ["Bob", "bob", " Bob  ", "ＢＯＢ", "B\u{200B}ob", "Bób", "Воb", "B\u{202E}ob", "Bo\u{0301}b"])
     func looksLikeBob(name: String) {
@@ -18,39 +18,40 @@ struct NamesakeTests {
     }
 
     @Test func aBorrowedNameIsAskedAboutEvenWhenTrustingOnFirstUse() async throws {
-        let probes = try await makeSessions(["Ada", "Bob", "ｂob ", "Cy"]) { $0.trustsOnFirstUse = true }
-        let (ada, bob, impostor, cy) = (probes[0], probes[1], probes[2], probes[3])
-        let bobAtAda = try #require(await ada.found(named: "Bob")).id
-        try await ada.session.connect(to: bobAtAda)
-        #expect(ada.session.trustStore.record(for: bob.session.identity.deviceID)?.trust == .tofu)
+        try await withTestScope { scope in
+            let probes = try await scope.sessions(["Ada", "Bob", "ｂob ", "Cy"]) { $0.trustsOnFirstUse = true }
+            let (ada, bob, impostor, cy) = (probes[0], probes[1], probes[2], probes[3])
+            let bobAtAda = try #require(await ada.found(named: "Bob")).id
+            try await ada.session.connect(to: bobAtAda)
+            #expect(ada.session.trustStore.record(for: bob.session.identity.deviceID)?.trust == .tofu)
 
-        // A name of its own is still accepted on first use, without a question.
-        let adaAtCy = try #require(await cy.found(named: "Ada")).id
-        try await cy.session.connect(to: adaAtCy)
-        let cyAtAda = await ada.wait { event -> PeerID? in
-            if case .stateChanged(let peer, .connected) = event, peer != bobAtAda { return peer }
-            return nil
-        }
-        #expect(cyAtAda != nil)
-        #expect(ada.session.trustStore.record(for: cy.session.identity.deviceID)?.trust == .tofu)
+            // A name of its own is still accepted on first use, without a question.
+            let adaAtCy = try #require(await cy.found(named: "Ada")).id
+            try await cy.session.connect(to: adaAtCy)
+            let cyAtAda = await ada.wait { event -> PeerID? in
+                if case .stateChanged(let peer, .connected) = event, peer != bobAtAda { return peer }
+                return nil
+            }
+            #expect(cyAtAda != nil)
+            #expect(ada.session.trustStore.record(for: cy.session.identity.deviceID)?.trust == .tofu)
 
-        // Bob's name on another device: Ada is asked, told which paired device it is not, and nothing is pinned.
-        let adaAtImpostor = try #require(await impostor.found(named: "Ada")).id
-        let dialling = Task { try await impostor.session.connect(to: adaAtImpostor, timeout: .seconds(30)) }
-        let request = try #require(await ada.request(direction: .incoming))
-        #expect(request.deviceID == impostor.session.identity.deviceID)
-        #expect(request.code != nil)
-        #expect(request.namesakes == [bob.session.identity.deviceID])
-        await ada.session.deny(request)
-        let outcome = await dialling.result
-        #expect(throws: (any Error).self) { try outcome.get() }
-        #expect(ada.session.trustStore.record(for: impostor.session.identity.deviceID) == nil)
-        #expect(ada.session.trustStore.record(for: bob.session.identity.deviceID)?.trust == .tofu)
-        let prompts = ada.events.filter {
-            if case .connectionRequest = $0 { return true }
-            return false
+            // Bob's name on another device: Ada is asked, told which paired device it is not, and nothing is pinned.
+            let adaAtImpostor = try #require(await impostor.found(named: "Ada")).id
+            let dialling = Task { try await impostor.session.connect(to: adaAtImpostor, timeout: .seconds(30)) }
+            let request = try #require(await ada.request(direction: .incoming))
+            #expect(request.deviceID == impostor.session.identity.deviceID)
+            #expect(request.code != nil)
+            #expect(request.namesakes == [bob.session.identity.deviceID])
+            await ada.session.deny(request)
+            let outcome = await dialling.result
+            #expect(throws: (any Error).self) { try outcome.get() }
+            #expect(ada.session.trustStore.record(for: impostor.session.identity.deviceID) == nil)
+            #expect(ada.session.trustStore.record(for: bob.session.identity.deviceID)?.trust == .tofu)
+            let prompts = ada.events.filter {
+                if case .connectionRequest = $0 { return true }
+                return false
+            }
+            #expect(prompts.count == 1)
         }
-        #expect(prompts.count == 1)
-        for probe in probes { await probe.session.stop() }
     }
 }

@@ -7,37 +7,40 @@ import Testing
 
 /// A peer that dials again while this side still holds its earlier connection (a goodbye or a close not yet
 /// processed, or a drop only the dialler has noticed) is the same peer starting over: the new connection wins.
-@Suite("Dialling again over a connection not yet closed")
+@Suite("Dialling again over a connection not yet closed", .timeLimit(.minutes(2)))
 struct RedialTests {
     /// Disconnect and connect again at once (every other time without waiting for the disconnect), many times:
     /// some redials may reach the other side before the old connection's goodbye does. Every connect must succeed
     /// (a redial refused as a duplicate used to wait for its whole timeout; `test_huddle_cycles.py` meets that
     /// race between two test hosts, and the tie-break itself is tested below).
     @Test func disconnectAndConnectAgainAtOnceAlwaysConnects() async throws {
-        let (ada, bob, bobID, adaID) = try await connectedPair()
-        for cycle in 0..<100 {
-            await ada.session.disconnect(bobID)
-            if cycle % 2 == 0 {
-                _ = await ada.wait(seconds: 5) { event -> Bool? in
-                    if case .stateChanged(bobID, .disconnected) = event { return true }
-                    return nil
+        try await withTestScope { scope in
+            let (ada, bob, bobID, adaID) = try await scope.connectedPair()
+            for cycle in 0..<100 {
+                await ada.session.disconnect(bobID)
+                if cycle % 2 == 0 {
+                    _ = await ada.wait { event -> Bool? in
+                        if case .stateChanged(bobID, .disconnected) = event { return true }
+                        return nil
+                    }
+                }
+                ada.clear()
+                do {
+                    try await ada.session.connect(to: bobID, timeout: .seconds(10))
+                } catch {
+                    Issue.record("cycle \(cycle): \(error)")
+                    break
                 }
             }
-            ada.clear()
-            do {
-                try await ada.session.connect(to: bobID, timeout: .seconds(10))
-            } catch {
-                Issue.record("cycle \(cycle): \(error)")
-                break
-            }
+            // A message each way: both sides are bound to one working connection. An earlier connection that
+            // closes after this belongs to no peer any more, so its end changes nothing.
+            try await ada.session.send(Array("after".utf8), to: [bobID])
+            #expect(await bob.message(from: adaID) == "after")
+            try await bob.session.send(Array("back".utf8), to: [adaID])
+            #expect(await ada.message(from: bobID) == "back")
+            #expect(await ada.session.peers(in: .connected) == [bobID])
+            #expect(await bob.session.peers(in: .connected) == [adaID])
         }
-        try await Task.sleep(for: .milliseconds(200))
-        #expect(await ada.session.peers(in: .connected) == [bobID])
-        #expect(await bob.session.peers(in: .connected) == [adaID])
-        try await ada.session.send(Array("after".utf8), to: [bobID])
-        #expect(await bob.message(from: adaID) == "after")
-        await ada.session.stop()
-        await bob.session.stop()
     }
 
     static let low = try! DeviceID(bytes: Array(repeating: 1, count: 32))

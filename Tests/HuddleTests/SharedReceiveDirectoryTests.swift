@@ -16,13 +16,13 @@ import Darwin
 /// Receive directories other local users can write in, and files swapped on the sender between its scan and
 /// the send: nothing of ours is written through a name someone else planted, and nothing but the scanned file
 /// is sent.
-@Suite("Transfers: shared receive directories and swapped files")
+@Suite("Transfers: shared receive directories and swapped files", .timeLimit(.minutes(2)))
 struct SharedReceiveDirectoryTests {
     static let victimBytes = Data("precious, not to be overwritten\n".utf8)
 
     /// A file of someone else's (in the test, ours) that a planted name points at.
-    static func victim() throws -> URL {
-        let url = try TransferTests.scratch().appendingPathComponent("victim.txt")
+    static func victim(in scope: TestScope) throws -> URL {
+        let url = try scope.directory().appendingPathComponent("victim.txt")
         try victimBytes.write(to: url)
         return url
     }
@@ -31,9 +31,10 @@ struct SharedReceiveDirectoryTests {
     /// at the partial file's name first. The accept must be refused, and so the send.
     static func refusedOffer(
         into target: URL,
+        in scope: TestScope,
         plant: (URL) throws -> Void
     ) async throws {
-        let (ada, bob, bobID, _) = try await connectedPair()
+        let (ada, bob, bobID, _) = try await scope.connectedPair()
         let payload = Data((0..<5000).map { UInt8(truncatingIfNeeded: $0 &* 7) })
         let partial = target.appendingPathComponent(
             ".shot.bin.\(ResumeKey.of(data: payload).hexString.prefix(16)).huddle-partial"
@@ -45,38 +46,40 @@ struct SharedReceiveDirectoryTests {
         let result = try #require(await result(of: sending))
         #expect(throws: PeerSessionError.self) { try result.get() }
         #expect(bob.events.allSatisfy { if case .transferFinished = $0 { false } else { true } })
-        await ada.session.stop()
-        await bob.session.stop()
     }
 
     @Test(.timeLimit(.minutes(1)))
     func aSymlinkPlantedAtThePartialNameIsRefusedAndItsTargetUntouched() async throws {
-        let victim = try Self.victim()
-        let target = try TransferTests.scratch()
-        try await Self.refusedOffer(into: target) { partial in
-            try FileManager.default.createSymbolicLink(at: partial, withDestinationURL: victim)
+        try await withTestScope { scope in
+            let victim = try Self.victim(in: scope)
+            let target = try scope.directory()
+            try await Self.refusedOffer(into: target, in: scope) { partial in
+                try FileManager.default.createSymbolicLink(at: partial, withDestinationURL: victim)
+            }
+            #expect(try Data(contentsOf: victim) == Self.victimBytes)
         }
-        #expect(try Data(contentsOf: victim) == Self.victimBytes)
     }
 
     /// A hard link to a file of ours (where the system lets others make one) is not a partial file either.
     @Test(.timeLimit(.minutes(1)))
     func aHardLinkPlantedAtThePartialNameIsRefusedAndItsTargetUntouched() async throws {
-        let victim = try Self.victim()
-        let target = try TransferTests.scratch()
-        try await Self.refusedOffer(into: target) { partial in
-            #expect(link(victim.path, partial.path) == 0)
+        try await withTestScope { scope in
+            let victim = try Self.victim(in: scope)
+            let target = try scope.directory()
+            try await Self.refusedOffer(into: target, in: scope) { partial in
+                #expect(link(victim.path, partial.path) == 0)
+            }
+            #expect(try Data(contentsOf: victim) == Self.victimBytes)
         }
-        #expect(try Data(contentsOf: victim) == Self.victimBytes)
     }
 
     /// The staging directory an offer of `root` from Ada gets in `target` is made beforehand by `plant`; the
     /// accept must be refused, the sender told, and nothing written in the planted directory.
-    static func refusedStaging(plant: (URL) throws -> Void) async throws {
-        let (ada, bob, bobID, adaID) = try await connectedPair()
-        let root = try TransferTests.scratch().appendingPathComponent("proj")
+    static func refusedStaging(in scope: TestScope, plant: (URL) throws -> Void) async throws {
+        let (ada, bob, bobID, adaID) = try await scope.connectedPair()
+        let root = try scope.directory().appendingPathComponent("proj")
         try DirectoryTree.make(["a.bin": 10_000, "sub/b.bin": 20_000], under: root)
-        let target = try TransferTests.scratch()
+        let target = try scope.directory()
         let sending = Task { try await ada.session.sendDirectory(at: root, to: bobID) }
         let offered = try #require(await bob.offer())
         let staging = try await DirectoryStagingSenderTests.stagingRoot(
@@ -92,14 +95,14 @@ struct SharedReceiveDirectoryTests {
         #expect(declined(result), "the sender's call ended with \(result)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: staging.path).isEmpty)
         #expect(try FileManager.default.contentsOfDirectory(atPath: target.path) == [staging.lastPathComponent])
-        await ada.session.stop()
-        await bob.session.stop()
     }
 
     @Test(.timeLimit(.minutes(1)))
     func aStagingDirectoryOthersMayWriteInIsRefused() async throws {
-        try await Self.refusedStaging { staging in
-            #expect(chmod(staging.path, 0o777) == 0)
+        try await withTestScope { scope in
+            try await Self.refusedStaging(in: scope) { staging in
+                #expect(chmod(staging.path, 0o777) == 0)
+            }
         }
     }
 
@@ -109,9 +112,11 @@ struct SharedReceiveDirectoryTests {
         .enabled(if: geteuid() == 0 || ProcessInfo.processInfo.environment["CI"] != nil)
     )
     func aStagingDirectoryOfAnotherUserIsRefused() async throws {
-        try #require(geteuid() == 0, "giving a directory to another user needs root")
-        try await Self.refusedStaging { staging in
-            #expect(chown(staging.path, 4321, 4321) == 0)
+        try await withTestScope { scope in
+            try #require(geteuid() == 0, "giving a directory to another user needs root")
+            try await Self.refusedStaging(in: scope) { staging in
+                #expect(chown(staging.path, 4321, 4321) == 0)
+            }
         }
     }
 
@@ -119,61 +124,64 @@ struct SharedReceiveDirectoryTests {
     /// after the offer and before its turn: it is not sent, and the transfer fails on both sides.
     @Test(.timeLimit(.minutes(1)))
     func aFileSwappedForASymlinkAfterTheScanIsNotSent() async throws {
-        let (ada, bob, bobID, _) = try await connectedPair()
-        let root = try TransferTests.scratch().appendingPathComponent("proj")
-        try DirectoryTree.make(["a.bin": 20_000, "b.bin": 20_000], under: root)
-        let file = root.appendingPathComponent("a.bin")
-        let secret = try TransferTests.file(20_000, named: "secret.bin", in: TransferTests.scratch(), seed: 99)
-        let when = Date(timeIntervalSince1970: 1_700_000_000)
-        for url in [file, secret] {
-            try FileManager.default.setAttributes([.modificationDate: when], ofItemAtPath: url.path)
-        }
-        #expect(try FileStamp.of(file) == FileStamp.of(secret))
-        let target = try TransferTests.scratch()
+        try await withTestScope { scope in
+            let (ada, bob, bobID, _) = try await scope.connectedPair()
+            let root = try scope.directory().appendingPathComponent("proj")
+            try DirectoryTree.make(["a.bin": 20_000, "b.bin": 20_000], under: root)
+            let file = root.appendingPathComponent("a.bin")
+            let secret = try TransferTests.file(20_000, named: "secret.bin", in: scope.directory(), seed: 99)
+            let when = Date(timeIntervalSince1970: 1_700_000_000)
+            for url in [file, secret] {
+                try FileManager.default.setAttributes([.modificationDate: when], ofItemAtPath: url.path)
+            }
+            #expect(try FileStamp.of(file) == FileStamp.of(secret))
+            let target = try scope.directory()
 
-        let sending = Task { try await ada.session.sendDirectory(at: root, to: bobID) }
-        let offered = try #require(await bob.offer())
-        try FileManager.default.moveItem(at: file, to: root.deletingLastPathComponent().appendingPathComponent("old"))
-        try FileManager.default.createSymbolicLink(at: file, withDestinationURL: secret)
-        try await bob.session.acceptTransfer(offered, into: target)
+            let sending = Task { try await ada.session.sendDirectory(at: root, to: bobID) }
+            let offered = try #require(await bob.offer())
+            try FileManager.default.moveItem(
+                at: file,
+                to: root.deletingLastPathComponent().appendingPathComponent("old")
+            )
+            try FileManager.default.createSymbolicLink(at: file, withDestinationURL: secret)
+            try await bob.session.acceptTransfer(offered, into: target)
 
-        let result = try #require(await result(of: sending))
-        #expect(throws: PeerSessionError.self) { try result.get() }
-        #expect(await bob.failure() != nil)
-        #expect(bob.events.allSatisfy { if case .transferFinished = $0 { false } else { true } })
-        let secretBytes = try Data(contentsOf: secret)
-        let enumerator = try #require(FileManager.default.enumerator(atPath: target.path))
-        for case let path as String in enumerator {
-            let url = target.appendingPathComponent(path)
-            guard DirectoryScan.kind(of: url.path) == S_IFREG else { continue }
-            #expect(try Data(contentsOf: url) != secretBytes, "the swapped-in file reached \(path)")
+            let result = try #require(await result(of: sending))
+            #expect(throws: PeerSessionError.self) { try result.get() }
+            #expect(await bob.failure() != nil)
+            #expect(bob.events.allSatisfy { if case .transferFinished = $0 { false } else { true } })
+            let secretBytes = try Data(contentsOf: secret)
+            let enumerator = try #require(FileManager.default.enumerator(atPath: target.path))
+            for case let path as String in enumerator {
+                let url = target.appendingPathComponent(path)
+                guard DirectoryScan.kind(of: url.path) == S_IFREG else { continue }
+                #expect(try Data(contentsOf: url) != secretBytes, "the swapped-in file reached \(path)")
+            }
         }
-        await ada.session.stop()
-        await bob.session.stop()
     }
 
     /// The same for a single file: one put in its place (by rename) after the offer, with the same size and
     /// modification time, is not sent.
     @Test(.timeLimit(.minutes(1)))
     func aSingleFileReplacedAfterTheOfferIsNotSent() async throws {
-        let (ada, bob, bobID, _) = try await connectedPair()
-        let folder = try TransferTests.scratch()
-        let file = try TransferTests.file(20_000, named: "report.pdf", in: folder, seed: 5)
-        let other = try TransferTests.file(20_000, named: "other.pdf", in: TransferTests.scratch(), seed: 6)
-        let when = Date(timeIntervalSince1970: 1_700_000_000)
-        for url in [file, other] {
-            try FileManager.default.setAttributes([.modificationDate: when], ofItemAtPath: url.path)
-        }
-        let target = try TransferTests.scratch()
+        try await withTestScope { scope in
+            let (ada, bob, bobID, _) = try await scope.connectedPair()
+            let folder = try scope.directory()
+            let file = try TransferTests.file(20_000, named: "report.pdf", in: folder, seed: 5)
+            let other = try TransferTests.file(20_000, named: "other.pdf", in: scope.directory(), seed: 6)
+            let when = Date(timeIntervalSince1970: 1_700_000_000)
+            for url in [file, other] {
+                try FileManager.default.setAttributes([.modificationDate: when], ofItemAtPath: url.path)
+            }
+            let target = try scope.directory()
 
-        let sending = Task { try await ada.session.sendFile(at: file, to: bobID) }
-        let offered = try #require(await bob.offer())
-        #expect(rename(other.path, file.path) == 0)
-        try await bob.session.acceptTransfer(offered, into: target)
-        let result = try #require(await result(of: sending))
-        #expect(throws: PeerSessionError.self) { try result.get() }
-        #expect(bob.events.allSatisfy { if case .transferFinished = $0 { false } else { true } })
-        await ada.session.stop()
-        await bob.session.stop()
+            let sending = Task { try await ada.session.sendFile(at: file, to: bobID) }
+            let offered = try #require(await bob.offer())
+            #expect(rename(other.path, file.path) == 0)
+            try await bob.session.acceptTransfer(offered, into: target)
+            let result = try #require(await result(of: sending))
+            #expect(throws: PeerSessionError.self) { try result.get() }
+            #expect(bob.events.allSatisfy { if case .transferFinished = $0 { false } else { true } })
+        }
     }
 }

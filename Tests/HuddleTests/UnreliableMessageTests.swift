@@ -4,48 +4,50 @@ import HuddleTransport
 import HuddleWire
 import Testing
 
-@Suite("Unreliable messages on loopback")
+@Suite("Unreliable messages on loopback", .timeLimit(.minutes(2)))
 struct UnreliableMessageTests {
     @Test func sealedDatagramsArriveOnceAndIntact() async throws {
-        let (ada, bob, bobID, adaID) = try await connectedPair()
-        // Bob's datagram keys exist once he can send one: only then may Ada's arrive (a loaded machine may let
-        // Ada's side finish the handshake first).
-        try await bob.session.send(Array("ready".utf8), to: [adaID], mode: .unreliable)
-        #expect(await ada.message(from: bobID) == "ready")
-        for index in 0..<200 {
-            try await ada.session.send(Array("d\(index)".utf8), to: [bobID], mode: .unreliable)
+        try await withTestScope { scope in
+            let (ada, bob, bobID, adaID) = try await scope.connectedPair()
+            // Bob's datagram keys exist once he can send one: only then may Ada's arrive (a loaded machine may let
+            // Ada's side finish the handshake first).
+            try await bob.session.send(Array("ready".utf8), to: [adaID], mode: .unreliable)
+            #expect(await ada.message(from: bobID) == "ready")
+            for index in 0..<200 {
+                try await ada.session.send(Array("d\(index)".utf8), to: [bobID], mode: .unreliable)
+            }
+            // Up to 15 s: a loaded machine can hold the events back for seconds (the datagrams may still be lost).
+            _ = await bob.wait(seconds: 15) { event -> Bool? in
+                if case .received(let bytes, adaID) = event, bytes == Array("d199".utf8) { return true }
+                return nil
+            }
+            let received = bob.messages(from: adaID).map { String(decoding: $0, as: UTF8.self) }
+            // Loopback may drop under load, but never duplicates or corrupts.
+            #expect(Set(received).count == received.count)
+            #expect(
+                received.allSatisfy { $0.hasPrefix("d") && Int($0.dropFirst()).map { (0..<200).contains($0) } == true }
+            )
+            #expect(received.count >= 150)
+            let counters = try #require(await bob.session.datagramCounters(for: adaID))
+            #expect(counters.delivered == UInt64(received.count))
+            #expect(counters.authFailures == 0 && counters.replayDropped == 0)
         }
-        // Up to 15 s: a loaded machine can hold the events back for seconds (the datagrams may still be lost).
-        _ = await bob.wait(seconds: 15) { event -> Bool? in
-            if case .received(let bytes, adaID) = event, bytes == Array("d199".utf8) { return true }
-            return nil
-        }
-        let received = bob.messages(from: adaID).map { String(decoding: $0, as: UTF8.self) }
-        // Loopback may drop under load, but never duplicates or corrupts.
-        #expect(Set(received).count == received.count)
-        #expect(received.allSatisfy { $0.hasPrefix("d") && Int($0.dropFirst()).map { (0..<200).contains($0) } == true })
-        #expect(received.count >= 150)
-        let counters = try #require(await bob.session.datagramCounters(for: adaID))
-        #expect(counters.delivered == UInt64(received.count))
-        #expect(counters.authFailures == 0 && counters.replayDropped == 0)
-        await ada.session.stop()
-        await bob.session.stop()
     }
 
     @Test func tooLargeIsATypedErrorAndNothingIsSent() async throws {
-        let (ada, bob, bobID, _) = try await connectedPair()
-        await #expect(
-            throws: PeerSessionError.connection(.wire(.datagramTooLarge(limit: 1200, size: 1201)))
-        ) {
-            try await ada.session.send(Array(repeating: 0, count: 1201), to: [bobID], mode: .unreliable)
+        try await withTestScope { scope in
+            let (ada, bob, bobID, _) = try await scope.connectedPair()
+            await #expect(
+                throws: PeerSessionError.connection(.wire(.datagramTooLarge(limit: 1200, size: 1201)))
+            ) {
+                try await ada.session.send(Array(repeating: 0, count: 1201), to: [bobID], mode: .unreliable)
+            }
+            try await ada.session.send(Array(repeating: 7, count: 1200), to: [bobID], mode: .unreliable)
+            let arrived = await bob.wait { event -> Int? in
+                if case .received(let bytes, _) = event { return bytes.count }
+                return nil
+            }
+            #expect(arrived == 1200)
         }
-        try await ada.session.send(Array(repeating: 7, count: 1200), to: [bobID], mode: .unreliable)
-        let arrived = await bob.wait { event -> Int? in
-            if case .received(let bytes, _) = event { return bytes.count }
-            return nil
-        }
-        #expect(arrived == 1200)
-        await ada.session.stop()
-        await bob.session.stop()
     }
 }
