@@ -258,6 +258,11 @@ let package = Package(
             swiftSettings: upcoming
         ),
         .testTarget(
+            name: "HuddleFuzzReplayTests",
+            dependencies: ["HuddleFuzzHarnesses"],
+            swiftSettings: upcoming
+        ),
+        .testTarget(
             name: "HuddleClipboardTests",
             dependencies: [
                 "HuddleTestSupport", "HuddleClipboard", "Huddle", "HuddlePasteboard", "HuddleTransport",
