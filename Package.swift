@@ -25,6 +25,8 @@ let package = Package(
         .library(name: "HuddlePasteboard", targets: ["HuddlePasteboard"]),
         .library(name: "HuddleClipboard", targets: ["HuddleClipboard"]),
         .executable(name: "huddle", targets: ["huddle"]),
+        // Only for FuzzTesting/, a package of its own: another package reaches a target only through a product.
+        .library(name: "HuddleFuzzHarnesses", targets: ["HuddleFuzzHarnesses"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -141,6 +143,23 @@ let package = Package(
             path: "Benchmarks/PeerBenchmarks",
             swiftSettings: upcoming
         ),
+        // The fuzz harnesses' bodies, one public function per harness: FuzzTesting/'s libFuzzer executables call them
+        // on generated inputs, HuddleFuzzReplayTests on every seed and kept crasher (FUZZING.md).
+        .target(
+            name: "HuddleFuzzHarnesses",
+            dependencies: [
+                "HuddleDNS", "HuddleMDNSCore", "HuddleWire", "HuddleTransport", "HuddlePasteboard", "HuddleClipboard",
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            path: "FuzzTesting/Harnesses",
+            swiftSettings: upcoming
+        ),
         // Shared by the test targets: an event recorder that awaits instead of polling, scoped helpers that stop
         // sessions and remove scratch directories even when a test fails, a manual clock, deadlines.
         .target(
@@ -236,6 +255,11 @@ let package = Package(
                 "huddle", "Huddle", "HuddleClipboard", "HuddlePasteboard", "HuddleMDNSCore", "HuddleDNS",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
+            swiftSettings: upcoming
+        ),
+        .testTarget(
+            name: "HuddleFuzzReplayTests",
+            dependencies: ["HuddleFuzzHarnesses"],
             swiftSettings: upcoming
         ),
         .testTarget(

@@ -1,10 +1,8 @@
-import HuddleClipboard
+import HuddleFuzzHarnesses
 
-/// Any bytes → the clipboard message decoder (HCL1). Whatever decodes must encode and decode to an equal message.
+/// libFuzzer's entry point: each input through `fuzzClipMessage`, whose file in FuzzTesting/Harnesses says
+/// what it checks. A broken rule ends the process, so libFuzzer reports a crash and keeps the input.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
-    let bytes = Array(UnsafeRawBufferPointer(start: start, count: count))
-    guard let message = try? ClipMessage(decoding: bytes) else { return 0 }
-    precondition((try? ClipMessage(decoding: message.encoded())) == message, "a clip message did not round-trip")
-    return 0
+    runFuzzHarness(fuzzClipMessage, start: start, count: count)
 }

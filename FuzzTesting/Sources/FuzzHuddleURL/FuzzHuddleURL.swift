@@ -1,11 +1,8 @@
-import HuddlePasteboard
+import HuddleFuzzHarnesses
 
-/// Any text → the `huddle:` pasteboard URL parser. Whatever parses must encode and parse again to an equal URL.
+/// libFuzzer's entry point: each input through `fuzzHuddleURL`, whose file in FuzzTesting/Harnesses says
+/// what it checks. A broken rule ends the process, so libFuzzer reports a crash and keeps the input.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
-    let text = String(decoding: UnsafeRawBufferPointer(start: start, count: count), as: UTF8.self)
-    guard let url = try? HuddleURL(parsing: text) else { return 0 }
-    guard let encoded = try? url.encoded() else { return 0 }
-    precondition((try? HuddleURL(parsing: encoded)) == url, "a parsed URL did not survive encode → parse")
-    return 0
+    runFuzzHarness(fuzzHuddleURL, start: start, count: count)
 }
