@@ -1,65 +1,57 @@
 import Foundation
-import Synchronization
+import HuddleTestSupport
 import Testing
 
 @testable import huddle
 
 /// One reader of standard input for the whole process, and questions asked one at a time.
-@Suite("Prompts")
+@Suite("Prompts", .timeLimit(.minutes(1)))
 struct PromptTests {
-    /// What a prompter showed.
-    final class Screen: Sendable {
-        private let shown = Mutex<[[String]]>([])
-
-        func show(_ lines: [String]) { shown.withLock { $0.append(lines) } }
-
-        var all: [[String]] { shown.withLock { $0 } }
-    }
-
     /// A prompter on lines the test types, and what it showed.
     final class Terminal: Sendable {
         let prompter: Prompter
         let typed: AsyncStream<Prompter.Line>.Continuation
-        private let screen = Screen()
+        /// Each thing shown, in order.
+        private let screen = EventRecorder<[String]>()
 
         init(typedAfterShown: Bool = false) {
             let (lines, typed) = AsyncStream<Prompter.Line>.makeStream()
             self.typed = typed
-            let screen = self.screen
-            prompter = Prompter(lines: lines, show: screen.show, typedAfterShown: typedAfterShown)
+            prompter = Prompter(lines: lines, show: screen.sink, typedAfterShown: typedAfterShown)
         }
 
         func type(_ text: String, at time: ContinuousClock.Instant = .now) {
             typed.yield(Prompter.Line(text: text, at: time))
         }
 
-        var shown: [[String]] { screen.all }
+        var shown: [[String]] { screen.events }
 
-        /// Waits (at most 10 s) until `count` things were shown; returns them.
+        /// Waits until `count` things were shown; returns them.
         func shown(count: Int) async throws -> [[String]] {
-            try await eventually { self.shown.count >= count }
+            try #require(await screen.count(atLeast: count) { _ in true }, "\(count) things shown: \(shown)")
             return shown
         }
     }
 
-    static func eventually(_ condition: @Sendable () async -> Bool) async throws {
-        let deadline = ContinuousClock.now + .seconds(10)
-        while await !condition() {
-            guard ContinuousClock.now < deadline else {
-                Issue.record("condition not met within 10 s")
-                return
-            }
+    /// Waits until `count` questions wait in `prompter`.
+    ///
+    /// The prompter reports no event when a question joins its queue (only what it shows), so this is a bounded
+    /// retry of a probe of its state: each look is one call on the actor, 5 ms apart, for at most 30 s.
+    static func untilWaiting(_ count: Int, in prompter: Prompter) async throws {
+        let deadline = ContinuousClock.now + .seconds(30)
+        while await prompter.waiting < count {
+            try #require(ContinuousClock.now < deadline, "\(count) questions waiting")
             try await Task.sleep(for: .milliseconds(5))
         }
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test
     func twoConcurrentAskersEachGetTheirOwnAnswerInOrder() async throws {
         let terminal = Terminal()
         let prompter = terminal.prompter
         async let ada = prompter.confirm(["* first contact with Ada", "? connect to Ada? [y/n]"], key: "ada")
         async let bob = prompter.confirm(["* first contact with Bob", "? connect to Bob? [y/n]"], key: "bob")
-        try await Self.eventually { await prompter.waiting == 2 }
+        try await Self.untilWaiting(2, in: prompter)
         // Both wait; one question is on screen.
         let first = try #require(terminal.shown.first)
         #expect(terminal.shown.count == 1)
@@ -75,7 +67,7 @@ struct PromptTests {
         #expect(await prompter.waiting == 0)
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test
     func anAnswerNamingAnotherQuestionIsNotTaken() async throws {
         let terminal = Terminal()
         let prompter = terminal.prompter
@@ -89,7 +81,7 @@ struct PromptTests {
         #expect(await first == true)
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test
     func onATerminalALineTypedBeforeTheQuestionCameUpDoesNotAnswerIt() async throws {
         let terminal = Terminal(typedAfterShown: true)
         let prompter = terminal.prompter
@@ -102,14 +94,14 @@ struct PromptTests {
         #expect(await answer == false)
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test
     func aWithdrawnQuestionGivesWayToTheNextAndTheEndOfInputAnswersNo() async throws {
         let terminal = Terminal()
         let prompter = terminal.prompter
         let one = Task { await prompter.decide(["? one [y/n]"], key: "one") }
         _ = try await terminal.shown(count: 1)
         let two = Task { await prompter.decide(["? two [y/n]"], key: "two") }
-        try await Self.eventually { await prompter.waiting == 2 }
+        try await Self.untilWaiting(2, in: prompter)
         #expect(await prompter.withdraw(key: "one", note: "* request one ended"))
         #expect(await one.value == nil)
         #expect(try await terminal.shown(count: 3).suffix(2) == [["* request one ended"], ["? two [y/n] (#2)"]])
@@ -120,7 +112,7 @@ struct PromptTests {
         #expect(await prompter.line(["which?"]) == nil)
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test
     func linesThatAnswerNothingGoToTheirReader() async throws {
         let terminal = Terminal()
         let prompter = terminal.prompter

@@ -1,26 +1,26 @@
 import HuddleDNS
 import HuddleMDNSCore
-import NIOConcurrencyHelpers
+import HuddleTestSupport
 import NIOCore
 import NIOPosix
 import Testing
 
 @testable import HuddleDiscovery
 
-@Suite("The mDNS socket on loopback (real UDP)")
+@Suite("The mDNS socket on loopback (real UDP)", .timeLimit(.minutes(1)))
 struct MDNSFamilySocketTests {
     @Test("two sockets share the port (SO_REUSEADDR + SO_REUSEPORT); each datagram arrives once, with packet info")
     func sharedPortAndPacketInfo() async throws {
         let loop = MultiThreadedEventLoopGroup.singleton.next()
-        let received = NIOLockedValueBox<[(socket: Int, envelope: AddressedEnvelope<ByteBuffer>)]>([])
+        let received = EventRecorder<(socket: Int, envelope: AddressedEnvelope<ByteBuffer>)>()
         // A free unprivileged port (no root, no real mDNS traffic, no other test run sharing it): the first socket
         // picks it, the second joins it.
         let first = try await MDNSFamilySocket.open(family: .v4, on: loop, port: 0) { envelope in
-            received.withLockedValue { $0.append((1, envelope)) }
+            received.record((1, envelope))
         }.get()
         let port = try #require(first.channel.localAddress?.port)
         let second = try await MDNSFamilySocket.open(family: .v4, on: loop, port: port) { envelope in
-            received.withLockedValue { $0.append((2, envelope)) }
+            received.record((2, envelope))
         }.get()
         let sockets = [first, second]
         let query = DNSMessage.query([DNSQuestion(name: "_lab._tcp.local", type: .ptr)]).encoded()
@@ -32,11 +32,9 @@ struct MDNSFamilySocketTests {
             try await sender.writeAndFlush(AddressedEnvelope(remoteAddress: target, data: query))
             try await sender.close()
         }
-        for _ in 0..<200 where received.withLockedValue({ $0.count < senders }) {
-            try await Task.sleep(for: .milliseconds(10))
-        }
+        #expect(await received.count(atLeast: senders) { _ in true }, "\(received.events.count) datagrams arrived")
         for socket in sockets { try await socket.close().get() }
-        let envelopes = received.withLockedValue { $0 }
+        let envelopes = received.events
         #expect(envelopes.count == senders, "each datagram reaches exactly one of the sharing sockets")
         let envelope = try #require(envelopes.first?.envelope)
         let info = try #require(envelope.metadata?.packetInfo)

@@ -40,6 +40,7 @@ func huddle(
 extension DisplayServerTests {
     @Suite(
         "The huddle pb and huddle url commands, against Xvfb and xclip",
+        .timeLimit(.minutes(2)),
         .enabled(
             if: HuddleBinary.canRun,
             "needs the huddle executable, Xvfb and xclip; with CI=true these fail instead"
@@ -103,7 +104,7 @@ extension DisplayServerTests {
             let path = try HuddleBinary.require()
             let watch = try StreamingProcess(path, ["pb", "watch", "--json"], environment: ["DISPLAY": server.display])
             defer { watch.stop() }
-            try await Task.sleep(for: .milliseconds(300))
+            try await watch.untilThread(named: "huddle-x11watch")  // it has subscribed to the clipboard's changes
             let pasteboard = try X11Pasteboard(displayName: server.display)
             let first = try await XclipOwner(
                 server: server,
@@ -219,6 +220,28 @@ final class StreamingProcess: Sendable {
                 bytes.append(byte)
             }
             throw TestFailure("no line within \(timeout) (got \(bytes.count) bytes)")
+        }
+    }
+
+    /// Waits until the child runs a thread named `name` (cut to 15 bytes, as the kernel keeps it).
+    ///
+    /// Nothing tells this process when a child starts a thread, so this is a bounded retry of a probe of
+    /// `/proc/<pid>/task`: every 5 ms, for at most 30 s.
+    func untilThread(named name: String) async throws {
+        let deadline = ContinuousClock.now + .seconds(30)
+        while !self.threadNames.contains(String(name.prefix(15))) {
+            guard ContinuousClock.now < deadline, !hasExited(self.pid) else {
+                throw TestFailure("no thread \(name) in process \(self.pid): \(self.threadNames)")
+            }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+    }
+
+    private var threadNames: [String] {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(self.pid)/task")) ?? []
+        return tasks.compactMap { task in
+            (try? String(contentsOfFile: "/proc/\(self.pid)/task/\(task)/comm", encoding: .utf8))?
+                .trimmingCharacters(in: .whitespacesAndNewlines)
         }
     }
 

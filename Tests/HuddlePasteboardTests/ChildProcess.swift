@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import HuddlePasteboard
 
 /// The full path of a program on PATH.
 func which(_ name: String) -> String? {
@@ -14,8 +15,10 @@ func which(_ name: String) -> String? {
 /// Starts a program in the background with `posix_spawn` (so only we reap it); its output goes to /dev/null when
 /// `quiet`.
 ///
-/// `stdout`, when given, becomes the child's standard output. Descriptors of ours are not inherited: the test
-/// creates its pipes with `O_CLOEXEC`.
+/// `stdout`, when given, becomes the child's standard output (also when `quiet`, which then silences standard
+/// error only). No other descriptor of ours is inherited, not even one another thread has just opened without
+/// close-on-exec yet: a long-lived child (wl-copy's background owner) holding the write end of a helper's output
+/// pipe would keep that helper's reader waiting for ever.
 func spawn(
     _ path: String,
     _ arguments: [String],
@@ -26,12 +29,14 @@ func spawn(
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
     defer { posix_spawn_file_actions_destroy(&actions) }
-    if let stdout { posix_spawn_file_actions_adddup2(&actions, stdout, 1) }
     posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-    if quiet {
+    if let stdout {
+        posix_spawn_file_actions_adddup2(&actions, stdout, 1)
+    } else if quiet {
         posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
     }
+    if quiet { posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0) }
+    addCloseOtherDescriptors(&actions)
     let merged = ProcessInfo.processInfo.environment.merging(environment) { $1 }
     let argv: [UnsafeMutablePointer<CChar>?] = ([path] + arguments).map { strdup($0) } + [nil]
     let envp: [UnsafeMutablePointer<CChar>?] = merged.map { strdup("\($0.key)=\($0.value)") } + [nil]
@@ -100,6 +105,8 @@ func runProcess(
     process.standardOutput = output
     process.standardError = errors
     process.standardInput = input == nil ? FileHandle.nullDevice : stdin
+    let exited = DispatchSemaphore(value: 0)
+    process.terminationHandler = { _ in exited.signal() }
     try process.run()
     let collected = CollectedOutput()
     let reader = Thread {
@@ -113,15 +120,13 @@ func runProcess(
         stdin.fileHandleForWriting.write(input)
         try? stdin.fileHandleForWriting.close()
     }
-    let deadline = ContinuousClock.now + timeout
-    while process.isRunning {
-        if ContinuousClock.now > deadline {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-            throw TestFailure("\(tool) \(arguments.joined(separator: " ")) timed out")
-        }
-        usleep(2_000)
+    let milliseconds = Int(timeout / .milliseconds(1))
+    if exited.wait(timeout: .now() + .milliseconds(milliseconds)) == .timedOut {
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        throw TestFailure("\(tool) \(arguments.joined(separator: " ")) timed out")
     }
+    process.waitUntilExit()
     let (out, err) = collected.wait()
     return (process.terminationStatus, out, err)
 }
@@ -141,6 +146,52 @@ private final class CollectedOutput: @unchecked Sendable {
         self.ready.wait()
         return self.value
     }
+}
+
+/// The first line a child writes into `fd` (a pipe or FIFO), read as soon as it is written: the child's own
+/// signal that it is ready. Nil when the child exits, or closes its end, without writing a line.
+///
+/// - Throws: when no line came within `limit`.
+func readLine(from fd: Int32, writtenBy pid: pid_t, within limit: Duration) throws -> String? {
+    var bytes: [UInt8] = []
+    let deadline = ContinuousClock.now + limit
+    while ContinuousClock.now < deadline {
+        // Wakes at once when data comes; the slice only bounds how late a child's exit is noticed.
+        var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        if poll(&descriptor, 1, 100) > 0 {
+            var buffer = [UInt8](repeating: 0, count: 256)
+            let count = read(fd, &buffer, buffer.count)
+            if count == 0 { return nil }
+            if count > 0 {
+                bytes += buffer[..<count]
+                if let newline = bytes.firstIndex(of: UInt8(ascii: "\n")) {
+                    return String(decoding: bytes[..<newline], as: UTF8.self)
+                }
+                continue
+            }
+        }
+        if hasExited(pid) { return nil }
+    }
+    throw TestFailure("no line from process \(pid) within \(limit)")
+}
+
+/// `readLine(from:writtenBy:within:)` on the FIFO at `path`.
+func readLine(fromFIFO path: String, writtenBy pid: pid_t, within limit: Duration) throws -> String? {
+    // Non-blocking, so that opening does not wait for a writer; poll does not report a hang-up before the first
+    // writer has come and gone.
+    let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+    guard fd >= 0 else { throw TestFailure("cannot open \(path): errno \(errno)") }
+    defer { close(fd) }
+    return try readLine(from: fd, writtenBy: pid, within: limit)
+}
+
+/// Whether a child of ours has exited (it is a zombie, not yet reaped, or gone); it is not reaped here, so its pid
+/// stays ours for `killChild`.
+func hasExited(_ pid: pid_t) -> Bool {
+    guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+        let close = stat.lastIndex(of: ")")
+    else { return true }
+    return stat[stat.index(after: close)...].split(separator: " ").first == "Z"
 }
 
 /// Kills a child we started, by pid, and reaps it.

@@ -92,6 +92,7 @@ extension DisplayServerTests {
     @Suite(
         "X11 watching: a secret hint that cannot be read, against Xvfb",
         .serialized,
+        .timeLimit(.minutes(2)),
         .enabled(if: XvfbServer.canRun, XvfbServer.skipReason)
     )
     struct X11SecretHintTests {
@@ -125,6 +126,7 @@ extension DisplayServerTests {
     @Suite(
         "Wayland watching: secret items, against a headless sway",
         .serialized,
+        .timeLimit(.minutes(2)),
         .enabled(if: HeadlessSway.canRun, "needs sway and wl-clipboard; with CI=true these tests fail instead")
     )
     struct WaylandSecretHintTests {

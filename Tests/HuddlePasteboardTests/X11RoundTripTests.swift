@@ -17,6 +17,7 @@ func pngLikeData(bytes count: Int, seed: UInt8 = 7) -> Data {
 extension DisplayServerTests {
     @Suite(
         "X11 clipboard against a real X server (Xvfb) with xclip on the other side",
+        .timeLimit(.minutes(2)),
         .enabled(if: XvfbServer.canRun, XvfbServer.skipReason)
     )
     struct X11RoundTripTests {
@@ -121,8 +122,10 @@ struct XclipOwner {
         self.file = FileManager.default.temporaryDirectory.appendingPathComponent("huddle-xclip-\(UUID().uuidString)")
         try data.write(to: self.file)
         self.pid = try server.start("xclip", ["-selection", selection, "-quiet", "-t", target, "-i", self.file.path])
-        // Wait until xclip owns the selection and offers the target.
-        let deadline = ContinuousClock.now + .seconds(10)
+        // Wait until xclip owns the selection and offers the target. xclip says nothing when it has taken the
+        // selection, so this is a bounded retry of a probe (asking for the selection's targets): every 5 ms, for
+        // at most 30 s.
+        let deadline = ContinuousClock.now + .seconds(30)
         while (try? await pasteboard.types(in: selection == "primary" ? .primary : .clipboard))?
             .contains(PasteboardType(target)) != true
         {

@@ -1,53 +1,54 @@
 import Foundation
 import Glibc
 import HuddlePasteboard
+import HuddleTestSupport
 import Testing
 
-/// Collects a watcher's changes on a task, so a test can wait for the next one with a time limit.
+/// Records a watcher's changes, each with when it arrived, so a test can await the one it needs.
 final class ChangeCollector: Sendable {
-    private let task: Task<Void, Never>
-    private let box = LockedChanges()
+    private let recorder: EventRecorder<Arrival>
+
+    struct Arrival: Sendable {
+        var change: PasteboardChange
+        var at: ContinuousClock.Instant
+    }
 
     init(_ stream: AsyncStream<PasteboardChange>) {
-        let box = self.box
-        self.task = Task {
-            for await change in stream { box.append(change, at: .now) }
-        }
+        recorder = EventRecorder(recording: stream.map { Arrival(change: $0, at: .now) })
     }
 
-    /// The `index`-th change (from 0) and when it arrived, waiting up to `timeout`.
+    /// The `index`-th change (from 0) and when it arrived, waiting up to `timeout` for it.
     func change(
         _ index: Int,
-        timeout: Duration = .seconds(5)
+        timeout: Duration = .seconds(30)
     ) async throws -> (PasteboardChange, ContinuousClock.Instant) {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if let change = self.box.get(index) { return change }
-            try await Task.sleep(for: .milliseconds(1))
+        var seen = 0
+        let arrival = await recorder.first(within: timeout) { arrival -> Arrival? in
+            defer { seen += 1 }
+            return seen == index ? arrival : nil
         }
-        throw TestFailure("no change #\(index + 1) within \(timeout)")
+        guard let arrival else { throw TestFailure("no change #\(index + 1) within \(timeout)") }
+        return (arrival.change, arrival.at)
     }
 
-    var count: Int { self.box.count }
+    /// The first change `match` accepts, waiting up to `timeout` for it.
+    func first(
+        timeout: Duration = .seconds(30),
+        where match: (PasteboardChange) -> Bool
+    ) async throws -> PasteboardChange {
+        guard let change = await recorder.first(within: timeout, where: { match($0.change) ? $0.change : nil }) else {
+            throw TestFailure("no such change within \(timeout); seen: \(changes.map(\.item))")
+        }
+        return change
+    }
+
+    /// The changes so far.
+    var changes: [PasteboardChange] { recorder.events.map(\.change) }
+
+    var count: Int { recorder.events.count }
 
     /// Ends the watch (the stream's termination wakes the watcher thread, which closes its connection).
-    func stop() { self.task.cancel() }
-}
-
-private final class LockedChanges: @unchecked Sendable {
-    // Guarded by `lock`.
-    private var changes: [(PasteboardChange, ContinuousClock.Instant)] = []
-    private let lock = NSLock()
-
-    func append(_ change: PasteboardChange, at instant: ContinuousClock.Instant) {
-        self.lock.withLock { self.changes.append((change, instant)) }
-    }
-
-    func get(_ index: Int) -> (PasteboardChange, ContinuousClock.Instant)? {
-        self.lock.withLock { index < self.changes.count ? self.changes[index] : nil }
-    }
-
-    var count: Int { self.lock.withLock { self.changes.count } }
+    func stop() { recorder.stop() }
 }
 
 /// CPU time (user + system, in clock ticks) of this process's threads with a given name, from /proc.
@@ -67,22 +68,53 @@ func threadCPUTicks(named name: String) -> Int {
     return total
 }
 
+/// Waits until every X11 watcher thread of this process sleeps (blocked in `poll` for the next event).
+///
+/// A thread's state has no event to await, so this is a bounded retry of a probe of `/proc/self/task`: every 5 ms,
+/// for at most 30 s.
+func watcherThreadsAsleep() async throws {
+    let deadline = ContinuousClock.now + .seconds(30)
+    while true {
+        let states = threadStates(named: "huddle-x11watch")
+        if !states.isEmpty && states.allSatisfy({ $0 == "S" }) { return }
+        guard ContinuousClock.now < deadline else { throw TestFailure("watcher threads not asleep: \(states)") }
+        try await Task.sleep(for: .milliseconds(5))
+    }
+}
+
+/// The states (`R`, `S`, …, proc(5)) of this process's threads with a given name.
+func threadStates(named name: String) -> [String] {
+    let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
+    return tasks.compactMap { task in
+        guard let comm = try? String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8),
+            comm.trimmingCharacters(in: .whitespacesAndNewlines) == name,
+            let stat = try? String(contentsOfFile: "/proc/self/task/\(task)/stat", encoding: .utf8),
+            let close = stat.lastIndex(of: ")")
+        else { return nil }
+        return stat[stat.index(after: close)...].split(separator: " ").first.map(String.init)
+    }
+}
+
 extension DisplayServerTests {
     @Suite(
         "X11 change watching with XFixes, against Xvfb and xclip",
         .serialized,
+        .timeLimit(.minutes(2)),
         .enabled(if: XvfbServer.canRun, XvfbServer.skipReason)
     )
     struct X11WatcherTests {
-        @Test("a copy made by xclip is seen at once (event-driven, not polled), with its data")
-        func seesXclipQuickly() async throws {
+        /// Each change is an XFixes event: the watcher waits in `poll` without a timeout, and `idleCPU` shows it
+        /// does nothing in between. How soon a change is seen is a measurement, not a test: a loaded machine
+        /// stretches xclip's own start-up at will (IntegrationTests/pasteboard/bench.py gives the figure,
+        /// BENCHMARKS.md).
+        @Test("each copy made by xclip is seen, in order, with its data")
+        func seesEachXclipCopy() async throws {
             let server = try await XvfbServer.launch()
             defer { server.stop() }
             let pasteboard = try X11Pasteboard(displayName: server.display)
             let changes = ChangeCollector(try pasteboard.changes(of: .clipboard))
             defer { changes.stop() }
-            try await Task.sleep(for: .milliseconds(100))  // the watcher thread is blocked in poll
-            var latencies: [Duration] = []
+            // `changes(of:)` returned once the server had the subscription: every later change is reported.
             var owners: [pid_t] = []
             defer { for pid in owners { killChild(pid) } }
             for round in 0..<5 {
@@ -92,21 +124,13 @@ extension DisplayServerTests {
                 )
                 try Data(text.utf8).write(to: file)
                 defer { try? FileManager.default.removeItem(at: file) }
-                let start = ContinuousClock.now
                 owners.append(try server.start("xclip", ["-selection", "clipboard", "-quiet", "-i", file.path]))
-                let (change, arrived) = try await changes.change(round)
-                latencies.append(start.duration(to: arrived))
+                let (change, _) = try await changes.change(round)
                 #expect(change.item.string == text)
                 #expect(change.sequence == round + 1)
                 #expect(change.types.contains("UTF8_STRING"))
                 #expect(!change.isSecret)
             }
-            let median = latencies.sorted()[latencies.count / 2]
-            // From starting the xclip process (exec, connect, take the selection) to our event, data read included.
-            // Most of it is xclip's own start, which a parallel test run on two cores can stretch past 50 ms; the
-            // bound separates event-driven watching from polling (the seeds poll once a second); the uncontended
-            // figure is measured by IntegrationTests/pasteboard/bench.py (BENCHMARKS.md).
-            #expect(median < .milliseconds(250), "median latency \(median), all: \(latencies)")
         }
 
         @Test("our own write does not come back as a change; the next foreign one does")
@@ -118,8 +142,8 @@ extension DisplayServerTests {
             defer { changes.stop() }
             try await pasteboard.write(PasteboardItem(text: "mine"), to: .clipboard)
             #expect(try await server.run("xclip", ["-selection", "clipboard", "-o"]) == Data("mine".utf8))
-            try await Task.sleep(for: .milliseconds(300))
-            #expect(changes.count == 0, "own write echoed")
+            // The server reports owner changes in the order they happen: had our write come back, it would be
+            // change #1, before xclip's.
             let owner = try await XclipOwner(
                 server: server,
                 target: "UTF8_STRING",
@@ -128,7 +152,7 @@ extension DisplayServerTests {
             )
             defer { owner.stop() }
             let (change, _) = try await changes.change(0)
-            #expect(change.item.string == "theirs")
+            #expect(change.item.string == "theirs", "own write echoed: \(changes.changes.map(\.item))")
             #expect(change.sequence == 1)
         }
 
@@ -208,10 +232,11 @@ extension DisplayServerTests {
             let pasteboard = try X11Pasteboard(displayName: server.display)
             let changes = ChangeCollector(try pasteboard.changes(of: .clipboard))
             defer { changes.stop() }
-            try await Task.sleep(for: .milliseconds(200))
-            let before = threadCPUTicks(named: "huddle-x11-watc")  // comm is cut to 15 bytes
+            try await watcherThreadsAsleep()
+            let before = threadCPUTicks(named: "huddle-x11watch")
+            // The measurement itself: five seconds of real time in which nothing happens.
             try await Task.sleep(for: .seconds(5))
-            let after = threadCPUTicks(named: "huddle-x11-watc")
+            let after = threadCPUTicks(named: "huddle-x11watch")
             #expect(after - before == 0, "watcher used \(after - before) ticks while idle")
             // Still alive and listening after the idle time.
             let owner = try await XclipOwner(
@@ -229,7 +254,7 @@ extension DisplayServerTests {
             let server = try await XvfbServer.launch()
             let pasteboard = try X11Pasteboard(displayName: server.display)
             let stream = try pasteboard.changes(of: .clipboard)
-            try await Task.sleep(for: .milliseconds(100))
+            try await watcherThreadsAsleep()  // the server goes away while the watcher waits in poll
             server.stop()
             var count = 0
             for await _ in stream { count += 1 }  // ends: the loop sees the broken connection

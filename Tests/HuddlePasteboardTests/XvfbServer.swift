@@ -20,7 +20,9 @@ final class XvfbServer: Sendable {
     /// Starts a server on a display number unique to this run and waits until it accepts connections.
     ///
     /// The number is derived from the pid and a per-process counter, skipping numbers whose lock file or socket
-    /// exists; if Xvfb still loses a race for it, the next number is tried.
+    /// exists; if Xvfb still loses a race for it (it exits), the next number is tried. Xvfb says when it is ready
+    /// by writing its display number to the descriptor given with `-displayfd` (here a pipe on its standard
+    /// output).
     init() throws {
         guard let xvfb = which("Xvfb") else { throw TestFailure("Xvfb is not installed (apt-get install xvfb)") }
         // Killing a server while one of our connections still writes to it raises SIGPIPE (libxcb writes without
@@ -32,50 +34,54 @@ final class XvfbServer: Sendable {
                 return value
             }
             let number = 100 + (Int(getpid()) % 400) * 16 + offset % 16 + (offset / 16) * 7001
-            let socket = "/tmp/.X11-unix/X\(number)"
             if FileManager.default.fileExists(atPath: "/tmp/.X\(number)-lock")
-                || FileManager.default.fileExists(atPath: socket)
+                || FileManager.default.fileExists(atPath: "/tmp/.X11-unix/X\(number)")
             {
                 continue
             }
-            let pid = try spawn(
-                xvfb,
-                [":\(number)", "-nolisten", "tcp", "-noreset", "-screen", "0", "320x240x24"],
-                quiet: true
-            )
-            let deadline = ContinuousClock.now + .seconds(10)
-            var status: Int32 = 0
-            while waitpid(pid, &status, WNOHANG) == 0 {
-                if Self.accepts(socket) {
-                    self.pid = pid
-                    self.display = ":\(number)"
-                    return
-                }
-                if ContinuousClock.now > deadline {
-                    killChild(pid)
-                    throw TestFailure("Xvfb :\(number) did not accept connections within 10 s")
-                }
-                usleep(5_000)
+            if let pid = try Self.start(xvfb, display: number) {
+                self.pid = pid
+                self.display = ":\(number)"
+                return
             }
         }
         throw TestFailure("no free X display number for Xvfb")
     }
 
-    /// Whether a Unix socket accepts a connection (the server is listening).
-    private static func accepts(_ path: String) -> Bool {
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { buffer in
-            for (index, byte) in path.utf8.prefix(buffer.count - 1).enumerated() { buffer[index] = byte }
+    /// Starts Xvfb on display `number` and returns its pid once it is ready; nil when it exited first (the number
+    /// was taken meanwhile).
+    private static func start(_ xvfb: String, display number: Int) throws -> pid_t? {
+        var ends: [Int32] = [0, 0]
+        guard pipe(&ends) == 0 else { throw TestFailure("pipe failed: errno \(errno)") }
+        // dup2 in the child clears it for Xvfb's standard output. (Should a child started meanwhile by a parallel
+        // test inherit the write end, Xvfb exiting is still noticed: readLine watches the pid too.)
+        for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+        defer { close(ends[0]) }
+        let pid: pid_t
+        do {
+            pid = try spawn(
+                xvfb,
+                [":\(number)", "-displayfd", "1", "-nolisten", "tcp", "-noreset", "-screen", "0", "320x240x24"],
+                quiet: true,
+                stdout: ends[1]
+            )
+        } catch {
+            close(ends[1])
+            throw error
         }
-        return withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) == 0
-            }
+        close(ends[1])
+        let ready: String?
+        do {
+            ready = try readLine(from: ends[0], writtenBy: pid, within: .seconds(30))
+        } catch {
+            killChild(pid)
+            throw TestFailure("Xvfb :\(number) was not ready within 30 s")
         }
+        guard ready == "\(number)" else {
+            killChild(pid)
+            return nil
+        }
+        return pid
     }
 
     deinit { self.stop() }

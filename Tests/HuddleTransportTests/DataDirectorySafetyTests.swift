@@ -1,5 +1,6 @@
 import Foundation
 import Huddle
+import HuddleTestSupport
 import HuddleTransport
 import HuddleWire
 import Testing
@@ -41,7 +42,7 @@ struct DataDirectorySafetyTests {
 
     @Test(.enabled(if: canChown, "needs root to give a file to another user; with CI=true it fails instead"))
     func trustFileOwnedByAnotherUserIsRefused() throws {
-        let temporary = try TemporaryDirectory()
+        let temporary = try ScratchDirectory()
         defer { temporary.remove() }
         let planted = try TrustStoreTests.id(9)
         let file = try Self.plantTrustFile(in: temporary.url, pinning: planted)
@@ -55,12 +56,12 @@ struct DataDirectorySafetyTests {
     }
 
     @Test func trustFileWritableByOthersIsRefused() throws {
-        let temporary = try TemporaryDirectory()
+        let temporary = try ScratchDirectory()
         defer { temporary.remove() }
         let planted = try TrustStoreTests.id(9)
         let file = try Self.plantTrustFile(in: temporary.url, pinning: planted)
         for mode in [0o666, 0o620] {
-            try TemporaryDirectory.setMode(mode, of: file)
+            try ScratchDirectory.setMode(mode, of: file)
             let contents = try Data(contentsOf: file)
             try Self.expectRefused(
                 TrustStore(directory: temporary.url),
@@ -70,13 +71,13 @@ struct DataDirectorySafetyTests {
             )
         }
         // Closed again by its owner, it is read as before.
-        try TemporaryDirectory.setMode(0o600, of: file)
+        try ScratchDirectory.setMode(0o600, of: file)
         #expect(TrustStore(directory: temporary.url).isPinned(planted))
     }
 
     @Test(.enabled(if: canChown, "needs root to give a directory to another user; with CI=true it fails instead"))
     func dataDirectoryOwnedByAnotherUserIsRefused() async throws {
-        let temporary = try TemporaryDirectory()
+        let temporary = try ScratchDirectory()
         defer { temporary.remove() }
         let planted = try TrustStoreTests.id(9)
         let file = try Self.plantTrustFile(in: temporary.url, pinning: planted)
@@ -104,7 +105,7 @@ struct DataDirectorySafetyTests {
     /// Whoever planted the key knows it, and could pass for this device.
     @Test(.enabled(if: canChown, "needs root to give a file to another user; with CI=true it fails instead"))
     func keyFileOwnedByAnotherUserIsRefused() throws {
-        let temporary = try TemporaryDirectory()
+        let temporary = try ScratchDirectory()
         defer { temporary.remove() }
         _ = try DeviceIdentity.loadOrCreate(in: temporary.url)
         let file = temporary.url.appendingPathComponent("identity/key.pem")
@@ -115,18 +116,18 @@ struct DataDirectorySafetyTests {
     }
 
     @Test func dataDirectoryWritableByOthersIsRefused() throws {
-        let temporary = try TemporaryDirectory()
+        let temporary = try ScratchDirectory()
         defer { temporary.remove() }
         let planted = try TrustStoreTests.id(9)
         let file = try Self.plantTrustFile(in: temporary.url, pinning: planted)
-        try TemporaryDirectory.setMode(0o777, of: temporary.url)
+        try ScratchDirectory.setMode(0o777, of: temporary.url)
         let contents = try Data(contentsOf: file)
         try Self.expectRefused(TrustStore(directory: temporary.url), file: file, planted: planted, contents: contents)
         #expect(throws: IdentityError.self) { try DeviceIdentity.loadOrCreate(in: temporary.url) }
     }
 
     @Test func parentOpenToOthersWithoutTheStickyBitIsRefused() throws {
-        let temporary = try TemporaryDirectory()
+        let temporary = try ScratchDirectory()
         defer { temporary.remove() }
         let home = temporary.url.appendingPathComponent("home")
         try FileManager.default.createDirectory(at: home, withIntermediateDirectories: false)
@@ -134,25 +135,25 @@ struct DataDirectorySafetyTests {
         let file = try Self.plantTrustFile(in: home, pinning: planted)
         let contents = try Data(contentsOf: file)
         // Anyone could rename `home` away and put another in its place.
-        try TemporaryDirectory.setMode(0o777, of: temporary.url)
+        try ScratchDirectory.setMode(0o777, of: temporary.url)
         try Self.expectRefused(TrustStore(directory: home), file: file, planted: planted, contents: contents)
         // With the sticky bit, as /tmp has it, only the owner may rename it.
-        try TemporaryDirectory.setMode(0o1777, of: temporary.url)
+        try ScratchDirectory.setMode(0o1777, of: temporary.url)
         #expect(TrustStore(directory: home).isPinned(planted))
     }
 
     @Test func directoriesMadeForTheStoreArePrivate() throws {
-        let temporary = try TemporaryDirectory()
+        let temporary = try ScratchDirectory()
         defer { temporary.remove() }
         let data = temporary.url.appendingPathComponent("share/huddle")
         try TrustStore(directory: data).set(.verified, for: try TrustStoreTests.id(1), displayName: "x")
-        #expect(try TemporaryDirectory.mode(of: data) == 0o700)
-        #expect(try TemporaryDirectory.mode(of: data.deletingLastPathComponent()) == 0o700)
+        #expect(try ScratchDirectory.mode(of: data) == 0o700)
+        #expect(try ScratchDirectory.mode(of: data.deletingLastPathComponent()) == 0o700)
         let other = temporary.url.appendingPathComponent("key/huddle")
         _ = try DeviceIdentity.loadOrCreate(in: other)
-        #expect(try TemporaryDirectory.mode(of: other) == 0o700)
-        #expect(try TemporaryDirectory.mode(of: other.deletingLastPathComponent()) == 0o700)
-        #expect(try TemporaryDirectory.mode(of: other.appendingPathComponent("identity")) == 0o700)
+        #expect(try ScratchDirectory.mode(of: other) == 0o700)
+        #expect(try ScratchDirectory.mode(of: other.deletingLastPathComponent()) == 0o700)
+        #expect(try ScratchDirectory.mode(of: other.appendingPathComponent("identity")) == 0o700)
     }
 }
 

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import HuddleTestSupport
 import HuddleTransport
 import HuddleWire
 import NIOSSL
@@ -15,23 +16,23 @@ struct DeviceIdentityTests {
     }
 
     @Test func keyIsMadeOnFirstUseWithPrivateModes() throws {
-        let temporary = try TemporaryDirectory()
+        let temporary = try ScratchDirectory()
         defer { temporary.remove() }
         let data = temporary.url.appendingPathComponent("data", isDirectory: true)
         let identity = try DeviceIdentity.loadOrCreate(in: data)
         let file = Self.keyFile(in: data)
-        #expect(try TemporaryDirectory.mode(of: file) == 0o600)
-        #expect(try TemporaryDirectory.mode(of: file.deletingLastPathComponent()) == 0o700)
+        #expect(try ScratchDirectory.mode(of: file) == 0o600)
+        #expect(try ScratchDirectory.mode(of: file.deletingLastPathComponent()) == 0o700)
         let pem = try String(contentsOf: file, encoding: .utf8)
         #expect(pem.hasPrefix("-----BEGIN PRIVATE KEY-----"))
         let stored = try P256.Signing.PrivateKey(pemRepresentation: pem)
         #expect(stored.rawRepresentation == identity.privateKey.rawRepresentation)
         #expect(identity.deviceID == DeviceID(subjectPublicKeyInfo: Array(stored.publicKey.derRepresentation)))
-        #expect(try TemporaryDirectory.temporaryFiles(in: file.deletingLastPathComponent()).isEmpty)
+        #expect(try ScratchDirectory.temporaryFiles(in: file.deletingLastPathComponent()).isEmpty)
     }
 
     @Test func secondLoadGivesTheSameDeviceID() throws {
-        let temporary = try TemporaryDirectory()
+        let temporary = try ScratchDirectory()
         defer { temporary.remove() }
         let first = try DeviceIdentity.loadOrCreate(in: temporary.url)
         let bytes = try Data(contentsOf: Self.keyFile(in: temporary.url))
@@ -43,7 +44,7 @@ struct DeviceIdentityTests {
         #expect(second.certificateDER != first.certificateDER)
         #expect(try Data(contentsOf: Self.keyFile(in: temporary.url)) == bytes)
         // Another directory is another device.
-        let other = try TemporaryDirectory()
+        let other = try ScratchDirectory()
         defer { other.remove() }
         #expect(try DeviceIdentity.loadOrCreate(in: other.url).deviceID != first.deviceID)
     }
@@ -62,17 +63,17 @@ struct DeviceIdentityTests {
 
     @Test(arguments: [0o644, 0o640, 0o604, 0o660])
     func keyFileReadableByOthersIsRefusedAndLeftAlone(mode: Int) throws {
-        let temporary = try TemporaryDirectory()
+        let temporary = try ScratchDirectory()
         defer { temporary.remove() }
         _ = try DeviceIdentity.loadOrCreate(in: temporary.url)
         let file = Self.keyFile(in: temporary.url)
-        try TemporaryDirectory.setMode(mode, of: file)
+        try ScratchDirectory.setMode(mode, of: file)
         let before = try Data(contentsOf: file)
         #expect(throws: IdentityError.keyFileTooOpen(path: file.path, mode: mode)) {
             try DeviceIdentity.loadOrCreate(in: temporary.url)
         }
         #expect(try Data(contentsOf: file) == before)
-        #expect(try TemporaryDirectory.mode(of: file) == mode)
+        #expect(try ScratchDirectory.mode(of: file) == mode)
     }
 
     @Test(arguments: [
@@ -82,7 +83,7 @@ struct DeviceIdentityTests {
         [0xFF, 0xFE, 0x00, 0x80, 0xC3],
     ])
     func unreadableKeyIsRefusedAndLeftAlone(contents: [UInt8]) throws {
-        let temporary = try TemporaryDirectory()
+        let temporary = try ScratchDirectory()
         defer { temporary.remove() }
         let file = Self.keyFile(in: temporary.url)
         try FileManager.default.createDirectory(
@@ -100,11 +101,11 @@ struct DeviceIdentityTests {
             try DeviceIdentity.loadOrCreate(in: temporary.url)
         }
         #expect(try Data(contentsOf: file) == Data(contents))
-        #expect(try TemporaryDirectory.mode(of: file) == 0o600)
+        #expect(try ScratchDirectory.mode(of: file) == 0o600)
     }
 
     @Test func keyOfAnotherCurveIsUnreadable() throws {
-        let temporary = try TemporaryDirectory()
+        let temporary = try ScratchDirectory()
         defer { temporary.remove() }
         let file = Self.keyFile(in: temporary.url)
         try FileManager.default.createDirectory(
@@ -125,7 +126,7 @@ struct DeviceIdentityTests {
     /// on disk.
     @Test func racingFirstStartsAgreeOnOneKey() async throws {
         for _ in 0..<10 {
-            let temporary = try TemporaryDirectory()
+            let temporary = try ScratchDirectory()
             defer { temporary.remove() }
             let directory = temporary.url
             let ids = try await withThrowingTaskGroup(of: DeviceID.self) { group in
@@ -139,7 +140,7 @@ struct DeviceIdentityTests {
             )
             #expect(ids == [DeviceID(subjectPublicKeyInfo: Array(onDisk.publicKey.derRepresentation))])
             #expect(
-                try TemporaryDirectory.temporaryFiles(in: Self.keyFile(in: directory).deletingLastPathComponent())
+                try ScratchDirectory.temporaryFiles(in: Self.keyFile(in: directory).deletingLastPathComponent())
                     .isEmpty
             )
         }

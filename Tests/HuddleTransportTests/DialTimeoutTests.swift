@@ -5,11 +5,12 @@ import NIOPosix
 import Testing
 
 /// The deadlines of `PeerChannels.dial` and of the TLS handshake on both ends, on loopback.
-@Suite("Dial and handshake deadlines on loopback")
+@Suite("Dial and handshake deadlines on loopback", .timeLimit(.minutes(2)))
 struct DialTimeoutTests {
     let group = MultiThreadedEventLoopGroup.singleton
 
-    /// A listener that never accepts, its queue filled: the kernel drops further SYNs, so a connect hangs.
+    /// A listener that never accepts, its queue filled: the kernel drops further SYNs, so a connect hangs. Fills
+    /// it until a connect times out.
     func fullListener() async throws -> (listener: any Channel, fillers: [any Channel]) {
         let listener = try await ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 1)
@@ -21,7 +22,8 @@ struct DialTimeoutTests {
             do {
                 fillers.append(
                     try await ClientBootstrap(group: group)
-                        .connectTimeout(.milliseconds(200))
+                        // Long enough that a connection the queue takes is never given up on a loaded machine.
+                        .connectTimeout(.seconds(1))
                         .connect(to: listener.localAddress!)
                         .get()
                 )
@@ -51,10 +53,9 @@ struct DialTimeoutTests {
             guard case PeerConnectionError.connectFailed(let detail) = error else { return false }
             return detail.contains("Connect timeout")
         }
-        let elapsed = start.duration(to: .now)
-        #expect(elapsed >= .milliseconds(400), "\(elapsed)")
-        // Loose on purpose: a loaded 2-core CI machine delays timers by seconds; the reason proves which deadline.
-        #expect(elapsed < .seconds(30), "\(elapsed)")
+        // Not before the deadline; how long after it depends on the machine's load, and the error above proves that
+        // this deadline (not another) ended the dial.
+        #expect(start.duration(to: .now) >= .milliseconds(400))
         for filler in fillers { try? await filler.close() }
         try? await listener.close()
     }
@@ -91,15 +92,15 @@ struct DialTimeoutTests {
         let (raw, rawLog) = try await RawConnections.connect(to: listener.address, tls: nil)
         // On a loaded machine the listener may already have given up; the outcome below is what counts.
         if !bytes.isEmpty { try? await raw.writeAndFlush(ByteBuffer(bytes: bytes)) }
-        #expect(await RawConnections.waitForClose(raw, within: .seconds(40)))
+        #expect(await RawConnections.waitForClose(raw))
         let elapsed = start.duration(to: .now)
         let serverLog = try #require(await listener.log(0))
-        let events = await eventsUntilClosed(serverLog, within: 40)
+        let events = await eventsUntilClosed(serverLog)
         #expect(events.count == 1)
         #expect(events.last?.closeReason == .some(.tlsHandshakeTimedOut))
+        // Not before the deadline; how long after it depends on the machine's load, and the reason above proves
+        // that this deadline (not another) closed the connection.
         #expect(elapsed >= .milliseconds(500), "\(elapsed)")
-        // Loose on purpose: a loaded 2-core CI machine delays timers by seconds; the reason proves which deadline.
-        #expect(elapsed < .seconds(30), "\(elapsed)")
         #expect(rawLog.bytesRead == 0)
         await listener.close()
     }

@@ -37,7 +37,7 @@ final class RelayHandler: ChannelInboundHandler, Sendable {
     }
 }
 
-@Suite("A man in the middle")
+@Suite("A man in the middle", .timeLimit(.minutes(2)))
 struct ManInTheMiddleTests {
     let group = MultiThreadedEventLoopGroup.singleton
 

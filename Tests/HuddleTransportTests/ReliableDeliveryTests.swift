@@ -5,7 +5,7 @@ import Testing
 
 /// Sequence numbers, cumulative ACKs and RESUME on real TLS connections over loopback: what the peer did not
 /// acknowledge is handed back, in order, when the connection ends.
-@Suite("Reliable delivery across connections")
+@Suite("Reliable delivery across connections", .timeLimit(.minutes(2)))
 struct ReliableDeliveryTests {
     let harness = PeerConnectionTests()
 

@@ -12,9 +12,18 @@ import X509
 import _CryptoExtras
 
 /// `docs/security.md` table D: TLS and identity, over real loopback TCP.
-@Suite("TLS and identity on loopback (security.md table D)")
+@Suite("TLS and identity on loopback (security.md table D)", .timeLimit(.minutes(2)))
 struct TLSIdentityTests {
     let group = MultiThreadedEventLoopGroup.singleton
+
+    /// Both ends wait far longer than the suite's time limit for a TLS handshake, so every connection here ends
+    /// for the reason under test: with the default 10 s, a test task starved on a loaded machine could reach its
+    /// next step after the deadline and find `tlsHandshakeTimedOut` instead (d11 tests the deadline itself).
+    static let patient: PeerConnectionConfiguration = {
+        var configuration = PeerConnectionConfiguration()
+        configuration.tlsHandshakeTimeout = .seconds(600)
+        return configuration
+    }()
 
     /// The detail of a `.tls` close, or `nil` for any other outcome.
     static func tlsDetail(_ reason: PeerConnectionError??) -> String? {
@@ -36,7 +45,7 @@ struct TLSIdentityTests {
         _ tls: TLSConfiguration
     ) async throws -> (client: RawTLSLog, server: [PeerConnectionEvent], verifier: PeerVerifier?) {
         let bob = try TransportPeer("bob")
-        let listener = try await LoggedListener.start(bob)
+        let listener = try await LoggedListener.start(bob, configuration: Self.patient)
         let (channel, clientLog) = try await RawConnections.connect(to: listener.address, tls: tls)
         #expect(await RawConnections.waitForClose(channel), "the listener should close the connection")
         let serverLog = try #require(await listener.log(0))
@@ -106,7 +115,7 @@ struct TLSIdentityTests {
             server.localAddress!,
             group: group,
             tls: ada.tls,
-            wiring: (ada.setup(.initiator), ada.verifier(), log.sink)
+            wiring: (ada.setup(.initiator, configuration: Self.patient), ada.verifier(), log.sink)
         )
         let events = await eventsUntilClosed(log)
         try? await channel.close()
@@ -192,7 +201,7 @@ struct TLSIdentityTests {
             rogue.localAddress!,
             group: group,
             tls: ada.tls,
-            wiring: (ada.setup(.initiator), verifier, log.sink)
+            wiring: (ada.setup(.initiator, configuration: Self.patient), verifier, log.sink)
         )
         let events = await eventsUntilClosed(log)
         #expect(!events.contains { $0.isAuthenticated })
@@ -272,7 +281,7 @@ struct TLSIdentityTests {
             rogue.localAddress!,
             group: group,
             tls: ada.tls,
-            wiring: (ada.setup(.initiator), verifier, log.sink)
+            wiring: (ada.setup(.initiator, configuration: Self.patient), verifier, log.sink)
         )
         let events = await eventsUntilClosed(log)
         #expect(!events.contains { $0.isAuthenticated })
@@ -295,10 +304,13 @@ struct TLSIdentityTests {
     ])
     func d6PlaintextIsClosedAndTheListenerStillPairs(bytes: [UInt8], expected: String) async throws {
         let bob = try TransportPeer("bob")
-        let listener = try await LoggedListener.start(bob)
+        // The listener's handshake deadline is out of reach (`patient`), so the plaintext is what closes the
+        // connection, however long this task waits between connecting and writing. With the default 10 s a
+        // loaded machine found `tlsHandshakeTimedOut` here instead of the TLS library's reason (issue 18).
+        let listener = try await LoggedListener.start(bob, configuration: Self.patient)
         let (raw, rawLog) = try await RawConnections.connect(to: listener.address, tls: nil)
-        // The listener may close before this write reports back (a slow machine): the close reason below proves
-        // the bytes arrived.
+        // The write may report back after the listener has already closed on its first bytes; the close reason
+        // below proves they arrived.
         try? await raw.writeAndFlush(ByteBuffer(bytes: bytes))
         #expect(await RawConnections.waitForClose(raw), "the listener should close a plaintext connection")
         let garbageLog = try #require(await listener.log(0))
@@ -319,7 +331,7 @@ struct TLSIdentityTests {
             listener.address,
             group: group,
             tls: ada.tls,
-            wiring: (ada.setup(.initiator), ada.verifier(), clientLog.sink)
+            wiring: (ada.setup(.initiator, configuration: Self.patient), ada.verifier(), clientLog.sink)
         )
         let serverLog = try #require(await listener.log(1))
         #expect(await serverLog.wait(for: PeerConnectionTests.authenticated) == ada.identity.deviceID)
@@ -368,7 +380,7 @@ struct TLSIdentityTests {
         let key = P256.Signing.PrivateKey()
         let rogueID = DeviceID(subjectPublicKeyInfo: Array(key.publicKey.derRepresentation))
         try bob.store.set(.blocked, for: rogueID, displayName: "rogue")
-        let listener = try await LoggedListener.start(bob)
+        let listener = try await LoggedListener.start(bob, configuration: Self.patient)
         var frame = ByteBuffer()
         PeerFrameEncoder.write(
             PeerFrame(
@@ -447,13 +459,13 @@ struct TLSIdentityTests {
             tls: ada.tls,
             wiring: (ada.setup(.initiator, configuration: configuration), ada.verifier(), log.sink)
         )
-        let events = await eventsUntilClosed(log, within: 40)
+        let events = await eventsUntilClosed(log)
         let elapsed = start.duration(to: .now)
         #expect(events.count == 1)
         #expect(events.last?.closeReason == .some(.tlsHandshakeTimedOut))
+        // Not before the deadline; how long after it depends on the machine's load, and the reason above proves
+        // that this deadline (not another) closed the connection.
         #expect(elapsed >= .milliseconds(500), "\(elapsed)")
-        // Loose on purpose: a loaded 2-core CI machine delays timers by seconds; the reason proves which deadline.
-        #expect(elapsed < .seconds(30), "\(elapsed)")
         #expect(await RawConnections.waitForClose(channel, within: .seconds(10)))
         try? await silent.close()
     }

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import HuddleTestSupport
 import HuddleTransport
 import HuddleWire
 import NIOCore
@@ -186,21 +187,13 @@ final class LoggedListener: Sendable {
         var channel: any Channel
     }
 
-    /// The accepted connections, shared with the listener's initializer.
-    final class Connections: Sendable {
-        let list = Mutex<[Accepted]>([])
-
-        func append(_ accepted: Accepted) { list.withLock { $0.append(accepted) } }
-
-        subscript(index: Int) -> Accepted? { list.withLock { $0.count > index ? $0[index] : nil } }
-    }
-
     let channel: any Channel
-    private let connections: Connections
+    /// The accepted connections, in the order the listener took them.
+    private let accepted: EventRecorder<Accepted>
 
-    private init(channel: any Channel, connections: Connections) {
+    private init(channel: any Channel, accepted: EventRecorder<Accepted>) {
         self.channel = channel
-        self.connections = connections
+        self.accepted = accepted
     }
 
     /// Listens on 127.0.0.1, port 0.
@@ -209,49 +202,47 @@ final class LoggedListener: Sendable {
         configuration: PeerConnectionConfiguration = .init(),
         group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
     ) async throws -> LoggedListener {
-        let connections = Connections()
+        let accepted = EventRecorder<Accepted>()
         let channel = try await PeerChannels.listen(host: "127.0.0.1", port: 0, group: group, tls: responder.tls) {
             child in
             let log = EventLog()
             let verifier = responder.verifier()
-            connections.append(Accepted(log: log, verifier: verifier, channel: child))
+            accepted.record(Accepted(log: log, verifier: verifier, channel: child))
             return (responder.setup(.responder, configuration: configuration), verifier, log.sink)
         }
-        return LoggedListener(channel: channel, connections: connections)
+        return LoggedListener(channel: channel, accepted: accepted)
     }
 
     var address: SocketAddress { channel.localAddress! }
 
-    /// The log of the `index`th accepted connection, waiting up to five seconds for it to be accepted.
+    /// The log of the `index`th accepted connection (from 0), waiting for the listener to accept it.
     func log(_ index: Int) async -> EventLog? {
-        let deadline = ContinuousClock.now + .seconds(5)
-        while ContinuousClock.now < deadline {
-            if let accepted = connections[index] { return accepted.log }
-            try? await Task.sleep(for: .milliseconds(5))
+        var seen = 0
+        return await accepted.first { accepted -> EventLog? in
+            defer { seen += 1 }
+            return seen == index ? accepted.log : nil
         }
-        return nil
     }
 
-    func verifier(_ index: Int) -> PeerVerifier? { connections[index]?.verifier }
+    func verifier(_ index: Int) -> PeerVerifier? { connection(index)?.verifier }
 
     /// The `index`th accepted connection.
-    func child(_ index: Int) -> (any Channel)? { connections[index]?.channel }
+    func child(_ index: Int) -> (any Channel)? { connection(index)?.channel }
+
+    private func connection(_ index: Int) -> Accepted? {
+        let all = accepted.events
+        return index < all.count ? all[index] : nil
+    }
 
     func close() async {
         try? await channel.close()
     }
 }
 
-/// Reads every event of a Huddle connection until it closes, so a test can check what never happened.
-func eventsUntilClosed(_ log: EventLog, within seconds: Double = 10) async -> [PeerConnectionEvent] {
-    var seen: [PeerConnectionEvent] = []
-    let deadline = ContinuousClock.now + .seconds(seconds)
-    while ContinuousClock.now < deadline {
-        guard let event = await log.next(within: seconds) else { break }
-        seen.append(event)
-        if case .closed = event { break }
-    }
-    return seen
+/// Every event of a Huddle connection not yet taken from `log`, until it closes, so a test can check what never
+/// happened.
+func eventsUntilClosed(_ log: EventLog, within seconds: Double = 30) async -> [PeerConnectionEvent] {
+    await log.untilClosed(within: seconds)
 }
 
 extension PeerConnectionEvent {

@@ -1,53 +1,48 @@
+import HuddleTestSupport
 import HuddleTransport
 import HuddleWire
-import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import Synchronization
 
-/// Collects a connection's events and lets a test wait for them.
+/// A connection's events, read in order: `next` and `wait` each take events from where the previous call stopped.
+///
+/// Built on ``EventRecorder``: a wait is woken by each new event and ends at the first match, so it takes as long
+/// as the awaited event takes; the deadline only ends a wait on broken code.
 final class EventLog: Sendable {
-    private let state = NIOLockedValueBox<[PeerConnectionEvent]>([])
-    private let stream: AsyncStream<PeerConnectionEvent>
-    private let continuation: AsyncStream<PeerConnectionEvent>.Continuation
-    private let iterator: Mutex<AsyncStream<PeerConnectionEvent>.Iterator?>
+    /// Every event of the connection, as reported.
+    let recorder = EventRecorder<PeerConnectionEvent>()
+    /// How many events `next` and `wait` have taken so far.
+    private let taken = Mutex(0)
 
-    init() {
-        (stream, continuation) = AsyncStream.makeStream()
-        iterator = Mutex(nil)
-    }
+    var sink: @Sendable (PeerConnectionEvent) -> Void { recorder.sink }
 
-    var sink: @Sendable (PeerConnectionEvent) -> Void {
-        { [continuation] event in continuation.yield(event) }
-    }
-
-    /// The next event, or `nil` after `seconds`.
+    /// The next event not yet taken, or `nil` when none came within `seconds`.
     func next(within seconds: Double = 30) async -> PeerConnectionEvent? {
-        let stream = self.stream
-        return await withTaskGroup(of: PeerConnectionEvent?.self) { group in
-            group.addTask {
-                var iterator = stream.makeAsyncIterator()
-                return await iterator.next()
-            }
-            group.addTask {
-                try? await Task.sleep(for: .seconds(seconds))
-                return nil
-            }
-            let first = await group.next()!
-            group.cancelAll()
-            return first
-        }
+        await wait(within: seconds) { $0 }
     }
 
-    /// Skips events until one matches.
+    /// Takes events until one matches and returns what `match` made of it; `nil` when none matched within
+    /// `seconds` (the events looked at stay taken).
     func wait<T>(within seconds: Double = 30, for match: (PeerConnectionEvent) -> T?) async -> T? {
-        let deadline = ContinuousClock.now + .seconds(seconds)
-        while ContinuousClock.now < deadline {
-            guard let event = await next(within: seconds) else { return nil }
-            state.withLockedValue { $0.append(event) }
-            if let value = match(event) { return value }
+        let start = taken.withLock { $0 }
+        var index = 0
+        let found = await recorder.first(within: .seconds(seconds)) { event -> (T, Int)? in
+            defer { index += 1 }
+            guard index >= start, let value = match(event) else { return nil }
+            return (value, index)
         }
-        return nil
+        taken.withLock { $0 = max($0, found.map { $0.1 + 1 } ?? index) }
+        return found?.0
+    }
+
+    /// The events not yet taken up to and including the connection's `.closed`, which is waited for; fewer (no
+    /// `.closed`) when it did not close within `seconds`.
+    func untilClosed(within seconds: Double = 30) async -> [PeerConnectionEvent] {
+        let start = taken.withLock { $0 }
+        _ = await wait(within: seconds) { $0.closeReason }
+        let end = taken.withLock { $0 }
+        return Array(recorder.events[start..<end])
     }
 }
 

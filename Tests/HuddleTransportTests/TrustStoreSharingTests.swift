@@ -1,4 +1,5 @@
 import Foundation
+import HuddleTestSupport
 import HuddleTransport
 import HuddleWire
 import Testing
@@ -10,7 +11,7 @@ struct TrustStoreSharingTests {
     static func id(_ seed: UInt8) throws -> DeviceID { try TrustStoreTests.id(seed) }
 
     @Test func blockByAnotherStoreSurvivesAnUnrelatedChange() throws {
-        let temporary = try TemporaryDirectory()
+        let temporary = try ScratchDirectory()
         defer { temporary.remove() }
         let (x, y) = (try Self.id(1), try Self.id(2))
         let s1 = TrustStore(directory: temporary.url)
@@ -27,7 +28,7 @@ struct TrustStoreSharingTests {
     }
 
     @Test func forgetByAnotherStoreSurvivesAnUnrelatedChange() throws {
-        let temporary = try TemporaryDirectory()
+        let temporary = try ScratchDirectory()
         defer { temporary.remove() }
         let (x, y) = (try Self.id(1), try Self.id(2))
         let s1 = TrustStore(directory: temporary.url)
@@ -44,7 +45,7 @@ struct TrustStoreSharingTests {
     }
 
     @Test func reloadPicksUpAnotherStoresChanges() throws {
-        let temporary = try TemporaryDirectory()
+        let temporary = try ScratchDirectory()
         defer { temporary.remove() }
         let (x, y) = (try Self.id(1), try Self.id(2))
         let s1 = TrustStore(directory: temporary.url)
@@ -69,7 +70,7 @@ struct TrustStoreSharingTests {
     }
 
     @Test func reloadOfADamagedFileLocksAndARepairedOneUnlocks() throws {
-        let temporary = try TemporaryDirectory()
+        let temporary = try ScratchDirectory()
         defer { temporary.remove() }
         let x = try Self.id(1)
         let file = TrustStoreTests.file(in: temporary.url)
@@ -94,7 +95,7 @@ struct TrustStoreSharingTests {
     /// the file under the lock.
     @Test(.timeLimit(.minutes(1)))
     func concurrentChangesFromTwoStoresLoseNothing() async throws {
-        let temporary = try TemporaryDirectory()
+        let temporary = try ScratchDirectory()
         defer { temporary.remove() }
         let stores = [TrustStore(directory: temporary.url), TrustStore(directory: temporary.url)]
         let perStore = 24
@@ -109,6 +110,6 @@ struct TrustStoreSharingTests {
         let fresh = TrustStore(directory: temporary.url)
         #expect(fresh.lockedReason == nil)
         #expect(Set(fresh.records.map(\.deviceID)) == Set(ids.map(\.description)))
-        #expect(try TemporaryDirectory.temporaryFiles(in: temporary.url).isEmpty)
+        #expect(try ScratchDirectory.temporaryFiles(in: temporary.url).isEmpty)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import HuddleTestSupport
 import HuddleTransport
 import HuddleWire
 import Testing
@@ -17,7 +18,7 @@ struct TrustStoreTests {
     static let tuesday = Date(timeIntervalSince1970: 1_800_086_400)
 
     @Test func recordsSurviveAnotherInstance() throws {
-        let temporary = try TemporaryDirectory()
+        let temporary = try ScratchDirectory()
         defer { temporary.remove() }
         let (ada, bob, carl) = (try Self.id(1), try Self.id(2), try Self.id(3))
         let store = TrustStore(directory: temporary.url)
@@ -43,12 +44,12 @@ struct TrustStoreTests {
         #expect(reopened.isPinned(ada) && !reopened.isBlocked(ada))
         #expect(reopened.isBlocked(carl) && !reopened.isPinned(carl))
         #expect(!reopened.isPinned(bob) && !reopened.isBlocked(bob))
-        #expect(try TemporaryDirectory.mode(of: Self.file(in: temporary.url)) == 0o600)
-        #expect(try TemporaryDirectory.temporaryFiles(in: temporary.url).isEmpty)
+        #expect(try ScratchDirectory.mode(of: Self.file(in: temporary.url)) == 0o600)
+        #expect(try ScratchDirectory.temporaryFiles(in: temporary.url).isEmpty)
     }
 
     @Test func fileIsReadableJSON() throws {
-        let temporary = try TemporaryDirectory()
+        let temporary = try ScratchDirectory()
         defer { temporary.remove() }
         let store = TrustStore(directory: temporary.url)
         let ids = try (1...4).map { try Self.id(UInt8($0 * 40)) }
@@ -69,7 +70,7 @@ struct TrustStoreTests {
     }
 
     @Test func setKeepsFirstSeenAndNeverLowersTheVersion() throws {
-        let temporary = try TemporaryDirectory()
+        let temporary = try ScratchDirectory()
         defer { temporary.remove() }
         let ada = try Self.id(9)
         let store = TrustStore(directory: temporary.url)
@@ -106,7 +107,7 @@ struct TrustStoreTests {
         [0xFF, 0x00, 0xFE],
     ])
     func unreadableStoreIsLockedAndNeverOverwritten(contents: [UInt8]) throws {
-        let temporary = try TemporaryDirectory()
+        let temporary = try ScratchDirectory()
         defer { temporary.remove() }
         let file = Self.file(in: temporary.url)
         #expect(FileManager.default.createFile(atPath: file.path, contents: Data(contents)))
@@ -128,12 +129,12 @@ struct TrustStoreTests {
         #expect(throws: TrustStoreError.locked(reason)) { try store.forget(ada) }
         #expect(store.record(for: ada) == nil)
         #expect(try Data(contentsOf: file) == Data(contents))
-        #expect(try TemporaryDirectory.temporaryFiles(in: temporary.url).isEmpty)
+        #expect(try ScratchDirectory.temporaryFiles(in: temporary.url).isEmpty)
         #expect(TrustStore(directory: temporary.url).lockedReason != nil)
     }
 
     @Test func concurrentChangesLeaveAWholeFile() async throws {
-        let temporary = try TemporaryDirectory()
+        let temporary = try ScratchDirectory()
         defer { temporary.remove() }
         let store = TrustStore(directory: temporary.url)
         let count = 64
@@ -155,14 +156,14 @@ struct TrustStoreTests {
         #expect(Set(reopened.records.map(\.deviceID)) == Set(ids.map(\.description)))
         #expect(reopened.records.allSatisfy { $0.maximumVersionSeen == 2 })
         #expect(reopened.records.filter { $0.trust == .blocked }.count == (count + 2) / 3)
-        #expect(try TemporaryDirectory.temporaryFiles(in: temporary.url).isEmpty)
-        #expect(try TemporaryDirectory.mode(of: Self.file(in: temporary.url)) == 0o600)
+        #expect(try ScratchDirectory.temporaryFiles(in: temporary.url).isEmpty)
+        #expect(try ScratchDirectory.mode(of: Self.file(in: temporary.url)) == 0o600)
     }
 
     /// A record whose device ID does not parse (a hand edit, a typo in a check character) locks the store: dropping
     /// it and writing the rest back would silently lose a pin or, worse, a block.
     @Test func recordWithAnUnreadableDeviceIDLocksTheStore() throws {
-        let temporary = try TemporaryDirectory()
+        let temporary = try ScratchDirectory()
         defer { temporary.remove() }
         let (ada, carl) = (try Self.id(1), try Self.id(3))
         let writer = TrustStore(directory: temporary.url)

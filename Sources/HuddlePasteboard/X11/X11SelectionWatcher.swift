@@ -16,6 +16,9 @@ enum X11SelectionWatcher {
     /// XFixesSelectionClientCloseNotifyMask` (Xfixes.h).
     static let eventMask: UInt = 0b111
 
+    /// The watcher thread's name (at most 15 bytes, as Linux keeps it).
+    static let threadName = "huddle-x11watch"
+
     static func start(
         pasteboard: X11Pasteboard,
         selection: PasteboardSelection
@@ -30,7 +33,9 @@ enum X11SelectionWatcher {
         }
         let selectionAtom = connection.atom(selection.rawValue)
         connection.lib.fixesSelectSelectionInput(connection.display, connection.window, selectionAtom, Self.eventMask)
-        connection.flush()
+        // A round trip, not just a flush: once this returns the server has the subscription, so any change made
+        // after `changes(of:)` returned is reported (a flushed request may still wait in the server's queue).
+        _ = connection.lib.sync(connection.display, 0)
         guard let wake = closeOnExecPipe() else { throw PasteboardError.storage("pipe", errno: errno) }
         let (stream, continuation) = AsyncStream.makeStream(of: PasteboardChange.self, bufferingPolicy: .unbounded)
         let (wakeRead, wakeWrite) = wake
@@ -41,6 +46,8 @@ enum X11SelectionWatcher {
         }
         let box = UncheckedBox(connection)
         let thread = Thread {
+            // Tests find the thread by its name (its CPU time while idle, its state).
+            nameCurrentThread(Self.threadName)
             let loop = WatchLoop(
                 connection: box.value,
                 pasteboard: pasteboard,
@@ -52,7 +59,6 @@ enum X11SelectionWatcher {
             close(wakeRead)
             close(wakeWrite)
         }
-        thread.name = "huddle-x11-watch"
         thread.start()
         return stream
     }
@@ -107,5 +113,15 @@ private struct WatchLoop {
     private func read(_ type: PasteboardType, _ offered: [String]) throws -> Data {
         try self.pasteboard.read(type, offered: offered, self.connection, self.selection)
     }
+}
+
+/// Names the calling thread, as `ps -L` and `/proc/self/task/*/comm` show it (at most 15 bytes on Linux).
+///
+/// Not through Foundation: on Linux `Thread.name` set before `start()` is never applied, and set from inside the
+/// thread it is lost now and then (the Thread object learns its pthread only after the thread has started).
+private func nameCurrentThread(_ name: String) {
+    typealias SetName = @convention(c) (pthread_t, UnsafePointer<CChar>) -> Int32
+    guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "pthread_setname_np") else { return }
+    _ = unsafeBitCast(symbol, to: SetName.self)(pthread_self(), name)
 }
 #endif

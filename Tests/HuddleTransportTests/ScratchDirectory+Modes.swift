@@ -1,20 +1,9 @@
 import Foundation
+import HuddleTestSupport
 import Testing
 
-/// A directory of its own under the system's temporary directory, removed by `remove()`.
-struct TemporaryDirectory {
-    let url: URL
-
-    init(_ label: String = #function) throws {
-        let name = "huddle-\(label.filter { $0.isLetter || $0.isNumber })-\(UUID().uuidString)"
-        url = FileManager.default.temporaryDirectory.appendingPathComponent(name, isDirectory: true)
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: false)
-    }
-
-    func remove() {
-        try? FileManager.default.removeItem(at: url)
-    }
-
+/// What the data-directory tests check of the files in a scratch directory.
+extension ScratchDirectory {
     /// The permission bits of `url`.
     static func mode(of url: URL) throws -> Int {
         let attributes = try FileManager.default.attributesOfItem(atPath: url.path)
