@@ -10,19 +10,20 @@ import HuddleTransport
 public func makeUnprobedSessions(
     _ names: [String],
     sessionID: String = "TypingTogether",
+    modes: [PeerSessionMode]? = nil,
     directory: InMemoryPeerDirectory = InMemoryPeerDirectory(),
     configure: (inout PeerSessionConfiguration) -> Void = { _ in }
 ) async throws -> [PeerSession] {
     var sessions: [PeerSession] = []
     do {
-        for name in names {
+        for (index, name) in names.enumerated() {
             var configuration = PeerSessionConfiguration()
             configuration.listenHost = "127.0.0.1"
             configure(&configuration)
             let session = try await PeerSession(
                 sessionID: sessionID,
                 displayName: name,
-                mode: .peer,
+                mode: modes?[index] ?? .peer,
                 configuration: configuration,
                 directory: directory,
                 identity: try DeviceIdentity.ephemeral(),

@@ -1,5 +1,5 @@
 public import Huddle
-import HuddleTransport
+
 import Testing
 
 /// Sessions on one in-memory directory, each with its own identity and trust store, on loopback. The caller
@@ -11,30 +11,13 @@ public func makeSessions(
     directory: InMemoryPeerDirectory = InMemoryPeerDirectory(),
     configure: (inout PeerSessionConfiguration) -> Void = { _ in }
 ) async throws -> [SessionProbe] {
-    var probes: [SessionProbe] = []
-    do {
-        for (index, name) in names.enumerated() {
-            var configuration = PeerSessionConfiguration()
-            configuration.listenHost = "127.0.0.1"
-            configure(&configuration)
-            let session = try await PeerSession(
-                sessionID: sessionID,
-                displayName: name,
-                mode: modes?[index] ?? .peer,
-                configuration: configuration,
-                directory: directory,
-                identity: try DeviceIdentity.ephemeral(),
-                trustStore: TrustStore()
-            )
-            let probe = SessionProbe(session)
-            probes.append(probe)
-            try await session.start()
-        }
-    } catch {
-        for probe in probes { await probe.stop() }
-        throw error
-    }
-    return probes
+    try await makeUnprobedSessions(
+        names,
+        sessionID: sessionID,
+        modes: modes,
+        directory: directory,
+        configure: configure
+    ).map(SessionProbe.init)
 }
 
 /// Runs `body` with started sessions (see ``makeSessions(_:sessionID:modes:directory:configure:_:)``) and
