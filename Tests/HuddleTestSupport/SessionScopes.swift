@@ -1,5 +1,4 @@
 public import Huddle
-
 import Testing
 
 /// Sessions on one in-memory directory, each with its own identity and trust store, on loopback. The caller
