@@ -36,7 +36,14 @@ struct ClipboardRelayTests {
             let (ada, bob) = (peers.syncs[0], peers.syncs[1])
             let (bobEvents, carolEvents) = (peers.events[1], peers.events[2])
             _ = try #require(await peers.connectedPeers(1, count: 2))
+            // Ada sends on her own session: wait until it, too, has Bob connected (each side of a connection
+            // reports it on its own time).
             let bobID = bob.session.peerID
+            let adaHasBob = await peers.events[0].contains { event in
+                if case .peerConnected(let peer, _) = event { return peer == bobID }
+                return false
+            }
+            try #require(adaHasBob)
 
             let lead = ClipboardSyncCore.maximumRelayLead + 60_000
             let far = ClipStamp(time: start + lead, counter: 0, origin: ada.session.peerID.rawValue)
