@@ -159,7 +159,7 @@ struct PairingBudgetTests {
             #expect(laptop.deviceID == identity.deviceID)
             #expect(laptop.id != sessions[0].peerID)
             // The same device is its own pinned peer: no code, no prompt.
-            try await sessions[0].connect(to: laptop.id, timeout: .seconds(10))
+            try await sessions[0].connect(to: laptop.id, timeout: .seconds(45))
             #expect(await sessions[0].peers(in: .connected) == [laptop.id])
             #expect(await sessions[0].peers(in: .available).isEmpty)
             #expect(desk.events.allSatisfy { if case .connectionRequest = $0 { false } else { true } })

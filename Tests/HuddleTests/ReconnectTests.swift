@@ -20,7 +20,7 @@ struct ReconnectTests {
             let probes = try await scope.sessions(["Ada", "Bob"])
             let (ada, bob) = (probes[0], probes[1])
             let bobID = try #require(await ada.found(named: "Bob")).id
-            let connecting = Task { try await ada.session.connect(to: bobID, timeout: .seconds(10)) }
+            let connecting = Task { try await ada.session.connect(to: bobID, timeout: .seconds(45)) }
             let incoming = try #require(await bob.request(direction: .incoming))
             let outgoing = try #require(await ada.request(direction: .outgoing))
             await bob.session.accept(incoming)

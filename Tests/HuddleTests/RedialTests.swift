@@ -26,7 +26,7 @@ struct RedialTests {
                 }
                 ada.clear()
                 do {
-                    try await ada.session.connect(to: bobID, timeout: .seconds(10))
+                    try await ada.session.connect(to: bobID, timeout: .seconds(45))
                 } catch {
                     Issue.record("cycle \(cycle): \(error)")
                     break

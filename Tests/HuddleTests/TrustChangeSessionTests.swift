@@ -110,7 +110,7 @@ struct TrustChangeSessionTests {
             // Bob still pins Ada and dials her as a known device: Ada asks for pairing again.
             ada.clear()
             await #expect(throws: PeerSessionError.connection(.wire(.pairingRejected(reason: .pairingRequired)))) {
-                try await bob.session.connect(to: adaID, timeout: .seconds(10))
+                try await bob.session.connect(to: adaID, timeout: .seconds(45))
             }
             #expect(TrustStore(directory: homes[0]).record(for: bobDevice) == nil, "and the pin stays forgotten")
         }
