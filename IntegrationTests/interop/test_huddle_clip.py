@@ -58,6 +58,15 @@ def png(width: int, height: int, seed: int = 0) -> bytes:
         + chunk(b"IEND", b"")
 
 
+def marker(from_x: XDisplay, to_proc, text: bytes) -> None:
+    """Copies `text` on `from_x` and waits until `to_proc` reports taking it: each sync's items reach a peer in
+    order, so anything the sender would have sent before (an echo, an old item, a secret) has arrived by then.
+    Used instead of waiting a while to show that something did not come."""
+    mark = len(to_proc.lines)
+    from_x.copy(text)
+    to_proc.wait_line(lambda l: l.startswith("←"), 20, start=mark)
+
+
 def syncing(testbed, homes, xdisplays, count: int, *extra: str):
     """`clip sync --trust-on-first-use` on the first `count` hosts; returns (procs, displays) once all are
     connected to each other."""
@@ -93,11 +102,12 @@ def test_text_and_png_reach_the_other_host_identical_with_their_types(testbed, h
     x_ada.copy(big, "image/png")
     ada.wait_line(lambda l: l.startswith("→ shared image/png (1.0 MiB)"), 20, start=mark)
     x_bob.wait_for(big, "image/png", timeout=20)
-    # Nothing echoed back: Ada shared twice (text, big image) and took once (the small image).
-    time.sleep(1)
+    # Nothing echoed back: Ada shared twice (text, big image) and took once (the small image) before Bob's marker;
+    # Bob shared the small image and the marker.
+    marker(x_bob, ada, b"marker after the image")
     assert sum(1 for _, l in ada.lines if l.startswith("→ shared")) == 2, ada.output()
-    assert sum(1 for _, l in ada.lines if l.startswith("←")) == 1, ada.output()
-    assert sum(1 for _, l in bob.lines if l.startswith("→ shared")) == 1, bob.output()
+    assert sum(1 for _, l in ada.lines if l.startswith("←")) == 2, ada.output()
+    assert sum(1 for _, l in bob.lines if l.startswith("→ shared")) == 2, bob.output()
     for proc in (ada, bob):
         assert proc.stop() == 0, proc.output()
 
@@ -140,7 +150,6 @@ def test_three_hosts_converge_and_a_secret_item_stays_home(testbed, huddle, home
         time.sleep(0.5)
         assert [d.paste() for d in displays] == seen, "the clipboards moved after converging"
     # A password manager's copy: text plus x-kde-passwordManagerHint=secret, offered by `huddle pb copy`.
-    before = [d.paste() for d in displays]
     hint = os.path.join(homes("files"), "hint")
     with open(hint, "w") as f:
         f.write("secret")
@@ -148,8 +157,13 @@ def test_three_hosts_converge_and_a_secret_item_stays_home(testbed, huddle, home
                    input=b"hunter2", env=displays[2].env(), check=True, timeout=20)
     assert displays[2].paste() == b"hunter2"
     procs[2].wait_line(lambda l: l.startswith("! not shared") and "secret" in l, 10)
-    time.sleep(1.5)
-    assert [d.paste() for d in displays[:2]] == before[:2]
+    # Had the secret gone out, it would have reached the others before this marker.
+    marks = [len(proc.lines) for proc in procs[:2]]
+    displays[2].copy(b"marker after the secret")
+    for proc, mark in zip(procs[:2], marks):
+        proc.wait_line(lambda l: l.startswith("←"), 20, start=mark)
+    for display in displays[:2]:
+        display.wait_for(b"marker after the secret")
     for proc in procs[:2]:
         assert not any(b"hunter2".decode() in l for _, l in proc.lines), proc.output()
     for proc in procs:
@@ -168,9 +182,10 @@ def test_a_restarted_peer_gets_the_latest_item_and_no_history(testbed, huddle, h
     bob = clip(testbed[1], homes("Bob"), x_bob, "Bob", "sync", "--trust-on-first-use")
     bob.wait_line(lambda l: l == "+ Ada connected", 30)
     x_bob.wait_for(b"latest")
-    time.sleep(1)
+    # Older items would have come before the latest; a second copy of it, before Ada's marker.
+    marker(x_ada, bob, b"marker after the latest")
     taken = [l for _, l in bob.lines if l.startswith("←")]
-    assert len(taken) == 1, bob.output()
+    assert len(taken) == 2, bob.output()
     assert not any("pairs" in l or "Code:" in l for _, l in bob.lines), "a paired peer must not be asked again"
     assert bob.stop() == 0 and ada.stop() == 0
 
@@ -301,10 +316,11 @@ def test_after_a_network_drop_only_the_latest_item_arrives(testbed, huddle, home
         b.run("ip", "link", "set", b.ifname, "up")
     bob.wait_line(lambda l: l == "+ Ada connected", 60, start=mark)
     x_bob.wait_for(b"during the drop 2", timeout=15)
-    time.sleep(1)
+    # The earlier items would have come before the latest; a second copy of it, before Ada's marker.
+    marker(x_ada, bob, b"marker after the drop")
     taken = [l for _, l in bob.lines[mark:] if l.startswith("←")]
-    assert len(taken) == 1, bob.output()
-    assert x_bob.paste() == b"during the drop 2"
+    assert len(taken) == 2, bob.output()
+    assert x_bob.paste() == b"marker after the drop"
     for proc in (ada, bob):
         assert proc.stop() == 0, proc.output()
 

@@ -121,7 +121,9 @@ public actor PeerSession {
             self.directory = MDNSPeerDirectory(stack: try await MDNSStack.start())
         }
         let (stream, sink) = AsyncStream<PeerSessionEvent>.makeStream()
-        pairingGate = PairingGate(configuration: configuration.pairingBudget) { sink.yield(.pairingPaused($0)) }
+        pairingGate = PairingGate(configuration: configuration.pairingBudget, now: configuration.pairingClock) {
+            sink.yield(.pairingPaused($0))
+        }
         flow = ReceiveFlow(
             budget: configuration.maximumUndeliveredBytes,
             transferBudget: configuration.transfers.maximumBufferedBytes,

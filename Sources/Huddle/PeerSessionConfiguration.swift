@@ -49,6 +49,8 @@ public struct PeerSessionConfiguration: Sendable {
     var datagramAuthenticationFailureLimit = DatagramOpener.defaultAuthenticationFailureLimit
     /// Runs on a file's writer before each of its writes; tests hold it to stand in for a stalled disk.
     var beforeTransferWrite: (@Sendable () -> Void)?
+    /// The pairing budget's clock; tests move it by hand to count what a grinder gets in a span of budget time.
+    var pairingClock: @Sendable () -> ContinuousClock.Instant = { .now }
     /// Runs on a connection's event loop each time a receive budget makes it stop reading, with its channel; tests
     /// wait for it instead of watching the buffered bytes.
     var receivePaused: (@Sendable (any Channel) -> Void)?

@@ -13,14 +13,19 @@ public final class PairingGate: Sendable {
 
     private let state: NIOLockedValueBox<State>
     private let paused: @Sendable (PairingBudget.Pause) -> Void
+    private let now: @Sendable () -> ContinuousClock.Instant
 
-    /// - Parameter paused: told when failed runs pause pairing (once per pause), to tell the user.
+    /// - Parameters:
+    ///   - paused: told when failed runs pause pairing (once per pause), to tell the user.
+    ///   - now: the budget's clock; tests move it by hand.
     public init(
         configuration: PairingBudget.Configuration = .init(),
+        now: @escaping @Sendable () -> ContinuousClock.Instant = { .now },
         paused: @escaping @Sendable (PairingBudget.Pause) -> Void = { _ in }
     ) {
         self.state = NIOLockedValueBox(State(budget: PairingBudget(configuration: configuration)))
         self.paused = paused
+        self.now = now
     }
 
     /// The source of a connection: the device key TLS proved, and the peer's address.
@@ -40,17 +45,20 @@ public final class PairingGate: Sendable {
     }
 
     public func open(_ source: PairingBudget.Source, role: PeerRole) -> PairingBudget.Decision {
-        state.withLockedValue { $0.budget.open(source, role: role, now: .now) }
+        let now = now()
+        return state.withLockedValue { $0.budget.open(source, role: role, now: now) }
     }
 
     /// Whether a run from `source` would be granted now.
     public func check(_ source: PairingBudget.Source, role: PeerRole) -> PairingBudget.Refusal? {
-        state.withLockedValue { $0.budget.check(source, role: role, now: .now) }
+        let now = now()
+        return state.withLockedValue { $0.budget.check(source, role: role, now: now) }
     }
 
     public func close(_ run: PairingBudget.Run, paired: Bool, drewCode: Bool = true) {
+        let now = now()
         let (pause, waiters) = state.withLockedValue { state in
-            let pause = state.budget.close(run, paired: paired, drewCode: drewCode, now: .now)
+            let pause = state.budget.close(run, paired: paired, drewCode: drewCode, now: now)
             defer { state.waiters = [:] }
             return (pause, state.waiters.values)
         }

@@ -1,9 +1,11 @@
-import Huddle
 import HuddleTestSupport
 import HuddleTransport
 import HuddleWire
 import NIOCore
+import Synchronization
 import Testing
+
+@testable import Huddle
 
 @Suite("Pairing budget and self-recognition", .timeLimit(.minutes(2)))
 struct PairingBudgetTests {
@@ -90,47 +92,65 @@ struct PairingBudgetTests {
         }
     }
 
-    /// The grinder of the issue: for one pause, a raw initiator starts a run whenever Bob lets it (a fresh key
-    /// each time) and walks away after the nonce. It gets at most the budget's six nonces in that time: with the
-    /// default budget (2 s spacing, 60 s pause) a man in the middle's chance to match one code while it is on
-    /// screen is at most 6 × 10⁻⁶ a minute.
+    /// The grinder of the issue: a raw initiator starts a run whenever Bob lets it (a fresh key each time) and
+    /// walks away after the nonce. With the default budget (2 s spacing, 5 failures pause pairing for 60 s) it
+    /// gets five nonces, then nothing for the whole pause however often it tries, then five more and the next
+    /// pause: at most six nonces in any minute (five, and one more in flight for a simultaneous dial), so a man in
+    /// the middle's chance to match one code while it is on screen is at most 6 × 10⁻⁶.
     ///
-    /// This is the one test here that waits real time on purpose: the budget is kept by a running session against
-    /// real connections, and what is counted is how many runs a real attacker gets through in a span of time.
-    /// The budget's times are a third of the defaults (0.5 s spacing, 20 s pause, the attacker's pace with them)
-    /// so that it takes about 15 s instead of a minute; its rules are tested on a manual clock in
-    /// `HuddleWireTests/PairingBudgetRuleTests.swift`.
-    @Test(.timeLimit(.minutes(2))) func aGrinderGetsAtMostSixNoncesInOnePause() async throws {
+    /// Real connections to a running session, but the budget's clock is moved by hand: the count does not depend
+    /// on how many tries a loaded machine manages in a span of real time.
+    @Test(.timeLimit(.minutes(2))) func aGrinderGetsFiveNoncesThenNothingForTheWholePause() async throws {
+        let base = ContinuousClock.now
+        let elapsed = Mutex(Duration.zero)
+        func advance(_ duration: Duration) { elapsed.withLock { $0 += duration } }
         try await withTestScope { scope in
             let directory = InMemoryPeerDirectory()
-            let probes = try await scope.sessions(["Bob"], directory: directory) {
-                $0.pairingBudget.interval = .milliseconds(500)
-                $0.pairingBudget.pause = .seconds(20)
-                $0.pairingBudget.failureWindow = .seconds(200)
+            let probes = try await scope.sessions(["Bob"], directory: directory) { configuration in
+                configuration.pairingClock = { base + elapsed.withLock { $0 } }
             }
             let bob = probes[0]
             let address = try #require(await listeningAddress(of: bob.session, in: directory))
-            // Until the budget pauses pairing (the test's time limit bounds it), and then for half the pause: a
-            // slow machine makes fewer runs, never more nonces. A run that starts after the pause is over (when the
-            // first refusal came more than 10 s into it) may get a sixth nonce, and its failure pauses again.
-            let start = ContinuousClock.now
-            var pausedAt: ContinuousClock.Instant?
-            var nonces = 0
-            var refusals: [PeerCloseReason?: Int] = [:]
-            while (pausedAt ?? .now).duration(to: .now) < .seconds(10) {
-                switch try await PairingGrinder.run(against: address, sessionType: bob.session.serviceType) {
-                case .nonce: nonces += 1
-                case .refused(let reason):
-                    refusals[reason, default: 0] += 1
-                    if reason == .pairingPaused, pausedAt == nil { pausedAt = .now }
-                    // The attacker's pace: thirty tries a second, ten for each of the default budget's.
-                    try await Task.sleep(for: .milliseconds(33))
-                }
+            let budget = PairingBudget.Configuration()
+            func grind() async throws -> PairingGrinder.Outcome {
+                try await PairingGrinder.run(against: address, sessionType: bob.session.serviceType)
             }
-            #expect(nonces <= 6)
-            #expect(nonces >= 5, "the budget lets five runs through before it pauses")
-            #expect(refusals[.pairingPaused, default: 0] > 0)
-            print("grinder: \(nonces) nonces in \(start.duration(to: .now)), refusals \(refusals)")
+            // Until pairing pauses: a run every interval; a run still in flight (its end not yet seen by Bob) is
+            // retried at the same budget time.
+            func grindUntilPaused() async throws -> Int {
+                var nonces = 0
+                for _ in 0..<1000 {
+                    let outcome = try await grind()
+                    if outcome == .refused(.pairingPaused) { break }
+                    if outcome == .nonce {
+                        nonces += 1
+                        advance(budget.interval)
+                    }
+                }
+                return nonces
+            }
+
+            #expect(try await grindUntilPaused() == budget.maximumFailures)
+            let pause = try #require(
+                await bob.wait { event -> PairingBudget.Pause? in
+                    if case .pairingPaused(let pause) = event { return pause }
+                    return nil
+                }
+            )
+            #expect(pause.failures == budget.maximumFailures)
+
+            // The whole pause, a try every second of budget time: every one refused.
+            var duringPause: [PairingGrinder.Outcome] = []
+            for _ in 0..<Int(budget.pause.components.seconds) - budget.maximumFailures * 2 - 1 {
+                duringPause.append(try await grind())
+                advance(.seconds(1))
+            }
+            #expect(duringPause.allSatisfy { $0 == .refused(.pairingPaused) }, "\(duringPause)")
+
+            // After the pause the budget starts afresh: five more runs at the spacing, then the next pause.
+            advance(budget.pause)
+            #expect(try await grindUntilPaused() == budget.maximumFailures)
+            #expect(try await grind() == .refused(.pairingPaused))
         }
     }
 
