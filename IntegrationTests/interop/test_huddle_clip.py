@@ -59,12 +59,14 @@ def png(width: int, height: int, seed: int = 0) -> bytes:
 
 
 def marker(from_x: XDisplay, to_proc, text: bytes) -> None:
-    """Copies `text` on `from_x` and waits until `to_proc` reports taking it: each sync's items reach a peer in
+    """Copies `text` on `from_x` and waits until `to_proc` reports taking it (a line naming its type and size, so
+    give each marker a length no other item of the test has): each sync's items reach a peer in
     order, so anything the sender would have sent before (an echo, an old item, a secret) has arrived by then.
     Used instead of waiting a while to show that something did not come."""
     mark = len(to_proc.lines)
     from_x.copy(text)
-    to_proc.wait_line(lambda l: l.startswith("←"), 20, start=mark)
+    size = f"text/plain;charset=utf-8 ({len(text)} B)"
+    to_proc.wait_line(lambda l: l.startswith("←") and l.endswith(size), 20, start=mark)
 
 
 def syncing(testbed, homes, xdisplays, count: int, *extra: str):
@@ -161,7 +163,8 @@ def test_three_hosts_converge_and_a_secret_item_stays_home(testbed, huddle, home
     marks = [len(proc.lines) for proc in procs[:2]]
     displays[2].copy(b"marker after the secret")
     for proc, mark in zip(procs[:2], marks):
-        proc.wait_line(lambda l: l.startswith("←"), 20, start=mark)
+        proc.wait_line(lambda l: l.startswith("←") and l.endswith(f"({len(b'marker after the secret')} B)"), 20,
+                       start=mark)
     for display in displays[:2]:
         display.wait_for(b"marker after the secret")
     for proc in procs[:2]:
@@ -320,7 +323,7 @@ def test_after_a_network_drop_only_the_latest_item_arrives(testbed, huddle, home
     marker(x_ada, bob, b"marker after the drop")
     taken = [l for _, l in bob.lines[mark:] if l.startswith("←")]
     assert len(taken) == 2, bob.output()
-    assert x_bob.paste() == b"marker after the drop"
+    x_bob.wait_for(b"marker after the drop")
     for proc in (ada, bob):
         assert proc.stop() == 0, proc.output()
 
