@@ -72,7 +72,11 @@ def on_terminal(env, *args: str, answer: str, timeout: float = 60) -> tuple[int,
                 answered = True
             if proc.poll() is not None and not ready:
                 break
-        status = proc.wait(timeout=max(0.1, deadline - time.monotonic()))
+        try:
+            status = proc.wait(timeout=max(0.1, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            raise AssertionError(f"huddle {' '.join(args)} still running after {timeout} s (answered: {answered});"
+                                 f" its terminal showed:\n{screen.decode(errors='replace')}") from None
     finally:
         if proc.poll() is None:
             proc.kill()

@@ -164,8 +164,11 @@ actor Prompter {
         guard let question = queue.first else { return }
         var lines = question.lines
         if question.numbered, let last = lines.popLast() { lines.append("\(last) (#\(question.number))") }
-        if !lines.isEmpty { show(lines) }
+        // Marked before it is written: a line read once the question can be on screen answers it. (Marked after,
+        // an answer typed as soon as the question appeared could be read between the write and the mark and be
+        // refused as typed before it, leaving the question waiting for a second answer.)
         shownAt = .now
+        if !lines.isEmpty { show(lines) }
     }
 
     private func startReading() {
