@@ -9,9 +9,19 @@ func replay(
     through harness: (UnsafeRawBufferPointer) throws(FuzzInvariantViolation) -> Void,
     sourceLocation: SourceLocation = #_sourceLocation
 ) throws {
+    if let failure = try replayFailure(of: input, through: harness) {
+        Issue.record(Comment(rawValue: failure), sourceLocation: sourceLocation)
+    }
+}
+
+/// What is wrong with replaying `input` through `harness`, naming the file and the rule; nil when nothing is.
+func replayFailure(
+    of input: FuzzReplayInput,
+    through harness: (UnsafeRawBufferPointer) throws(FuzzInvariantViolation) -> Void
+) throws -> String? {
     switch input {
     case .noSeeds(let reason):
-        Issue.record("no seeds to replay: \(reason)", sourceLocation: sourceLocation)
+        return "no seeds to replay: \(reason)"
     case .file(let path):
         let bytes = [UInt8](try Data(contentsOf: FuzzReplayInput.fuzzTesting.appending(path: path)))
         let violation = bytes.withUnsafeBytes { buffer -> FuzzInvariantViolation? in
@@ -22,8 +32,6 @@ func replay(
                 return error
             }
         }
-        if let violation {
-            Issue.record("FuzzTesting/\(path): \(violation)", sourceLocation: sourceLocation)
-        }
+        return violation.map { "FuzzTesting/\(path): \($0)" }
     }
 }
