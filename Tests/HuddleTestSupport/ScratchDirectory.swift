@@ -24,13 +24,3 @@ public struct ScratchDirectory: Sendable {
 
     public func appending(_ component: String) -> URL { url.appendingPathComponent(component) }
 }
-
-/// Runs `body` with a fresh scratch directory and removes it afterwards, also when `body` throws.
-public func withScratchDirectory<T>(
-    _ label: String = #function,
-    _ body: (ScratchDirectory) async throws -> T
-) async throws -> T {
-    let directory = try ScratchDirectory(label)
-    defer { directory.remove() }
-    return try await body(directory)
-}

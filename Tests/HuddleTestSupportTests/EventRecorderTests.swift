@@ -86,18 +86,22 @@ struct ManualClockTests {
     }
 }
 
-@Suite struct ScratchDirectoryTests {
-    @Test func isRemovedAfterABodyThatThrows() async throws {
+@Suite struct TestScopeTests {
+    @Test func itsDirectoriesAreRemovedAndItsCleanUpRunsAfterABodyThatThrows() async throws {
         struct Boom: Error {}
-        var kept: ScratchDirectory?
+        let kept = EventRecorder<URL>()
+        let cleanedUp = EventRecorder<Void>()
         await #expect(throws: Boom.self) {
-            try await withScratchDirectory { directory in
-                kept = directory
-                try Array("x".utf8).withUnsafeBytes { try Data($0).write(to: directory.appending("file")) }
+            try await withTestScope { scope in
+                let directory = try scope.directory()
+                kept.record(directory)
+                scope.onExit { cleanedUp.record(()) }
+                try Data("x".utf8).write(to: directory.appendingPathComponent("file"))
                 throw Boom()
             }
         }
-        let directory = try #require(kept)
-        #expect(!FileManager.default.fileExists(atPath: directory.url.path))
+        let directory = try #require(kept.events.first)
+        #expect(!FileManager.default.fileExists(atPath: directory.path))
+        #expect(cleanedUp.events.count == 1)
     }
 }
