@@ -1,6 +1,6 @@
 import Foundation
 
-/// Cleans untrusted text (names, context payloads) before it is shown (`docs/security.md` §3.4, B5): control
+/// Cleans untrusted text (names, context payloads) before it is shown (`docs/security.md` §3.4, §5 B5): control
 /// characters and Unicode bidirectional overrides and isolates are removed, invalid UTF-8 is replaced, and the
 /// result is cut to a length a prompt can show.
 public enum DisplayText {

@@ -74,9 +74,10 @@ extension PeerSession {
         if record.connection == nil { reconnectIfLost(advert) }
     }
 
-    /// Whether the peer table may take `advert` (§5 C8): known peers and pinned devices always; others while the
-    /// table is below its limit, after forgetting a peer that is gone if need be. A peer connected less than the
-    /// redelivery window ago is not gone: it may still send again messages that its record says arrived.
+    /// Whether the peer table may take `advert` (`docs/security.md` §5 C8): known peers and pinned devices always;
+    /// others while the table is below its limit, after forgetting a peer that is gone if need be. A peer connected
+    /// less than the redelivery window ago is not gone: it may still send again messages that its record says
+    /// arrived.
     func hasRoom(for advert: PeerAdvert) -> Bool {
         guard peers[advert.peer] == nil, peers.count >= configuration.maximumKnownPeers else { return true }
         let now = ContinuousClock.now

@@ -78,7 +78,7 @@ public actor PeerSession {
     nonisolated let cancelledTransfers = NIOLockedValueBox<Set<TransferID>>([])
     /// Peers whose connection dropped and is being made again.
     var reconnecting: Set<PeerID> = []
-    /// Adverts ignored because the peer table was full (§5 C8).
+    /// Adverts ignored because the peer table was full (`docs/security.md` §5 C8).
     public internal(set) var ignoredAdverts = 0
     /// Pinned devices whose connection dropped; if one comes back under a new instance, it is connected.
     var droppedDevices: Set<DeviceID> = []

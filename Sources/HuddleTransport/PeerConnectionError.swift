@@ -8,9 +8,9 @@ public enum PeerConnectionError: Error, Hashable, Sendable, CustomStringConverti
     case connectFailed(String)
     /// TLS failed (wrong version, no certificate, refused key, garbage).
     case tls(String)
-    /// TLS did not complete within the deadline (`docs/security.md` §2.6: NIOSSL has none of its own).
+    /// TLS did not complete within the deadline (`docs/security.md` §2: NIOSSL has none of its own).
     case tlsHandshakeTimedOut
-    /// We dialled a peer whose key we pinned, and another key answered (`docs/security.md` D5).
+    /// We dialled a peer whose key we pinned, and another key answered (`docs/wire-protocol.md` §2.4).
     case peerIdentityMismatch(expected: DeviceID, presented: DeviceID)
     /// The peer's key is blocked in the trust store.
     case blocked(DeviceID)

@@ -7,7 +7,7 @@ import SwiftASN1
 import X509
 
 /// TLS 1.3 contexts for one device identity: mutual authentication, no system trust store, and the peer's key
-/// judged by `PeerVerifier` instead of a CA (`docs/security.md` §2.2–§2.4).
+/// judged by `PeerVerifier` instead of a CA (`docs/security.md` §2; `docs/wire-protocol.md` §2.2–§2.4).
 ///
 /// Contexts are expensive to make (they may touch the disk), so make one `PeerTLS` per identity, off the event
 /// loop, and share it.

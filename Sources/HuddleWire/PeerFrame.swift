@@ -54,7 +54,7 @@ public struct PeerFrame: Hashable, Sendable {
 }
 
 /// Reads `PeerFrame`s, checking the declared length against the limit before buffering the payload
-/// (`docs/security.md` B1: an oversized declaration fails at once, with less than one frame buffered).
+/// (`docs/security.md` §3.8: an oversized declaration fails at once, with less than one frame buffered).
 public struct PeerFrameDecoder: ByteToMessageDecoder {
     public typealias InboundOut = PeerFrame
 

@@ -31,7 +31,7 @@ extension PeerHandshake {
         }
     }
 
-    /// Application data arrived: legal only once connected (`docs/security.md` B4).
+    /// Application data arrived: legal only once connected (`docs/security.md` §3.4).
     public mutating func receivedApplicationData() -> [Action] {
         guard state == .connected else {
             return fail(.protocolViolation(state: stateName, message: "application data"))

@@ -17,7 +17,7 @@ public enum PeerWireError: Error, Hashable, Sendable {
     case protocolMismatch(ours: ClosedRange<UInt8>, theirs: ClosedRange<UInt8>)
     /// The peer belongs to another session (its HELLO names another service type).
     case sessionMismatch(ours: String, theirs: String)
-    /// A pinned peer announced a lower protocol version than it had before (`docs/security.md` E9).
+    /// A pinned peer announced a lower protocol version than it had before (`docs/security.md` §3.4).
     case protocolDowngrade(pinned: UInt8, offered: UInt8)
     /// The revealed pairing nonce does not match the initiator's commitment (`docs/security.md` §3.5 step 3).
     case sasCommitmentMismatch

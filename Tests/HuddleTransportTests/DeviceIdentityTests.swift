@@ -8,7 +8,7 @@ import SwiftASN1
 import Testing
 import X509
 
-/// The device key on disk (`docs/security.md` §3.2, D8).
+/// The device key on disk (`docs/security.md` §3.2, §5 D8).
 @Suite("Device identity on disk")
 struct DeviceIdentityTests {
     static func keyFile(in directory: URL) -> URL {

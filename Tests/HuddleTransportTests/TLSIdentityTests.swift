@@ -11,7 +11,7 @@ import Testing
 import X509
 import _CryptoExtras
 
-/// `docs/security.md` table D: TLS and identity, over real loopback TCP.
+/// `docs/security.md` §5, row D: TLS and identity, over real loopback TCP.
 @Suite("TLS and identity on loopback (security.md table D)", .timeLimit(.minutes(2)))
 struct TLSIdentityTests {
     let group = MultiThreadedEventLoopGroup.singleton
@@ -126,7 +126,7 @@ struct TLSIdentityTests {
 
     @Test func d2ClientWithoutCertificateIsRefused() async throws {
         let (client, server, verifier) = try await refusedAtListener(TestCertificates.rogueClient())
-        // In TLS 1.3 the client finishes before the server has judged its (empty) certificate (security.md §2.6);
+        // In TLS 1.3 the client finishes before the server has judged its (empty) certificate (`docs/security.md` §2);
         // then the server's alert arrives instead of any application data.
         #expect(client.errors.contains { $0.contains("TLSV1_ALERT_CERTIFICATE_REQUIRED") }, "\(client.all)")
         #expect(client.bytesRead == 0)
@@ -364,7 +364,7 @@ struct TLSIdentityTests {
             #expect(DeviceID(subjectPublicKeyInfo: viaNIOSSL) == identity.deviceID)
             #expect(DeviceID(subjectPublicKeyInfo: viaX509) == identity.deviceID)
             #expect(identity.fingerprint == Array(SHA256.hash(data: viaNIOSSL)))
-            // The raw key bit string of swift-certificates is not the SPKI (security.md §2.1, gotcha).
+            // The raw key bit string of swift-certificates is not the SPKI (`docs/security.md` §2).
             let rawKey = Array(try Certificate(derEncoded: identity.certificateDER).publicKey.subjectPublicKeyInfoBytes)
             #expect(rawKey != viaCrypto)
             #expect(rawKey == Array(identity.privateKey.publicKey.x963Representation))
@@ -373,8 +373,8 @@ struct TLSIdentityTests {
 
     // MARK: D9
 
-    /// In TLS 1.3 the client finishes before the server has judged its certificate (security.md §2.6). A client
-    /// that sends a frame at once, with a certificate the server refuses, gets none of it processed.
+    /// In TLS 1.3 the client finishes before the server has judged its certificate (`docs/security.md` §2). A
+    /// client that sends a frame at once, with a certificate the server refuses, gets none of it processed.
     @Test func d9AppDataAfterARefusedCertificateIsNeverProcessed() async throws {
         let bob = try TransportPeer("bob")
         let key = P256.Signing.PrivateKey()

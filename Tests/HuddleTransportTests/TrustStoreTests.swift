@@ -4,7 +4,7 @@ import HuddleTransport
 import HuddleWire
 import Testing
 
-/// The pins on disk (`docs/security.md` §3.3, D8).
+/// The pins on disk (`docs/security.md` §3.3, §5 D8).
 @Suite("Trust store on disk")
 struct TrustStoreTests {
     static func id(_ seed: UInt8) throws -> DeviceID {

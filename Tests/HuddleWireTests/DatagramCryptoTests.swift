@@ -3,7 +3,7 @@ import Testing
 
 @testable import HuddleWire
 
-/// Known answers, nonce uniqueness and size limits of the datagram layer (`docs/security.md` §3.7, table F: F1, F2,
+/// Known answers, nonce uniqueness and size limits of the datagram layer (`docs/security.md` §3.7, §5 F1, F2,
 /// F8). The expected bytes were computed once with an independent HKDF/ChaCha20-Poly1305 implementation and are
 /// checked in here as hex.
 @Suite("Datagram crypto")

@@ -3,7 +3,7 @@ import Testing
 
 @testable import HuddleWire
 
-/// Direction and session binding, and key epochs (`docs/security.md` §3.7, table F: F6, F7).
+/// Direction and session binding, and key epochs (`docs/security.md` §3.7, §5 F6, F7).
 @Suite("Datagram keys and epochs")
 struct DatagramRekeyTests {
     @Test("F6: a packet under the wrong direction's key, or for another session, is dropped")

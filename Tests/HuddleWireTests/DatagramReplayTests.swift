@@ -2,7 +2,7 @@ import Testing
 
 @testable import HuddleWire
 
-/// Replay protection and the receive order (`docs/security.md` §3.7, table F: F3, F4, F5; RFC 6479).
+/// Replay protection and the receive order (`docs/security.md` §3.7, §5 F3, F4, F5; RFC 6479).
 @Suite("Datagram replay window")
 struct DatagramReplayTests {
     /// A sealer and an opener for the initiator-to-responder direction, and `count` sealed packets whose payloads

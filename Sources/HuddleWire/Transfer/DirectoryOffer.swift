@@ -1,7 +1,7 @@
 public import NIOCore
 
-/// Limits a receiver applies to a directory offer's manifest (`docs/security.md` §4.9: every count a peer declares
-/// is bounded before it is trusted).
+/// Limits a receiver applies to a directory offer's manifest (`docs/wire-protocol.md` §7.4: every count a peer
+/// declares is bounded before it is trusted).
 public struct DirectoryManifestLimits: Hashable, Sendable {
     /// Most entries (files and directories). 10,000 entries of typical paths encode to well under the default
     /// 1 MiB message limit, which one manifest must fit in.

@@ -1,4 +1,4 @@
-/// Decides whether a file name offered by a peer may be written (`docs/security.md` G5): one path component,
+/// Decides whether a file name offered by a peer may be written (`docs/wire-protocol.md` §7.4): one path component,
 /// no `.` or `..`, no slash or backslash, no NUL or other control characters, no Unicode bidi controls, at most
 /// 255 bytes of UTF-8, not a reserved device name (`CON`, `NUL`, `COM1`, … with any extension).
 public enum TransferName {
