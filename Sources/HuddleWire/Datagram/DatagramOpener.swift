@@ -84,8 +84,9 @@ public struct DatagramOpener: Sendable {
         counters.authFailures >= authenticationFailureLimit
     }
 
-    /// Moves to `epoch` when it is the next one, as signalled on the TLS control channel; the current epoch
-    /// stays open for ``gracePeriod`` from `now`.
+    /// Moves to `epoch` when it is the next one; the current epoch stays open for ``gracePeriod`` from `now`.
+    /// Huddle's sessions do not call this (no message announces a rekey, `docs/wire-protocol.md` §8): it is for a
+    /// caller that learns of a new epoch some other way.
     ///
     /// If a packet of the new epoch already arrived and authenticated, the opener has moved by itself and this
     /// call does nothing.

@@ -98,8 +98,8 @@ public struct DatagramSealer: Sendable {
     /// Moves to the next epoch: `key = HKDF-Expand(key, "p2ps udp ku", 32)`, the epoch byte increments and packet
     /// numbers restart at 0 (the key changed, so nonces stay unique).
     ///
-    /// Signal the returned epoch to the peer on the TLS control channel so its opener can call
-    /// ``DatagramOpener/rekey(to:now:)``.
+    /// No message announces the new epoch: the peer's opener moves to it when the first packet of that epoch
+    /// authenticates (``DatagramOpener``, `docs/wire-protocol.md` §8).
     /// - Returns: the new epoch byte.
     @discardableResult
     public mutating func rekey(now: Duration) -> UInt8 {
