@@ -336,7 +336,9 @@ extension PeerSession {
             requests[request] = nil
             emit(.connectionRequestEnded(request, error ?? .cancelled))
         }
-        if let waiter = slot.waiter, let peer = slot.intended ?? slot.peer, Self.isDuplicate(error) {
+        if let waiter = slot.waiter, let peer = slot.intended ?? slot.peer,
+            Self.isDuplicate(error) || (Self.isRacedPairing(error) && hasOtherConnection(to: peer, than: id))
+        {
             // The other side kept its own connection to us: this `connect` completes when that one does.
             if let other = peers[peer]?.connection, other != id, connections[other]?.connected == true {
                 waiter.resume()
@@ -393,6 +395,23 @@ extension PeerSession {
         default:
             false
         }
+    }
+
+    /// A dial refused with "pairing required" while another connection to the same peer is under way: both
+    /// sides dialled at first contact, and the other connection finished on this side (so this dial skipped the
+    /// code) but not yet on the peer's. Not a refusal of the peer: the `connect` waits for the other connection.
+    static func isRacedPairing(_ error: PeerSessionError?) -> Bool {
+        switch error {
+        case .connection(.wire(.pairingRejected(reason: .pairingRequired))),
+            .connection(.wire(.closedByPeer(reason: .pairingRequired))):
+            true
+        default:
+            false
+        }
+    }
+
+    func hasOtherConnection(to peer: PeerID, than id: Int) -> Bool {
+        connections.contains { $0.key != id && ($0.value.peer == peer || $0.value.intended == peer) }
     }
 
     /// A `connect` waiting on a connection that loses the duplicate tie-break waits on the survivor instead.
