@@ -34,6 +34,10 @@ extension PeerSession {
     /// short to name one, or a connection ID nobody was given): garbage, or packets of a link already closed.
     public nonisolated var droppedUnroutedDatagrams: UInt64 { datagramFilter.dropped }
 
+    /// How many opened datagrams were dropped because the consumer of ``events`` had fallen
+    /// ``PeerSessionConfiguration/maximumUndeliveredBytes`` behind.
+    public nonisolated var droppedDatagramsOverBudget: UInt64 { flow.datagramsOverBudget }
+
     /// Time on a monotonic clock since the session started, as the datagram layer measures it.
     var datagramNow: Duration { startInstant.duration(to: .now) }
 
@@ -109,7 +113,7 @@ extension PeerSession {
         let result = link.opener.open(bytes, now: datagramNow)
         if case .delivered(let payload) = result {
             link.remote = datagramAddress(source)
-            emit(.received(payload, from: peer))
+            if flow.admitDatagram(payload.count) { emit(.received(payload, from: peer)) }
         }
         connections[id]?.datagram = link
         if link.opener.isCloseRecommended {

@@ -49,6 +49,7 @@ final class ReceiveFlow: PeerReceiveGate {
         var buffered = 0
         var peakBuffered = 0
         var pausedForTransfers: [ObjectIdentifier: any Channel] = [:]
+        var datagramsOverBudget: UInt64 = 0
     }
 
     let budget: Int
@@ -106,6 +107,24 @@ final class ReceiveFlow: PeerReceiveGate {
         if pause { paused?(channel) }
         return pause
     }
+
+    /// A datagram payload of `count` bytes is about to be handed to the consumer: it counts like a message when
+    /// the total stays within the budget (the consumer's ``PeerSessionEvents`` iterator counts every received
+    /// payload out). Past the budget it is dropped and counted in ``datagramsOverBudget``: datagrams may be lost,
+    /// and a flood of them must not pause the connections.
+    func admitDatagram(_ count: Int) -> Bool {
+        state.withLockedValue { state in
+            guard state.undelivered + count <= budget else {
+                state.datagramsOverBudget += 1
+                return false
+            }
+            state.undelivered += count
+            return true
+        }
+    }
+
+    /// Datagrams dropped because the consumer had fallen a whole budget behind.
+    var datagramsOverBudget: UInt64 { state.withLockedValue { $0.datagramsOverBudget } }
 
     /// The consumer took (or the session dropped) a message of `count` bytes.
     func consumed(_ count: Int) {

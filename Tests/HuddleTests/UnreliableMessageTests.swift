@@ -31,6 +31,10 @@ struct UnreliableMessageTests {
             let counters = try #require(await bob.session.datagramCounters(for: adaID))
             #expect(counters.delivered == UInt64(received.count))
             #expect(counters.authFailures == 0 && counters.replayDropped == 0)
+            // Every payload taken from the events was counted into the receive budget too: nothing is owed, and
+            // the budget never went negative (it used to, by every datagram byte).
+            #expect(bob.session.undeliveredBytes == 0)
+            #expect(bob.session.droppedDatagramsOverBudget == 0)
         }
     }
 
