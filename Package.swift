@@ -104,7 +104,8 @@ let package = Package(
         .target(
             name: "HuddleClipboard",
             dependencies: [
-                "Huddle", "HuddleTransport", "HuddlePasteboard", .product(name: "Crypto", package: "swift-crypto"),
+                "Huddle", "HuddleTransport", "HuddleWire", "HuddlePasteboard",
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: upcoming
         ),

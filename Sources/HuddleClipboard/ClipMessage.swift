@@ -1,5 +1,6 @@
 import Foundation
 public import HuddlePasteboard
+import HuddleWire
 
 /// What clipboard peers say to each other, carried as reliable session messages.
 ///
@@ -45,7 +46,7 @@ public enum ClipMessage: Hashable, Sendable {
             out.append(3)
             Self.append(stamp, to: &out)
             out.append(accepted ? 1 : 0)
-            out.append(contentsOf: Array(reason.utf8.prefix(Self.maximumReasonLength)))
+            out.append(contentsOf: WireText.utf8Prefix(of: reason, maximumBytes: Self.maximumReasonLength))
         }
         return out
     }
@@ -68,7 +69,7 @@ public enum ClipMessage: Hashable, Sendable {
     static func append(_ stamp: ClipStamp, to out: inout [UInt8]) {
         withUnsafeBytes(of: stamp.time.bigEndian) { out.append(contentsOf: $0) }
         withUnsafeBytes(of: stamp.counter.bigEndian) { out.append(contentsOf: $0) }
-        let origin = Array(stamp.origin.utf8.prefix(Self.maximumOriginLength))
+        let origin = WireText.utf8Prefix(of: stamp.origin, maximumBytes: Self.maximumOriginLength)
         out.append(UInt8(origin.count))
         out.append(contentsOf: origin)
     }

@@ -25,6 +25,20 @@ struct ClipMessageTests {
         #expect(try ClipMessage(decoding: bytes) == message)
     }
 
+    /// Reasons and origins are cut at a character boundary: a long reason of two-byte characters used to be cut
+    /// inside one, and the reader refused the answer as invalid text.
+    @Test func aLongReasonAndOriginAreCutWholeAndDecode() throws {
+        let stamp = ClipStamp(time: 1, counter: 1, origin: "x" + String(repeating: "ö", count: 40))
+        let message = ClipMessage.answer(stamp, accepted: false, reason: "x" + String(repeating: "ü", count: 300))
+        let decoded = try ClipMessage(decoding: message.encoded())
+        guard case .answer(let got, false, let reason) = decoded else {
+            Issue.record("decoded \(decoded)")
+            return
+        }
+        #expect(reason == "x" + String(repeating: "ü", count: 255))  // 511 of 512 bytes
+        #expect(got.origin == "x" + String(repeating: "ö", count: 31))  // 63 of 64 bytes
+    }
+
     @Test func theLayoutIsAsDocumented() {
         let bytes = ClipMessage.answer(ClipStamp(time: 258, counter: 3, origin: "ab"), accepted: true, reason: "ok")
             .encoded()

@@ -237,9 +237,9 @@ public enum TransferMessage: Hashable, Sendable {
 }
 
 extension ByteBuffer {
-    /// A UTF-8 text field: a 16-bit length, then at most 4096 bytes.
+    /// A UTF-8 text field: a 16-bit length, then at most 4096 bytes, cut at a character boundary.
     mutating func writeTransferString(_ text: String) {
-        let bytes = Array(text.utf8.prefix(4096))
+        let bytes = WireText.utf8Prefix(of: text, maximumBytes: 4096)
         writeInteger(UInt16(bytes.count))
         writeBytes(bytes)
     }
