@@ -53,6 +53,8 @@ public actor PeerSession {
     /// The pairing budget, charged by every connection before a pairing run starts.
     nonisolated let pairingGate: PairingGate
     let directory: any PeerDirectory
+    /// The multicast DNS stack the session started because it was given no directory; only this one it shuts down.
+    nonisolated let ownStack: MDNSStack?
     let group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
 
     var listener: (any Channel)?
@@ -94,7 +96,9 @@ public actor PeerSession {
     /// - Parameters:
     ///   - sessionID: apps with the same ID meet; others never do.
     ///   - displayName: shown to others (advertised as the DNS-SD instance name).
-    ///   - directory: how to find peers; `nil` for multicast DNS on every usable interface.
+    ///   - directory: how to find peers; `nil` for multicast DNS as ``PeerSessionConfiguration/discovery`` says,
+    ///     with a stack the session owns. A directory passed in stays the caller's: ``stop()`` does not shut it
+    ///     down.
     /// - Throws: ``IdentityError`` when the device key cannot be read, TLS errors when it cannot be used.
     public init(
         sessionID: String,
@@ -120,8 +124,11 @@ public actor PeerSession {
         )
         if let directory {
             self.directory = directory
+            self.ownStack = nil
         } else {
-            self.directory = MDNSPeerDirectory(stack: try await MDNSStack.start())
+            let stack = try await MDNSStack.start(configuration: configuration.discovery)
+            self.directory = MDNSPeerDirectory(stack: stack)
+            self.ownStack = stack
         }
         let (stream, sink) = AsyncStream<PeerSessionEvent>.makeStream()
         pairingGate = PairingGate(configuration: configuration.pairingBudget, now: configuration.pairingClock) {
@@ -193,7 +200,7 @@ public actor PeerSession {
         try? await datagramChannel?.close()
         for task in tasks.values { task.cancel() }
         browsing?.cancel()
-        if let mdns = directory as? MDNSPeerDirectory { await mdns.stack.shutdown() }
+        await ownStack?.shutdown()
         reportOutboxes()
         inbox.finish()
         eventSink.finish()

@@ -1,4 +1,5 @@
 public import Foundation
+public import HuddleDiscovery
 public import HuddleTransport
 public import HuddleWire
 import NIOCore
@@ -33,6 +34,10 @@ public struct PeerSessionConfiguration: Sendable {
     /// are sent again first on the next connection (the peer drops what it already has), or reported as
     /// ``PeerSessionEvent/undelivered(_:to:)`` when the window passes.
     public var redeliveryWindow: Duration = .seconds(60)
+    /// Interfaces, address families and host name of the multicast DNS stack the session starts for itself when
+    /// it is given no directory (that stack is the session's own, shut down by ``PeerSession/stop()``; a directory
+    /// passed in stays its caller's).
+    public var discovery = DiscoveryConfiguration()
     /// Chunk size and deadlines of file transfers.
     public var transfers = TransferConfiguration()
     /// Most connected peers at once; further requests are refused as busy.

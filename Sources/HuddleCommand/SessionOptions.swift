@@ -99,15 +99,15 @@ struct SessionOptions: ParsableArguments {
         if yes || trustOnFirstUse {
             Output.error("warning: accepting without comparing codes; use only on a network you trust")
         }
-        let stack = try await MDNSStack.start(configuration: network.configuration(hostLabel: host))
         var configuration = configuration()
+        configuration.discovery = network.configuration(hostLabel: host)
         adjust(&configuration)
+        // No directory: the session starts its own multicast DNS stack and shuts it down when it stops.
         let session = try await PeerSession(
             sessionID: sessionID(default: defaultSession),
             displayName: displayName,
             mode: mode,
-            configuration: configuration,
-            directory: MDNSPeerDirectory(stack: stack)
+            configuration: configuration
         )
         try await session.start()
         return session
