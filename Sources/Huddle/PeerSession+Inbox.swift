@@ -1,5 +1,6 @@
 import HuddleTransport
 import HuddleWire
+import Logging
 import NIOCore
 import Synchronization
 
@@ -297,15 +298,23 @@ extension PeerSession {
         let name = shownName(of: outcome.peerHello, device: device)
         if name != claimed { emit(.peerError(peer, .lookalikeName(claimed, shownAs: name))) }
         if device != identity.deviceID {
-            if outcome.pairedWithCode || slot.acceptedOnFirstUse {
-                try? trustStore.set(
-                    slot.acceptedOnFirstUse ? .tofu : .verified,
-                    for: device,
-                    displayName: name,
-                    version: outcome.version
+            do {
+                if outcome.pairedWithCode || slot.acceptedOnFirstUse {
+                    try trustStore.set(
+                        slot.acceptedOnFirstUse ? .tofu : .verified,
+                        for: device,
+                        displayName: name,
+                        version: outcome.version
+                    )
+                } else {
+                    try trustStore.touch(device, displayName: name, version: outcome.version)
+                }
+            } catch {
+                // The connection stands (both sides accepted); only what is remembered for next time is lost.
+                configuration.logger.error(
+                    "could not write the trust store",
+                    metadata: ["device": "\(device)", "error": "\(error)"]
                 )
-            } else {
-                try? trustStore.touch(device, displayName: name, version: outcome.version)
             }
         }
         connections[id] = slot

@@ -1,5 +1,6 @@
 import Foundation
 import HuddleWire
+import Logging
 import NIOConcurrencyHelpers
 import NIOCore
 
@@ -8,7 +9,16 @@ extension PeerSession {
     /// - Returns: whether the message's bytes went to a file's writer, which takes them off the receive budget
     ///   once written; otherwise the caller does so now.
     func receivedResource(_ buffer: ByteBuffer, from peer: PeerID) -> Bool {
-        guard let message = try? TransferMessage(decoding: buffer) else { return false }
+        let message: TransferMessage
+        do {
+            message = try TransferMessage(decoding: buffer)
+        } catch {
+            configuration.logger.warning(
+                "dropped a transfer message that does not decode",
+                metadata: ["peer": "\(peer)", "bytes": "\(buffer.readableBytes)", "error": "\(error)"]
+            )
+            return false
+        }
         // A transfer's messages count only from the peer it is with: IDs are random, but a peer that learned
         // another's ID must not be able to answer, feed or cancel that transfer.
         if let id = message.transferID, !isTransfer(id, with: peer) { return false }

@@ -2,6 +2,7 @@ public import Foundation
 public import HuddleDiscovery
 public import HuddleTransport
 public import HuddleWire
+public import Logging
 import NIOCore
 
 /// How a ``PeerSession`` behaves; every limit has a documented default (`docs/security.md` §4.9).
@@ -38,6 +39,9 @@ public struct PeerSessionConfiguration: Sendable {
     /// it is given no directory (that stack is the session's own, shut down by ``PeerSession/stop()``; a directory
     /// passed in stays its caller's).
     public var discovery = DiscoveryConfiguration()
+    /// Where the session reports what it cannot hand to the caller as an event: a trust-store write that failed, a
+    /// message dropped because it did not decode. Default: nowhere; pass the application's logger.
+    public var logger = Logger(label: "huddle.session", factory: { _ in SwiftLogNoOpLogHandler() })
     /// Chunk size and deadlines of file transfers.
     public var transfers = TransferConfiguration()
     /// Most connected peers at once; further requests are refused as busy.

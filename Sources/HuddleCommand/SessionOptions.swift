@@ -3,6 +3,7 @@ import Foundation
 import Huddle
 import HuddleDiscovery
 import HuddleTransport
+import Logging
 
 /// Options shared by the session commands (`chat`, `peers`): which session, under which name, with which identity.
 struct SessionOptions: ParsableArguments {
@@ -87,6 +88,10 @@ struct SessionOptions: ParsableArguments {
         configuration.listenPort = port
         configuration.disconnectTimeout = .milliseconds(Int64(disconnectTimeout * 1000))
         configuration.connection.pingAfter = min(.seconds(5), configuration.disconnectTimeout / 3)
+        // What the session cannot report as an event (a trust store it could not write) goes to standard error.
+        var logger = Logger(label: "huddle", factory: { StreamLogHandler.standardError(label: $0) })
+        logger.logLevel = .warning
+        configuration.logger = logger
         return configuration
     }
 
