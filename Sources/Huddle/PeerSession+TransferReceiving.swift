@@ -241,7 +241,9 @@ extension PeerSession {
 
     /// The peer went away: partial files and staging directories stay for a resume, senders' calls fail, and its
     /// offers not yet answered are dropped (their sender's call failed; accepting one now throws).
-    func transfersEnded(with peer: PeerID) {
+    /// Ends every transfer with `peer`: partial files are kept for a resume, and a waiting sender is told
+    /// `error` (by default that the peer is not connected).
+    func transfersEnded(with peer: PeerID, error: PeerSessionError? = nil) {
         for (id, owner) in offerPeers where owner == peer {
             offerPeers[id] = nil
             pendingOffers[id] = nil
@@ -255,7 +257,7 @@ extension PeerSession {
             stopDirectory(tree, reason: "the connection ended; the files so far are kept for a resume")
         }
         for (id, transfer) in outgoing where transfer.peer == peer {
-            answer(id, with: .failure(.notConnected(peer)))
+            answer(id, with: .failure(error ?? .notConnected(peer)))
         }
     }
 

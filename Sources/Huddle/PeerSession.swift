@@ -195,6 +195,9 @@ public actor PeerSession {
             slot.waiter?.resume(throwing: PeerSessionError.stopped)
         }
         for waiter in waiters { waiter.resume(throwing: PeerSessionError.stopped) }
+        // The connections' endings are ignored from here on, so their transfers end now: a sender waiting for an
+        // answer learns that the session stopped, and a receiver keeps its partial files.
+        for peer in Set(slots.compactMap(\.peer)) { transfersEnded(with: peer, error: .stopped) }
         for slot in slots { try? await slot.channel?.closeFuture.get() }
         try? await listener?.close()
         try? await datagramChannel?.close()

@@ -35,6 +35,12 @@ struct ClipReceiveCommand: AsyncParsableCommand {
         let pasteboard: (any GeneralPasteboard)? =
             out == nil ? try await PasteboardFailure.run { try SystemPasteboard.make() } : nil
         let sync = try await filterOptions.startSharing(options)
+        try await Signals.stoppingOnTermination(sync.session) {
+            try await receive(on: sync, pasteboard: pasteboard)
+        }
+    }
+
+    func receive(on sync: ClipboardSync, pasteboard: (any GeneralPasteboard)?) async throws {
         let session = sync.session
         let findable = await session.findableName()
         Output.line(

@@ -38,6 +38,10 @@ struct ClipShareCommand: AsyncParsableCommand {
             throw ExitCode(1)
         }
         let sync = try await filterOptions.startSharing(options)
+        try await Signals.stoppingOnTermination(sync.session) { try await share(admitted, on: sync) }
+    }
+
+    func share(_ admitted: PasteboardItem, on sync: ClipboardSync) async throws {
         let session = sync.session
         let prompter = Prompter.standard
         let running = Task { try await sync.run() }

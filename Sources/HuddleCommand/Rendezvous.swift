@@ -24,7 +24,7 @@ struct Rendezvous {
             chosen = try await pick(until: deadline, picker: picker)
         } else {
             for name in Self.unique(names) {
-                guard let peer = await find(name, until: deadline) else {
+                guard let peer = try await find(name, until: deadline) else {
                     let here = await present().map(\.name).joined(separator: ", ")
                     Output.error("no peer called \(name) found" + (here.isEmpty ? "" : " (here: \(here))"))
                     throw ExitCode(69)
@@ -57,12 +57,13 @@ struct Rendezvous {
         return found.sorted { $0.1 < $1.1 }
     }
 
-    func find(_ name: String, until deadline: ContinuousClock.Instant) async -> PeerID? {
+    /// - Throws: `CancellationError` when the task is cancelled (the command was interrupted).
+    func find(_ name: String, until deadline: ContinuousClock.Instant) async throws -> PeerID? {
         while true {
             let named = await present().filter { $0.name == name }
             if named.count == 1 { return named[0].peer }
             if ContinuousClock.now >= deadline { return nil }
-            try? await Task.sleep(for: .milliseconds(100))
+            try await Task.sleep(for: .milliseconds(100))
         }
     }
 

@@ -1,4 +1,6 @@
+import ArgumentParser
 import Dispatch
+import Huddle
 import Synchronization
 
 #if canImport(Glibc)
@@ -32,6 +34,39 @@ enum Signals {
         }
         if alreadyReceived { return }
         for await _ in stream { return }
+    }
+
+    /// Whether SIGINT or SIGTERM arrived while something waited for it.
+    static var wasReceived: Bool { state.withLock { $0.received } }
+
+    /// Runs `work` until it ends or SIGINT or SIGTERM arrives. At a signal the session stops (goodbyes to its
+    /// peers and on multicast DNS) and `work` is cancelled, so a command busy sending, receiving or waiting for a
+    /// peer still ends cleanly; the command then exits 130.
+    static func stoppingOnTermination<T: Sendable>(
+        _ session: PeerSession,
+        _ work: @escaping @Sendable () async throws -> T
+    ) async throws -> T {
+        let outcome = await withTaskGroup(of: Result<T, any Error>?.self) { group in
+            group.addTask {
+                do { return .success(try await work()) } catch { return .failure(error) }
+            }
+            group.addTask {
+                await waitForTermination()
+                guard !Task.isCancelled else { return nil }
+                await session.stop()  // the goodbyes are out before the process ends
+                return nil
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            var result = first
+            while let next = await group.next() { result = result ?? next }
+            return result
+        }
+        guard !wasReceived, let outcome else {
+            Output.error("interrupted")
+            throw ExitCode(130)
+        }
+        return try outcome.get()
     }
 
     private static func install() -> [any DispatchSourceSignal] {

@@ -53,6 +53,10 @@ struct SendCommand: AsyncParsableCommand {
 
     func run() async throws {
         let session = try await options.startSession(mode: .peer)
+        try await Signals.stoppingOnTermination(session) { try await send(on: session) }
+    }
+
+    func send(on session: PeerSession) async throws {
         let reporter = ProgressReporter(json: json)
         let prompter = Prompter.standard
         let autoAccept = options.yes
@@ -215,6 +219,10 @@ struct ReceiveCommand: AsyncParsableCommand {
 
     func run() async throws {
         let session = try await options.startSession(mode: .peer)
+        try await Signals.stoppingOnTermination(session) { try await receive(on: session) }
+    }
+
+    func receive(on session: PeerSession) async throws {
         let directory = URL(fileURLWithPath: dir).standardizedFileURL
         let findable = await session.findableName()
         Output.line("Receiving into \(directory.path) as \(findable). Ctrl-C to stop.")
