@@ -54,39 +54,19 @@ extension PeerConnectionHandler {
     func receivedWhileConnected(_ message: PeerControlMessage, context: ChannelHandlerContext) {
         switch message {
         case .ping(let value):
-            let now = self.now(context)
-            if pingWindowStart.duration(to: now) >= .seconds(1) {
-                pingWindowStart = now
-                pingsInWindow = 0
+            switch phase.receivedPing(value, now: now(context)) {
+            case .sendPong(let value):
+                sendControl(.pong(value), context: context)
+                context.flush()
+            case .fail(let error):
+                fail(error, context: context)
             }
-            pingsInWindow += 1
-            guard pingsInWindow <= setup.configuration.maximumPingsPerSecond else {
-                let limit = setup.configuration.maximumPingsPerSecond
-                return fail(
-                    .protocolViolation(state: "connected", message: "PING flood (over \(limit) a second)"),
-                    context: context
-                )
-            }
-            sendControl(.pong(value), context: context)
-            context.flush()
         case .pong:
-            pingOutstanding = false
+            phase.receivedPong()
         case .ack(let sequence):
             acknowledged(through: sequence, context: context)
         case .resume(let sequence):
-            guard !heardResume, !receivedMessages else {
-                return fail(.protocolViolation(state: "connected", message: "RESUME after messages"), context: context)
-            }
-            // No session numbers 2⁴⁸ messages (nine years at a million a second): a RESUME beyond that is not
-            // about messages that were sent, and would make the peer's later messages look like duplicates.
-            guard sequence < PeerConnectionConfiguration.sequenceLimit else {
-                return fail(
-                    .protocolViolation(state: "connected", message: "RESUME beyond any message sent"),
-                    context: context
-                )
-            }
-            heardResume = true
-            incomingSequence = sequence
+            if let error = phase.receivedResume(sequence) { return fail(error, context: context) }
             report(.resumed(sequence), context: context)
         case .close(let reason):
             // What was read before the CLOSE arrived: say so before closing, so the peer can tell it from loss.
@@ -110,11 +90,7 @@ extension PeerConnectionHandler {
         var payload = frame.payload
         let stream = frame.streamID
         if payload.readableBytes == 0 && !frame.flags.contains(.endOfMessage) {
-            emptyFrames += 1
-            let limit = setup.configuration.maximumEmptyFrames
-            if emptyFrames > limit {
-                fail(.protocolViolation(state: "connected", message: "over \(limit) empty frames"), context: context)
-            }
+            if let error = phase.receivedEmptyFrame() { fail(error, context: context) }
             return
         }
         let size = (incoming[stream]?.readableBytes ?? 0) + payload.readableBytes
@@ -130,11 +106,7 @@ extension PeerConnectionHandler {
         }
         guard frame.flags.contains(.endOfMessage), let message = incoming.removeValue(forKey: stream) else { return }
         let isMessage = stream == PeerFrame.messageStream
-        if isMessage {
-            receivedMessages = true
-            incomingSequence &+= 1
-            acknowledgementPending = true
-        }
+        if isMessage { phase.receivedMessage() }
         if let gate = setup.receiveGate {
             let count = message.readableBytes
             let pause =
@@ -181,11 +153,11 @@ extension PeerConnectionHandler {
         acknowledge(context: context)
         sendControl(.close(reason), context: context)
         context.flush()
-        guard reason == .goodbye, !unacknowledged.isEmpty else { return context.close(promise: nil) }
-        // Wait for the peer's answer to the goodbye: its last ACK, so that what it read is not reported lost.
-        closingAfterGoodbye = true
-        schedule(after: setup.configuration.goodbyeAcknowledgementTimeout, context: context) { _, context in
+        switch phase.sentClose(reason) {
+        case .close:
             context.close(promise: nil)
+        case .waitForAcknowledgement(let limit):
+            schedule(after: limit, context: context) { _, context in context.close(promise: nil) }
         }
     }
 
@@ -212,7 +184,7 @@ extension PeerConnectionHandler {
             guard !closedReported else { return }
             closedReported = true
             if machine?.isConnected == true {
-                sink(.unacknowledged(Array(unacknowledged), next: outgoingSequence))
+                sink(.unacknowledged(Array(phase.unacknowledged), next: phase.outgoingSequence))
             }
         }
         sink(event)

@@ -8,8 +8,7 @@ import NIOCore
 extension PeerConnectionHandler {
     /// Numbers the messages that follow from `first` on, and sends `redeliver` before anything else.
     func resume(from first: UInt64, redeliver: [ByteBuffer], context: ChannelHandlerContext) {
-        sentResume = true
-        outgoingSequence = first
+        phase.resume(from: first)
         sendControl(.resume(first), context: context)
         for message in redeliver {
             writeMessage(message, stream: PeerFrame.messageStream, context: context, promise: nil)
@@ -20,39 +19,22 @@ extension PeerConnectionHandler {
 
     /// Keeps a written message until the peer acknowledges it.
     func retain(_ message: ByteBuffer, context: ChannelHandlerContext) {
-        outgoingSequence &+= 1
-        unacknowledged.append(message)
-        unacknowledgedBytes += message.readableBytes
-        let limit = setup.configuration.maximumUnacknowledgedBytes
-        if unacknowledgedBytes > limit {
-            fail(
-                .protocolViolation(state: "connected", message: "over \(limit) bytes of messages not acknowledged"),
-                context: context
-            )
-        }
+        if let error = phase.retain(message) { fail(error, context: context) }
     }
 
     /// The peer has every message numbered below `sequence`.
     func acknowledged(through sequence: UInt64, context: ChannelHandlerContext) {
-        guard sequence <= outgoingSequence else {
-            return fail(
-                .protocolViolation(state: "connected", message: "ACK of \(sequence) beyond \(outgoingSequence)"),
-                context: context
-            )
+        switch phase.receivedAcknowledgement(through: sequence) {
+        case .none: break
+        case .close: context.close(promise: nil)
+        case .fail(let error): fail(error, context: context)
         }
-        var first = outgoingSequence - UInt64(unacknowledged.count)
-        while first < sequence, let message = unacknowledged.popFirst() {
-            unacknowledgedBytes -= message.readableBytes
-            first += 1
-        }
-        if closingAfterGoodbye && unacknowledged.isEmpty { context.close(promise: nil) }
     }
 
     /// Sends the cumulative ACK if messages arrived since the last one.
     func acknowledge(context: ChannelHandlerContext) {
-        guard acknowledgementPending, context.channel.isActive, !closedReported else { return }
-        acknowledgementPending = false
-        sendControl(.ack(incomingSequence), context: context)
+        guard context.channel.isActive, !closedReported, let sequence = phase.takeAcknowledgement() else { return }
+        sendControl(.ack(sequence), context: context)
         context.flush()
     }
 }

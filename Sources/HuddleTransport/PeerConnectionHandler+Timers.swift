@@ -43,21 +43,18 @@ extension PeerConnectionHandler {
     /// Once a second while connected: a PING after `pingAfter` of silence, disconnected after
     /// `disconnectTimeout` (`docs/security.md` §4.9: heartbeat).
     func scheduleHeartbeat(context: ChannelHandlerContext) {
-        let configuration = setup.configuration
-        let tick = min(.seconds(1), configuration.pingAfter)
-        schedule(after: tick, context: context) { handler, context in
-            let silence = handler.lastHeard.duration(to: handler.now(context))
-            if silence >= configuration.disconnectTimeout {
+        schedule(after: phase.heartbeatInterval, context: context) { handler, context in
+            switch handler.phase.heartbeat(now: handler.now(context)) {
+            case .closeUnresponsive:
                 handler.sendControl(.close(.unresponsive), context: context)
                 context.flush()
                 handler.abort(.unresponsive, context: context)
                 return
-            }
-            if silence >= configuration.pingAfter && !handler.pingOutstanding {
-                handler.pingOutstanding = true
-                handler.pingsSent += 1
-                handler.sendControl(.ping(handler.pingsSent), context: context)
+            case .sendPing(let value):
+                handler.sendControl(.ping(value), context: context)
                 context.flush()
+            case .wait:
+                break
             }
             handler.scheduleHeartbeat(context: context)
         }

@@ -113,14 +113,8 @@ public final class PeerConnectionHandler: ChannelDuplexHandler {
     /// The `ContinuousClock` instant and the event loop's time, read together when the handler was added: the
     /// handler's time is the event loop's (`now(_:)`), in the instants the handshake machine works in.
     var clockOrigin = (instant: ContinuousClock.now, loop: NIODeadline.now())
-    var lastHeard = ContinuousClock.now
-    var pingsSent: UInt64 = 0
-    var pingOutstanding = false
-    /// PINGs received in the second that started at `pingWindowStart` (the flood limit).
-    var pingsInWindow = 0
-    var pingWindowStart = ContinuousClock.now
-    /// Data frames received that carried nothing (the glitch limit).
-    var emptyFrames = 0
+    /// The rules after the handshake: heartbeat, limits, sequence numbers, the goodbye wait.
+    var phase: ConnectedPhase
     var failure: PeerConnectionError?
     var closedReported = false
     var sentGoodbye = false
@@ -128,18 +122,6 @@ public final class PeerConnectionHandler: ChannelDuplexHandler {
     /// ones in the same turn wait for one flush queued behind the writes already waiting.
     enum FlushState { case idle, flushed, queued }
     var flushState = FlushState.idle
-    /// Reliable messages: the sequence number of the next one written, those written and not yet acknowledged
-    /// (the last `unacknowledged.count` numbers), and the number of the next one expected from the peer.
-    var outgoingSequence: UInt64 = 0
-    var unacknowledged = CircularBuffer<ByteBuffer>()
-    var unacknowledgedBytes = 0
-    var incomingSequence: UInt64 = 0
-    var sentResume = false
-    var heardResume = false
-    var receivedMessages = false
-    var acknowledgementPending = false
-    /// A goodbye was sent and the connection waits for the peer's last ACK before closing.
-    var closingAfterGoodbye = false
     /// Sends waiting for the socket to drain below the channel's low water mark (backpressure).
     var waitingForWritability: [EventLoopPromise<Void>] = []
 
@@ -147,12 +129,12 @@ public final class PeerConnectionHandler: ChannelDuplexHandler {
         self.setup = setup
         self.verifier = verifier
         self.sink = sink
+        phase = ConnectedPhase(configuration: setup.configuration, now: clockOrigin.instant)
     }
 
     public func handlerAdded(context: ChannelHandlerContext) {
         clockOrigin = (ContinuousClock.now, context.eventLoop.now)
-        lastHeard = clockOrigin.instant
-        pingWindowStart = clockOrigin.instant
+        phase = ConnectedPhase(configuration: setup.configuration, now: clockOrigin.instant)
         schedule(after: setup.configuration.tlsHandshakeTimeout, context: context) { handler, context in
             guard handler.machine == nil else { return }
             handler.abort(.tlsHandshakeTimedOut, context: context)
@@ -191,7 +173,7 @@ public final class PeerConnectionHandler: ChannelDuplexHandler {
         )
         let actions = machine.start()
         self.machine = machine
-        lastHeard = now
+        phase.heard(now: now)
         perform(actions, context: context)
         scheduleHandshakeDeadline(context: context)
     }
@@ -201,7 +183,7 @@ public final class PeerConnectionHandler: ChannelDuplexHandler {
         // taken, not even the rest of the same read.
         guard failure == nil else { return }
         let frame = unwrapInboundIn(data)
-        lastHeard = now(context)
+        phase.heard(now: now(context))
         guard var machine else {
             abort(.wire(.protocolViolation(state: "TLS", message: "frame before TLS")), context: context)
             return
@@ -274,7 +256,7 @@ public final class PeerConnectionHandler: ChannelDuplexHandler {
                 waitingForWritability.append(promise)
             }
         case .resume(let first, let redeliver):
-            guard machine?.isConnected == true, failure == nil, !sentResume, outgoingSequence == 0 else {
+            guard machine?.isConnected == true, failure == nil, phase.canResume else {
                 promise?.fail(PeerConnectionError.notConnected)
                 return
             }
