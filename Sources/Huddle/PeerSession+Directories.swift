@@ -35,7 +35,8 @@ extension PeerSession {
             outgoing[id] = nil
             cancelledTransfers.withLockedValue { _ = $0.remove(id) }
         }
-        guard case .needed(let needed) = try await ask(.directoryOffer(offer), id: id, peer: peer) else {
+        let answer = try await ask(.directoryOffer(offer), id: id, peer: peer, decisionWithin: transferDecisionTimeout)
+        guard case .needed(let needed) = answer else {
             throw PeerSessionError.transferFailed("the receiver answered a directory offer as a file")
         }
         let sent: UInt64

@@ -9,7 +9,12 @@ extension PeerSession {
     /// for ever. A connection that ends meanwhile fails the waiter (``transfersEnded(with:)``).
     /// - Throws: ``PeerSessionError/notConnected(_:)`` when the peer is gone already, `.cancelled`; the
     ///   receiver's refusal.
-    func ask(_ message: TransferMessage, id: TransferID, peer: PeerID) async throws -> OutgoingReply {
+    func ask(
+        _ message: TransferMessage,
+        id: TransferID,
+        peer: PeerID,
+        decisionWithin limit: Duration? = nil
+    ) async throws -> OutgoingReply {
         if let early = outgoing[id]?.early {
             outgoing[id]?.early = nil
             return try early.get()
@@ -23,6 +28,23 @@ extension PeerSession {
             }
             outgoing[id]?.waiter = continuation
             sendResourceNow(message, to: peer)
+            guard let limit else { return }
+            outgoing[id]?.decisionTimer = Task { [weak self] in
+                try? await Task.sleep(for: limit)
+                guard !Task.isCancelled else { return }
+                await self?.offerUnanswered(id, peer: peer, after: limit)
+            }
         }
+    }
+
+    /// How long a sender waits for the receiver to accept or decline an offer.
+    var transferDecisionTimeout: Duration { configuration.transfers.decisionTimeout }
+
+    /// The offer's deadline passed with no answer: the receiver is told the offer is withdrawn, the sender that
+    /// it was not answered.
+    func offerUnanswered(_ id: TransferID, peer: PeerID, after limit: Duration) {
+        guard let transfer = outgoing[id], !transfer.decided else { return }
+        sendResourceNow(.cancel(id, reason: "no answer within \(PeerSessionError.spoken(limit))"), to: peer)
+        answer(id, with: .failure(.transferNotAnswered(after: limit)))
     }
 }

@@ -40,6 +40,11 @@ extension PeerSession {
             answer(id, with: .failure(.transferFailed("cancelled: \(reason)")))
             if let file = incoming.removeValue(forKey: id) { closeKeepingPartial(file, reason: reason) }
             if let tree = incomingDirectories[id] { stopDirectory(tree, reason: reason) }
+            // An offer withdrawn before it was answered (the sender's deadline passed): its question is void.
+            if pendingOffers.removeValue(forKey: id) != nil || pendingDirectories.removeValue(forKey: id) != nil {
+                offerPeers[id] = nil
+                emit(.transferFailed(id, peer, .transferFailed("the offer was withdrawn: \(reason)")))
+            }
         case .chunk(let id, let offset, let data):
             return receivedChunk(id, offset: offset, data: data, counted: buffer.readableBytes)
         case .entryChunk(let id, let index, let offset, let data):

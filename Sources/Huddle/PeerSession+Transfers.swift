@@ -37,7 +37,8 @@ extension PeerSession {
             cancelledTransfers.withLockedValue { _ = $0.remove(id) }
         }
         let offer = TransferOffer(id: id, name: send.name, size: send.size, resumeKey: send.resumeKey, type: send.type)
-        guard case .offset(let offset) = try await ask(.offer(offer), id: id, peer: peer) else {
+        let answer = try await ask(.offer(offer), id: id, peer: peer, decisionWithin: transferDecisionTimeout)
+        guard case .offset(let offset) = answer else {
             throw PeerSessionError.transferFailed("the receiver answered a file offer as a directory")
         }
         guard offset <= send.size else {
@@ -62,6 +63,8 @@ extension PeerSession {
     /// the middle of the stream (a full disk) — is kept for the sender's next ``ask(_:id:peer:)``, and a failure
     /// stops the stream at its next chunk.
     func answer(_ id: TransferID, with result: Result<OutgoingReply, PeerSessionError>) {
+        outgoing[id]?.decided = true
+        outgoing[id]?.decisionTimer?.cancel()
         if let waiter = outgoing[id]?.waiter {
             outgoing[id]?.waiter = nil
             waiter.resume(with: result)
@@ -315,6 +318,10 @@ extension TransferID {
 /// A file or directory being sent: who to, and the call waiting for the receiver's next answer.
 struct OutgoingTransfer {
     let peer: PeerID
+    /// Whether the receiver answered (or the transfer ended otherwise); the offer's deadline then stops mattering.
+    var decided = false
+    /// Withdraws the offer after ``TransferConfiguration/decisionTimeout``.
+    var decisionTimer: Task<Void, Never>?
     var waiter: CheckedContinuation<OutgoingReply, any Error>?
     /// An answer that came while nothing waited.
     var early: Result<OutgoingReply, PeerSessionError>?

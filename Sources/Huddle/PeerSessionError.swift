@@ -23,6 +23,9 @@ public enum PeerSessionError: Error, Hashable, Sendable, CustomStringConvertible
     case transferDeclined(String)
     /// A transfer failed; see why.
     case transferFailed(String)
+    /// The receiver neither accepted nor declined within ``TransferConfiguration/decisionTimeout``; the offer
+    /// was withdrawn.
+    case transferNotAnswered(after: Duration)
     /// The offer is larger than this side takes into memory (``TransferConfiguration/maximumInMemorySize``).
     case transferTooLarge(limit: UInt64, size: UInt64)
     /// The connection failed or ended; see why.
@@ -56,6 +59,7 @@ public enum PeerSessionError: Error, Hashable, Sendable, CustomStringConvertible
         case .messageTooLarge(let limit, let size): "a message of \(size) bytes is over the limit of \(limit)"
         case .transferDeclined(let reason): "the file was declined (\(DisplayText.escaped(reason)))"
         case .transferFailed(let reason): "the transfer failed: \(DisplayText.escaped(reason))"
+        case .transferNotAnswered(let limit): "the receiver did not answer within \(Self.spoken(limit))"
         case .transferTooLarge(let limit, let size): "\(size) bytes is over the in-memory limit of \(limit)"
         case .connection(.wire(.pairingRejected(reason: let reason))): "the connection was refused (\(reason))"
         case .connection(let error): "\(error)"
@@ -69,5 +73,13 @@ public enum PeerSessionError: Error, Hashable, Sendable, CustomStringConvertible
             "\(size) bytes do not fit in the in-memory budget of \(budget) (\(reserved) held by other transfers)"
         case .tooManyTransfers(let limit): "the peer has \(limit) transfers offered or under way already"
         }
+    }
+}
+
+extension PeerSessionError {
+    /// `300 s`, or `300 ms` below a whole second.
+    static func spoken(_ duration: Duration) -> String {
+        let milliseconds = duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
+        return milliseconds % 1000 == 0 ? "\(milliseconds / 1000) s" : "\(milliseconds) ms"
     }
 }

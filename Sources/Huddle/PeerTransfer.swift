@@ -58,7 +58,8 @@ public struct TransferFileProgress: Hashable, Sendable {
 public struct TransferConfiguration: Hashable, Sendable {
     /// Bytes of file per chunk message (one frame each).
     public var chunkSize = 60 * 1024
-    /// How long a sender waits for the receiver to accept or decline.
+    /// How long a sender waits for the receiver to accept or decline an offer; then the offer is withdrawn (the
+    /// receiver gets `.transferFailed` for it) and the send throws ``PeerSessionError/transferNotAnswered(after:)``.
     public var decisionTimeout: Duration = .seconds(300)
     /// The largest offer ``PeerSession/acceptTransferIntoMemory(_:)`` takes (64 MiB): a photo or a document fits
     /// easily, and a peer cannot make the receiver hold more than this in memory per transfer.

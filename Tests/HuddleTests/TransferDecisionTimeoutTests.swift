@@ -1,0 +1,55 @@
+import Foundation
+import Huddle
+import HuddleTestSupport
+import Testing
+
+@Suite("An offer nobody answers is withdrawn after the decision timeout", .timeLimit(.minutes(1)))
+struct TransferDecisionTimeoutTests {
+    /// With a 300 ms decision timeout, a sender whose file offer is never answered is told so, and the receiver's
+    /// pending offer is withdrawn (accepting it afterwards fails). The setting used to be read by nothing: a
+    /// sender waited until the connection ended.
+    @Test func anUnansweredOfferIsWithdrawnOnBothSides() async throws {
+        try await withTestScope { scope in
+            let (ada, bob, bobID, _) = try await scope.connectedPair {
+                $0.transfers.decisionTimeout = .milliseconds(300)
+            }
+            let url = try scope.directory().appendingPathComponent("unanswered.bin")
+            try Data(repeating: 1, count: 1000).write(to: url)
+            let sending = Task { try await ada.session.sendFile(at: url, to: bobID) }
+            let offered = try #require(await bob.offer())
+            let outcome = await result(of: sending, within: .seconds(20))
+            guard case .failure(let error as PeerSessionError)? = outcome else {
+                Issue.record("the unanswered send did not fail: \(String(describing: outcome))")
+                return
+            }
+            #expect(error == .transferNotAnswered(after: .milliseconds(300)))
+            let withdrawn = await bob.wait { event -> PeerSessionError? in
+                if case .transferFailed(offered.id, _, let reason) = event { return reason }
+                return nil
+            }
+            #expect(withdrawn == .transferFailed("the offer was withdrawn: no answer within 300 ms"))
+            await #expect(throws: PeerSessionError.transferFailed("no such offer")) {
+                try await bob.session.acceptTransfer(offered, into: try scope.directory())
+            }
+        }
+    }
+
+    /// An answer within the timeout is unaffected: the file arrives after a wait longer than the timeout itself.
+    @Test func anAnsweredOfferOutlivesTheTimeout() async throws {
+        try await withTestScope { scope in
+            let (ada, bob, bobID, _) = try await scope.connectedPair {
+                $0.transfers.decisionTimeout = .milliseconds(300)
+            }
+            let url = try scope.directory().appendingPathComponent("answered.bin")
+            try Data(repeating: 2, count: 1000).write(to: url)
+            let sending = Task { try await ada.session.sendFile(at: url, to: bobID) }
+            let offered = try #require(await bob.offer())
+            try await bob.session.acceptTransfer(offered, into: try scope.directory())
+            let outcome = await result(of: sending, within: .seconds(20))
+            guard case .success? = outcome else {
+                Issue.record("the answered send did not succeed: \(String(describing: outcome))")
+                return
+            }
+        }
+    }
+}
