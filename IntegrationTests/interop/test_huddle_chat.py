@@ -102,8 +102,8 @@ def test_paired_peer_reconnects_without_code_and_killed_peer_is_reported(testbed
     pair(ada, bob, "Ada", "Bob")
     ada.stop()
     bob.wait_line(lambda l: l == "* Ada left the chat", 10)
+    mark = len(bob.lines)  # before the restart: the new instance may connect before chat() returns
     ada = chat(a, "Ada", homes("a"), "--disconnect-timeout", "3")
-    mark = len(bob.lines)
     ada.wait_line(lambda l: l == "* connected to Bob", 20)
     bob.wait_line(lambda l: l == "* connected to Ada", 20, start=mark)
     assert not any("first contact" in l for _, l in ada.lines)

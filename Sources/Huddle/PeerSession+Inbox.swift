@@ -72,7 +72,30 @@ extension PeerSession {
         peers[advert.peer] = record
         emit(.peerFound(record.info))
         if !wasAvailable && record.connection == nil { emit(.stateChanged(advert.peer, .available)) }
-        if record.connection == nil { reconnectIfLost(advert) }
+        if record.connection == nil {
+            reconnectIfLost(advert)
+            connectIfFound(advert.peer)
+        }
+    }
+
+    /// Dials a peer just found, when the configuration asks for it and this side dials (``DialOrder``): once per
+    /// instance, and not while a connection to it exists or is being made.
+    func connectIfFound(_ peer: PeerID) {
+        guard configuration.connectsToFoundPeers, mode.browses, !stopped, let record = peers[peer],
+            record.connection == nil, let device = record.info.deviceID,
+            DialOrder.localDials(local: (identity.deviceID, peerID), remote: (device, peer)),
+            !connections.values.contains(where: { $0.intended == peer || $0.peer == peer }),
+            autoDialled.insert(peer).inserted
+        else { return }
+        track { [weak self] in
+            do {
+                try await self?.connect(to: peer, timeout: .seconds(120))
+            } catch let error as PeerSessionError {
+                await self?.emit(.peerError(peer, .autoConnectFailed(error)))
+            } catch {
+                // Only cancellation: the session is stopping.
+            }
+        }
     }
 
     /// Whether the peer table may take `advert` (`docs/security.md` §5 C8): known peers and pinned devices always;

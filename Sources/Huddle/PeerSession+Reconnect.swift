@@ -10,7 +10,7 @@ extension PeerSession {
         guard configuration.reconnectsDroppedPeers, mode.browses, !stopped, attempt < 12,
             let record = peers[peer], record.connection == nil, let device = record.info.deviceID,
             device == identity.deviceID || trustStore.isPinned(device),
-            (identity.deviceID, peerID.rawValue) < (device, peer.rawValue)
+            DialOrder.localDials(local: (identity.deviceID, peerID), remote: (device, peer))
         else { return }
         reconnecting.insert(peer)
         let base = min(30.0, 0.5 * Double(1 << min(attempt, 6)))

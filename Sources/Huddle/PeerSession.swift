@@ -87,6 +87,8 @@ public actor PeerSession {
     public internal(set) var ignoredAdverts = 0
     /// Pinned devices whose connection dropped; if one comes back under a new instance, it is connected.
     var droppedDevices: Set<DeviceID> = []
+    /// Instances dialled because they were found (``PeerSessionConfiguration/connectsToFoundPeers``): once each.
+    var autoDialled: Set<PeerID> = []
     /// Above every sequence number a closed connection used: where a new peer connection's messages start.
     var sequenceFloor: UInt64 = 0
     var outboxGeneration = 0

@@ -29,6 +29,10 @@ public struct PeerSessionConfiguration: Sendable {
     /// Received bytes the consumer of ``PeerSession/events`` may fall behind by before the session stops reading
     /// from its connections (`docs/security.md` §4.9: connection receive budget).
     public var maximumUndeliveredBytes = 32 * 1024 * 1024
+    /// Connect to every peer found, from one side of each pair only (``DialOrder``), once per instance found; a
+    /// failed attempt is reported as ``PeerSessionEvent/peerError(_:_:)`` with
+    /// ``PeerSessionError/autoConnectFailed(_:)``. Off by default: an app may rather connect on the user's choice.
+    public var connectsToFoundPeers = false
     /// Connect pinned peers again, without a prompt, after their connection drops (not after a goodbye).
     public var reconnectsDroppedPeers = true
     /// How long reliable messages a lost connection left unacknowledged wait for the peer to connect again; they

@@ -26,6 +26,8 @@ public enum PeerSessionError: Error, Hashable, Sendable, CustomStringConvertible
     /// The receiver neither accepted nor declined within ``TransferConfiguration/decisionTimeout``; the offer
     /// was withdrawn.
     case transferNotAnswered(after: Duration)
+    /// Connecting to a peer found, as ``PeerSessionConfiguration/connectsToFoundPeers`` asks, failed.
+    indirect case autoConnectFailed(PeerSessionError)
     /// The offer is larger than this side takes into memory (``TransferConfiguration/maximumInMemorySize``).
     case transferTooLarge(limit: UInt64, size: UInt64)
     /// The connection failed or ended; see why.
@@ -60,6 +62,7 @@ public enum PeerSessionError: Error, Hashable, Sendable, CustomStringConvertible
         case .transferDeclined(let reason): "the file was declined (\(DisplayText.escaped(reason)))"
         case .transferFailed(let reason): "the transfer failed: \(DisplayText.escaped(reason))"
         case .transferNotAnswered(let limit): "the receiver did not answer within \(Self.spoken(limit))"
+        case .autoConnectFailed(let error): "could not connect: \(error)"
         case .transferTooLarge(let limit, let size): "\(size) bytes is over the in-memory limit of \(limit)"
         case .connection(.wire(.pairingRejected(reason: let reason))): "the connection was refused (\(reason))"
         case .connection(let error): "\(error)"

@@ -5,20 +5,6 @@ import HuddleTransport
 extension ClipboardSync {
     func handle(_ event: PeerSessionEvent) async {
         switch event {
-        case .peerFound(let info):
-            guard configuration.connectsToFoundPeers, let theirs = info.deviceID else { return }
-            // One side dials: the lower (device, instance), so a pair never dials twice.
-            let mine = (session.identity.deviceID, session.peerID.rawValue)
-            guard mine < (theirs, info.id.rawValue) else { return }
-            let session = self.session
-            let emit = self.emit
-            Task {
-                do {
-                    try await session.connect(to: info.id, timeout: .seconds(120))
-                } catch {
-                    emit.yield(.problem("could not connect to \(info.displayName): \(error)"))
-                }
-            }
         case .stateChanged(let peer, .connected):
             await peerConnected(peer)
         case .stateChanged(let peer, .disconnected), .stateChanged(let peer, .unavailable):
@@ -45,6 +31,8 @@ extension ClipboardSync {
         case .transferFailed(let id, let peer, let error):
             guard incomingItems.removeValue(forKey: id) != nil else { return }
             emit.yield(.notTaken(nil, from: await name(peer), reason: "the item did not arrive whole: \(error)"))
+        case .peerError(let peer?, .autoConnectFailed(let error)):
+            emit.yield(.problem("could not connect to \(await name(peer)): \(error)"))
         case .peerError(let peer, let error):
             let who = peer.map { "\($0)" } ?? "session"
             emit.yield(.problem("\(who): \(error)"))
@@ -52,7 +40,7 @@ extension ClipboardSync {
             emit.yield(.problem("\(pause)"))
         case .undelivered(let messages, let peer):
             emit.yield(.problem("\(messages.count) clipboard messages to \(await name(peer)) were not delivered"))
-        case .connectionRequestEnded, .transferFinished:
+        case .peerFound, .connectionRequestEnded, .transferFinished:
             return
         }
     }

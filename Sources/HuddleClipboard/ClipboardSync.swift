@@ -8,7 +8,9 @@ import HuddleWire
 /// Embedding sync in an app takes a few lines:
 ///
 /// ```swift
-/// let session = try await PeerSession(sessionID: "Clipboard", displayName: "Ada", mode: .peer)
+/// var configuration = PeerSessionConfiguration()
+/// configuration.connectsToFoundPeers = true  // keep in step with every machine found
+/// let session = try await PeerSession(sessionID: "Clipboard", displayName: "Ada", configuration: configuration)
 /// try await session.start()
 /// let sync = ClipboardSync(session: session, pasteboard: try SystemPasteboard.make())
 /// Task { for await event in sync.events { print(event) } }

@@ -9,8 +9,6 @@ public struct ClipboardSyncConfiguration: Sendable {
     public var filter = ClipboardItemFilter()
     /// The selection to keep in step.
     public var selection: PasteboardSelection = .clipboard
-    /// Dial the peers found in the session (in each pair the side with the lower device and instance dials).
-    public var connectsToFoundPeers = true
     /// Writes to the clipboard start at least this far apart; items that arrive faster are coalesced into the
     /// newest (`docs/security.md` §5 J2: at most ten writes a second by default).
     public var minimumWriteInterval: Duration = .milliseconds(100)

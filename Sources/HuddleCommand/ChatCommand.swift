@@ -27,7 +27,8 @@ struct ChatCommand: AsyncParsableCommand {
     func run() async throws {
         let session: PeerSession
         do {
-            session = try await options.startSession(mode: .peer)
+            // Everyone in the room connects to everyone: the session dials the peers it finds.
+            session = try await options.startSession(mode: .peer) { $0.connectsToFoundPeers = true }
         } catch {
             Output.error("\(error)")
             throw ExitCode(69)
@@ -87,17 +88,6 @@ actor ChatRoom {
         case .peerFound(let info):
             guard seen.insert(info.id).inserted else { return }
             Output.line("* \(info.displayName) (\(info.deviceID?.shortID ?? "?")) is here")
-            // One side dials: the lower (device, instance), so a pair never dials twice.
-            let me = (session.identity.deviceID, session.peerID.rawValue)
-            guard let theirs = info.deviceID, (me.0, me.1) < (theirs, info.id.rawValue) else { return }
-            let session = self.session
-            Task {
-                do {
-                    try await session.connect(to: info.id, timeout: .seconds(120))
-                } catch {
-                    Output.line("! could not connect to \(info.displayName): \(error)")
-                }
-            }
         case .connectionRequest(let request):
             ask(request)
         case .connectionRequestEnded(let id, let error):
@@ -123,6 +113,8 @@ actor ChatRoom {
             }
         case .pairingPaused(let pause):
             Output.line("! \(pause)")
+        case .peerError(let peer?, .autoConnectFailed(let error)):
+            Output.line("! could not connect to \(await name(peer)): \(error)")
         case .peerError(let peer, let error):
             let who = if let peer { await name(peer) } else { "session" }
             Output.line("! \(who): \(error)")

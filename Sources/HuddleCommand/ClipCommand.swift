@@ -82,7 +82,6 @@ struct ClipFilterOptions: ParsableArguments {
         let session = try await options.startSession(mode: .peer, defaultSession: "HuddleClipboard", adjust: adjust)
         var configuration = ClipboardSyncConfiguration()
         configuration.syncs = false
-        configuration.connectsToFoundPeers = false
         configuration.filter = try filter()
         return ClipboardSync(session: session, pasteboard: nil, configuration: configuration)
     }

@@ -29,11 +29,11 @@ struct ClipSyncCommand: AsyncParsableCommand {
 
     func run() async throws {
         let pasteboard: any GeneralPasteboard = try await PasteboardFailure.run { try SystemPasteboard.make() }
-        let session = try await options.startSession(
-            mode: .peer,
-            defaultSession: "HuddleClipboard",
-            adjust: filterOptions.adjust
-        )
+        // Every machine in the session keeps in step with every other: the session dials the peers it finds.
+        let session = try await options.startSession(mode: .peer, defaultSession: "HuddleClipboard") {
+            filterOptions.adjust(&$0)
+            $0.connectsToFoundPeers = true
+        }
         var configuration = ClipboardSyncConfiguration()
         configuration.filter = try filterOptions.filter()
         configuration.selection = filterOptions.selection

@@ -46,6 +46,7 @@ func withClipboardPeers<T>(
 ) async throws -> T {
     let sessions = try await makeUnprobedSessions(names, sessionID: sessionID) { configuration in
         configuration.trustsOnFirstUse = true
+        configuration.connectsToFoundPeers = true
         configuration.transfers.maximumInMemorySize = 32 << 20
     }
     let syncs = zip(names, sessions).map { name, session in

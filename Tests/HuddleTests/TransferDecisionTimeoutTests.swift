@@ -33,23 +33,4 @@ struct TransferDecisionTimeoutTests {
             }
         }
     }
-
-    /// An answer within the timeout is unaffected: the file arrives after a wait longer than the timeout itself.
-    @Test func anAnsweredOfferOutlivesTheTimeout() async throws {
-        try await withTestScope { scope in
-            let (ada, bob, bobID, _) = try await scope.connectedPair {
-                $0.transfers.decisionTimeout = .milliseconds(300)
-            }
-            let url = try scope.directory().appendingPathComponent("answered.bin")
-            try Data(repeating: 2, count: 1000).write(to: url)
-            let sending = Task { try await ada.session.sendFile(at: url, to: bobID) }
-            let offered = try #require(await bob.offer())
-            try await bob.session.acceptTransfer(offered, into: try scope.directory())
-            let outcome = await result(of: sending, within: .seconds(20))
-            guard case .success? = outcome else {
-                Issue.record("the answered send did not succeed: \(String(describing: outcome))")
-                return
-            }
-        }
-    }
 }
