@@ -21,6 +21,7 @@ extension PeerSession {
         let deadline = ContinuousClock.now + timeout
         while true {
             guard !stopped else { throw PeerSessionError.stopped }
+            guard !Task.isCancelled else { throw PeerSessionError.cancelled }
             guard mode.browses else { throw PeerSessionError.notAllowedInMode(mode) }
             guard let record = peers[peer], let advert = record.advert, let address = advert.addresses.first else {
                 throw PeerSessionError.unknownPeer(peer)
@@ -44,7 +45,7 @@ extension PeerSession {
                 // The peer is pairing another device, or heard from us a moment ago: try again shortly.
                 let retry = ContinuousClock.now + .milliseconds(Int.random(in: 500...1500))
                 guard retry < deadline else { throw PeerSessionError.connectTimedOut(peer) }
-                try await Task.sleep(until: retry)
+                do { try await Task.sleep(until: retry) } catch { throw PeerSessionError.cancelled }
             }
         }
     }
@@ -80,7 +81,7 @@ extension PeerSession {
                 throw PeerSessionError.pairingRateLimited
             case .tooSoon(let retryAt):
                 guard retryAt < deadline else { throw PeerSessionError.connectTimedOut(peer) }
-                try await Task.sleep(until: retryAt)
+                do { try await Task.sleep(until: retryAt) } catch { throw PeerSessionError.cancelled }
             case .pairingInProgress:
                 let gate = pairingGate
                 let ended = await withTaskGroup(of: Bool.self) { group in
@@ -96,6 +97,7 @@ extension PeerSession {
                     group.cancelAll()
                     return first
                 }
+                guard !Task.isCancelled else { throw PeerSessionError.cancelled }
                 guard ended else { throw PeerSessionError.connectTimedOut(peer) }
             }
             guard !stopped else { throw PeerSessionError.stopped }
@@ -136,10 +138,29 @@ extension PeerSession {
             await self?.connectTimedOut(id, peer: peer)
         }
         defer { timer.cancel() }
-        try await withCheckedThrowingContinuation { continuation in
-            connections[id]?.waiter = continuation
-            if connections[id] == nil { continuation.resume(throwing: PeerSessionError.cancelled) }
+        // Cancelling the calling task gives up this attempt (``cancelDial(_:)`` runs on the actor, so after the
+        // waiter below is in place).
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                connections[id]?.waiter = continuation
+                if connections[id] == nil { continuation.resume(throwing: PeerSessionError.cancelled) }
+            }
+        } onCancel: { [weak self] in
+            Task { await self?.cancelDial(id) }
         }
+    }
+
+    /// Gives up the dial `id`: its `connect` throws `.cancelled`; a connection already open is closed with CLOSE
+    /// `cancelled`, one still opening is dropped when it opens.
+    func cancelDial(_ id: Int) {
+        if let waiter = duplicateWaiters.removeValue(forKey: id) {
+            waiter.continuation.resume(throwing: PeerSessionError.cancelled)
+        }
+        guard let slot = connections[id], slot.role == .initiator, !slot.connected else { return }
+        guard let channel = slot.channel else { return connectionEnded(id, error: .cancelled) }
+        slot.waiter?.resume(throwing: PeerSessionError.cancelled)
+        connections[id]?.waiter = nil
+        channel.writeAndFlush(PeerOutbound.close(.cancelled), promise: nil)
     }
 
     func connectTimedOut(_ id: Int, peer: PeerID) {
@@ -153,13 +174,12 @@ extension PeerSession {
         slot.channel?.writeAndFlush(PeerOutbound.close(.timedOut), promise: nil)
     }
 
-    /// Gives up a `connect` in progress; it throws `.cancelled`.
+    /// Gives up a `connect` in progress; it throws `.cancelled`. Cancelling the task that called `connect` does
+    /// the same.
     public func cancelConnect(to peer: PeerID) {
         for (id, slot) in connections where slot.role == .initiator && !slot.connected {
-            guard slot.peer == peer || (slot.peer == nil && peers[peer]?.info.state == .connecting) else { continue }
-            slot.waiter?.resume(throwing: PeerSessionError.cancelled)
-            connections[id]?.waiter = nil
-            slot.channel?.writeAndFlush(PeerOutbound.close(.cancelled), promise: nil)
+            guard slot.peer == peer || slot.intended == peer else { continue }
+            cancelDial(id)
         }
     }
 

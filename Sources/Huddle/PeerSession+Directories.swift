@@ -35,29 +35,39 @@ extension PeerSession {
             outgoing[id] = nil
             cancelledTransfers.withLockedValue { _ = $0.remove(id) }
         }
-        let answer = try await ask(.directoryOffer(offer), id: id, peer: peer, decisionWithin: transferDecisionTimeout)
-        guard case .needed(let needed) = answer else {
-            throw PeerSessionError.transferFailed("the receiver answered a directory offer as a file")
+        // Cancelling the calling task cancels the transfer (the receiver is told, partial files stay).
+        return try await withTaskCancellationHandler {
+            let answer = try await ask(
+                .directoryOffer(offer),
+                id: id,
+                peer: peer,
+                decisionWithin: transferDecisionTimeout
+            )
+            guard case .needed(let needed) = answer else {
+                throw PeerSessionError.transferFailed("the receiver answered a directory offer as a file")
+            }
+            let sent: UInt64
+            do {
+                sent = try await streamDirectory(offer, scan: scan, needed: needed, to: peer)
+            } catch PeerSessionError.cancelled {
+                throw earlyFailure(id) ?? .cancelled
+            } catch let error as PeerSessionError {
+                // A file changed or could not be read: the receiver stops too, keeping the files it has verified.
+                if case .transferFailed(let reason) = error { sendResourceNow(.cancel(id, reason: reason), to: peer) }
+                throw error
+            }
+            _ = try await ask(.end(id, sha256: nil), id: id, peer: peer)
+            return DirectoryTransferReport(
+                id: id,
+                fileCount: offer.fileCount,
+                filesSent: needed.filter { $0.offset < offer.entries[Int($0.index)].size }.count,
+                totalSize: offer.totalSize,
+                bytesSent: sent,
+                skipped: scan.skipped
+            )
+        } onCancel: { [weak self] in
+            Task { await self?.cancelTransfer(id) }
         }
-        let sent: UInt64
-        do {
-            sent = try await streamDirectory(offer, scan: scan, needed: needed, to: peer)
-        } catch PeerSessionError.cancelled {
-            throw earlyFailure(id) ?? .cancelled
-        } catch let error as PeerSessionError {
-            // A file changed or could not be read: the receiver stops too, keeping the files it has verified.
-            if case .transferFailed(let reason) = error { sendResourceNow(.cancel(id, reason: reason), to: peer) }
-            throw error
-        }
-        _ = try await ask(.end(id, sha256: nil), id: id, peer: peer)
-        return DirectoryTransferReport(
-            id: id,
-            fileCount: offer.fileCount,
-            filesSent: needed.filter { $0.offset < offer.entries[Int($0.index)].size }.count,
-            totalSize: offer.totalSize,
-            bytesSent: sent,
-            skipped: scan.skipped
-        )
     }
 
     /// Sends the files the receiver asked for, in the order it asked, each from its offset.
@@ -82,10 +92,11 @@ extension PeerSession {
             total: offer.totalSize,
             completed: offer.totalSize - missing,
             filesCompleted: offer.fileCount - needed.count,
-            fileCount: offer.fileCount
+            fileCount: offer.fileCount,
+            interval: UInt64(configuration.transfers.progressInterval)
         )
         var sent: UInt64 = 0
-        var pipeline = ResourcePipeline()
+        var pipeline = ResourcePipeline(window: configuration.transfers.sendWindow)
         let chunk = UInt64(configuration.transfers.chunkSize)
         for point in needed {
             let entry = offer.entries[Int(point.index)]
@@ -147,8 +158,12 @@ struct ResourcePipeline {
     /// Bytes sent since the last wait.
     private var unconfirmed = 0
     private var latest: EventLoopFuture<Void>?
-    /// 1 MiB: enough for a hundred small files between waits, little memory.
-    static let window = 1 << 20
+    /// ``TransferConfiguration/sendWindow``.
+    let window: Int
+
+    init(window: Int) {
+        self.window = window
+    }
 
     mutating func send(_ message: TransferMessage, to peer: PeerID, on session: PeerSession) async throws {
         var buffer = ByteBuffer()
@@ -161,7 +176,7 @@ struct ResourcePipeline {
         guard let channel = session.flow.channel(for: peer) else { throw PeerSessionError.notConnected(peer) }
         unconfirmed += buffer.readableBytes
         latest = channel.writeAndFlush(PeerOutbound.resource(buffer))
-        if unconfirmed >= Self.window || !channel.isWritable { try await drain() }
+        if unconfirmed >= window || !channel.isWritable { try await drain() }
     }
 
     /// Waits until everything sent so far is queued within the connection's buffer.
@@ -185,9 +200,20 @@ struct DirectoryProgress {
     let fileCount: Int
     let startedAt: UInt64
     var reportedAt: UInt64
+    /// ``TransferConfiguration/progressInterval``.
+    let interval: UInt64
 
-    init(id: TransferID, peer: PeerID, total: UInt64, completed: UInt64, filesCompleted: Int, fileCount: Int) {
+    init(
+        id: TransferID,
+        peer: PeerID,
+        total: UInt64,
+        completed: UInt64,
+        filesCompleted: Int,
+        fileCount: Int,
+        interval: UInt64
+    ) {
         self.id = id
+        self.interval = interval
         self.peer = peer
         self.total = total
         self.completed = completed
@@ -202,7 +228,7 @@ struct DirectoryProgress {
         completed += bytes
         let done = position == entry.size
         if done { filesCompleted += 1 }
-        guard done || completed - reportedAt >= 1 << 20 else { return nil }
+        guard done || completed - reportedAt >= interval else { return nil }
         reportedAt = completed
         return TransferProgress(
             id: id,

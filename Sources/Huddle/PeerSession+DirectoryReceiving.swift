@@ -76,7 +76,7 @@ extension PeerSession {
         entry.written += count
         tree.completed += count
         tree.current = entry
-        if tree.completed - tree.reportedAt >= 1 << 20 {
+        if tree.completed - tree.reportedAt >= UInt64(configuration.transfers.progressInterval) {
             tree.reportedAt = tree.completed
             emit(.transferProgress(tree.progress(of: entry)))
         }

@@ -119,7 +119,8 @@ extension PeerSession {
             data.withUnsafeReadableBytes { file.hasher.update($0) }
         }
         file.written += count
-        if file.written - file.reportedAt >= 1 << 20 || file.written == file.offer.size {
+        let interval = UInt64(configuration.transfers.progressInterval)
+        if file.written - file.reportedAt >= interval || file.written == file.offer.size {
             file.reportedAt = file.written
             emit(
                 .transferProgress(

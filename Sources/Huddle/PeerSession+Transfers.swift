@@ -36,26 +36,37 @@ extension PeerSession {
             outgoing[id] = nil
             cancelledTransfers.withLockedValue { _ = $0.remove(id) }
         }
-        let offer = TransferOffer(id: id, name: send.name, size: send.size, resumeKey: send.resumeKey, type: send.type)
-        let answer = try await ask(.offer(offer), id: id, peer: peer, decisionWithin: transferDecisionTimeout)
-        guard case .offset(let offset) = answer else {
-            throw PeerSessionError.transferFailed("the receiver answered a file offer as a directory")
+        // Cancelling the calling task cancels the transfer (the receiver is told, partial files stay).
+        return try await withTaskCancellationHandler {
+            let offer = TransferOffer(
+                id: id,
+                name: send.name,
+                size: send.size,
+                resumeKey: send.resumeKey,
+                type: send.type
+            )
+            let answer = try await ask(.offer(offer), id: id, peer: peer, decisionWithin: transferDecisionTimeout)
+            guard case .offset(let offset) = answer else {
+                throw PeerSessionError.transferFailed("the receiver answered a file offer as a directory")
+            }
+            guard offset <= send.size else {
+                throw PeerSessionError.transferFailed("the receiver asked to resume past the end")
+            }
+            let sha256: [UInt8]
+            do {
+                sha256 = try await streamSingle(source, send, id: id, from: offset, to: peer)
+            } catch PeerSessionError.cancelled {
+                throw earlyFailure(id) ?? .cancelled
+            } catch let error as PeerSessionError {
+                // The file changed or could not be read: the receiver stops too, keeping what it has.
+                if case .transferFailed(let reason) = error { sendResourceNow(.cancel(id, reason: reason), to: peer) }
+                throw error
+            }
+            _ = try await ask(.end(id, sha256: sha256), id: id, peer: peer)
+            return id
+        } onCancel: { [weak self] in
+            Task { await self?.cancelTransfer(id) }
         }
-        guard offset <= send.size else {
-            throw PeerSessionError.transferFailed("the receiver asked to resume past the end")
-        }
-        let sha256: [UInt8]
-        do {
-            sha256 = try await streamSingle(source, send, id: id, from: offset, to: peer)
-        } catch PeerSessionError.cancelled {
-            throw earlyFailure(id) ?? .cancelled
-        } catch let error as PeerSessionError {
-            // The file changed or could not be read: the receiver stops too, keeping what it has.
-            if case .transferFailed(let reason) = error { sendResourceNow(.cancel(id, reason: reason), to: peer) }
-            throw error
-        }
-        _ = try await ask(.end(id, sha256: sha256), id: id, peer: peer)
-        return id
     }
 
     /// Waits for the receiver's next answer about `id` (accept, decline, result, cancel).
@@ -260,7 +271,7 @@ extension PeerSession {
         var position = offset
         var reported = offset
         let (size, chunk) = (send.size, configuration.transfers.chunkSize)
-        var pipeline = ResourcePipeline()
+        var pipeline = ResourcePipeline(window: configuration.transfers.sendWindow)
         while position < size {
             if cancelledTransfers.withLockedValue({ $0.contains(id) }) { throw PeerSessionError.cancelled }
             // The message's header, then the file read straight in after it: no copy between file and message.
@@ -273,7 +284,7 @@ extension PeerSession {
             message.withUnsafeReadableBytes { hasher.update(UnsafeRawBufferPointer(rebasing: $0.suffix(count))) }
             try await pipeline.send(encoded: message, to: peer, on: self)
             position += UInt64(count)
-            if position - reported >= 1 << 20 || position == size {
+            if position - reported >= UInt64(configuration.transfers.progressInterval) || position == size {
                 reported = position
                 eventSink.yield(
                     .transferProgress(

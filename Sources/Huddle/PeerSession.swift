@@ -111,6 +111,7 @@ public actor PeerSession {
         identity: DeviceIdentity? = nil,
         trustStore: TrustStore? = nil
     ) async throws {
+        try configuration.validate()
         self.sessionID = sessionID
         self.displayName = displayName
         self.mode = mode

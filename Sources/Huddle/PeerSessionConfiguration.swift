@@ -73,6 +73,36 @@ public struct PeerSessionConfiguration: Sendable {
 
     public init() {}
 
+    /// Checks the settings that depend on each other; a session does so when it is made.
+    ///
+    /// - Throws: ``PeerSessionError/invalidConfiguration(_:)`` naming the first setting that does not fit: a
+    ///   CHUNK (``TransferConfiguration/chunkSize`` plus its 25-byte header) must fit one message, the write size
+    ///   must fit the transfer buffer, and sizes, intervals and timeouts must be positive.
+    public func validate() throws {
+        let transfers = self.transfers
+        let message = connection.maximumMessageSize
+        func require(_ holds: Bool, _ reason: @autoclosure () -> String) throws {
+            guard holds else { throw PeerSessionError.invalidConfiguration(reason()) }
+        }
+        try require(transfers.chunkSize > 0, "transfers.chunkSize must be positive")
+        try require(
+            transfers.chunkSize + TransferMessage.chunkHeaderSize <= message,
+            "transfers.chunkSize (\(transfers.chunkSize)) and its \(TransferMessage.chunkHeaderSize)-byte header must fit "
+                + "connection.maximumMessageSize (\(message))"
+        )
+        try require(connection.maximumFramePayload > 0, "connection.maximumFramePayload must be positive")
+        try require(transfers.progressInterval > 0, "transfers.progressInterval must be positive")
+        try require(transfers.sendWindow > 0, "transfers.sendWindow must be positive")
+        try require(
+            transfers.writeSize > 0 && transfers.writeSize <= transfers.maximumBufferedBytes,
+            "transfers.writeSize (\(transfers.writeSize)) must be positive and at most transfers.maximumBufferedBytes "
+                + "(\(transfers.maximumBufferedBytes))"
+        )
+        try require(disconnectTimeout > .zero, "disconnectTimeout must be positive")
+        try require(connection.pingAfter > .zero, "connection.pingAfter must be positive")
+        try require(transfers.decisionTimeout > .zero, "transfers.decisionTimeout must be positive")
+    }
+
     /// The peer is reported disconnected when silent this long (GKSession's `disconnectTimeout`).
     public var disconnectTimeout: Duration {
         get { connection.disconnectTimeout }

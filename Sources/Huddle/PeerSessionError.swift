@@ -26,6 +26,8 @@ public enum PeerSessionError: Error, Hashable, Sendable, CustomStringConvertible
     /// The receiver neither accepted nor declined within ``TransferConfiguration/decisionTimeout``; the offer
     /// was withdrawn.
     case transferNotAnswered(after: Duration)
+    /// Settings that do not fit together (``PeerSessionConfiguration/validate()``), named with the reason.
+    case invalidConfiguration(String)
     /// Connecting to a peer found, as ``PeerSessionConfiguration/connectsToFoundPeers`` asks, failed.
     indirect case autoConnectFailed(PeerSessionError)
     /// The offer is larger than this side takes into memory (``TransferConfiguration/maximumInMemorySize``).
@@ -63,6 +65,7 @@ public enum PeerSessionError: Error, Hashable, Sendable, CustomStringConvertible
         case .transferFailed(let reason): "the transfer failed: \(DisplayText.escaped(reason))"
         case .transferNotAnswered(let limit): "the receiver did not answer within \(Self.spoken(limit))"
         case .autoConnectFailed(let error): "could not connect: \(error)"
+        case .invalidConfiguration(let reason): "invalid configuration: \(reason)"
         case .transferTooLarge(let limit, let size): "\(size) bytes is over the in-memory limit of \(limit)"
         case .connection(.wire(.pairingRejected(reason: let reason))): "the connection was refused (\(reason))"
         case .connection(let error): "\(error)"

@@ -56,7 +56,9 @@ public struct TransferFileProgress: Hashable, Sendable {
 
 /// Limits and places of transfers.
 public struct TransferConfiguration: Hashable, Sendable {
-    /// Bytes of file per chunk message (one frame each).
+    /// Bytes of file per CHUNK message (60 KiB): with its 25-byte header it fits one 64 KiB frame
+    /// (``PeerConnectionConfiguration/maximumFramePayload``), and it must fit
+    /// ``PeerConnectionConfiguration/maximumMessageSize`` (checked when a session starts).
     public var chunkSize = 60 * 1024
     /// How long a sender waits for the receiver to accept or decline an offer; then the offer is withdrawn (the
     /// receiver gets `.transferFailed` for it) and the send throws ``PeerSessionError/transferNotAnswered(after:)``.
@@ -81,6 +83,11 @@ public struct TransferConfiguration: Hashable, Sendable {
     /// fewer system calls than one write per chunk, and a quarter of ``maximumBufferedBytes`` so that the socket
     /// keeps reading while a write is under way.
     public var writeSize = 1024 * 1024
+    /// A progress event every this many bytes of a transfer (1 MiB), and one at its end.
+    public var progressInterval = 1024 * 1024
+    /// Transfer data a sender hands to the connection before it waits for the socket to take it (1 MiB): enough
+    /// for a hundred small files between waits, and little memory.
+    public var sendWindow = 1024 * 1024
     /// Bounds on directory offers: entries, manifest bytes, path length and depth, total size.
     public var manifestLimits = DirectoryManifestLimits()
     public init() {}

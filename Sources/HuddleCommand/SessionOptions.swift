@@ -87,7 +87,6 @@ struct SessionOptions: ParsableArguments {
         configuration.trustsOnFirstUse = trustOnFirstUse || yes
         configuration.listenPort = port
         configuration.disconnectTimeout = .milliseconds(Int64(disconnectTimeout * 1000))
-        configuration.connection.pingAfter = min(.seconds(5), configuration.disconnectTimeout / 3)
         // What the session cannot report as an event (a trust store it could not write) goes to standard error.
         var logger = Logger(label: "huddle", factory: { StreamLogHandler.standardError(label: $0) })
         logger.logLevel = .warning

@@ -42,8 +42,12 @@ struct ConnectedPhase {
 
     // MARK: Heartbeat and PING limit
 
+    /// Silence after which a PING goes out: `pingAfter`, or a third of `disconnectTimeout` when that is shorter,
+    /// so that a short timeout still sees a PING and its answer before it passes.
+    var pingInterval: Duration { min(configuration.pingAfter, configuration.disconnectTimeout / 3) }
+
     /// How often ``heartbeat(now:)`` wants to run while connected.
-    var heartbeatInterval: Duration { min(.seconds(1), configuration.pingAfter) }
+    var heartbeatInterval: Duration { min(.seconds(1), pingInterval) }
 
     enum HeartbeatAction: Equatable {
         case wait
@@ -57,12 +61,12 @@ struct ConnectedPhase {
         lastHeard = now
     }
 
-    /// The heartbeat timer fired: a PING after `pingAfter` of silence (one outstanding at a time), the end after
-    /// `disconnectTimeout`.
+    /// The heartbeat timer fired: a PING after ``pingInterval`` of silence (one outstanding at a time), the end
+    /// after `disconnectTimeout`.
     mutating func heartbeat(now: ContinuousClock.Instant) -> HeartbeatAction {
         let silence = lastHeard.duration(to: now)
         if silence >= configuration.disconnectTimeout { return .closeUnresponsive }
-        guard silence >= configuration.pingAfter, !pingOutstanding else { return .wait }
+        guard silence >= pingInterval, !pingOutstanding else { return .wait }
         pingOutstanding = true
         pingsSent += 1
         return .sendPing(pingsSent)

@@ -16,7 +16,8 @@ public struct PeerConnectionConfiguration: Hashable, Sendable {
     }
     /// Largest frame payload; messages are cut into frames of this size.
     public var maximumFramePayload = 64 * 1024
-    /// A PING goes out after this long without hearing from the peer.
+    /// A PING goes out after this long without hearing from the peer, or after a third of `disconnectTimeout`
+    /// when that is shorter.
     public var pingAfter: Duration = .seconds(5)
     /// The peer is reported disconnected after this long without hearing from it.
     public var disconnectTimeout: Duration = .seconds(15)

@@ -39,6 +39,16 @@ struct ConnectedPhaseTests {
         #expect(phase.heartbeat(now: Self.at(20_099)) == .wait)
     }
 
+    /// A disconnect timeout of 6 s with the default 5 s `pingAfter`: the PING goes out at 2 s (a third of the
+    /// timeout), so its answer can come in time.
+    @Test func aShortDisconnectTimeoutBringsThePingForward() {
+        var phase = Self.phase { $0.disconnectTimeout = .seconds(6) }
+        #expect(phase.pingInterval == .seconds(2))
+        #expect(phase.heartbeat(now: Self.at(1_999)) == .wait)
+        #expect(phase.heartbeat(now: Self.at(2_000)) == .sendPing(1))
+        #expect(phase.heartbeat(now: Self.at(6_000)) == .closeUnresponsive)
+    }
+
     @Test func aShortPingAfterShortensTheHeartbeatInterval() {
         let phase = Self.phase { $0.pingAfter = .milliseconds(300) }
         #expect(phase.heartbeatInterval == .milliseconds(300))
