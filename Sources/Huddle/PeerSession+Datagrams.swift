@@ -3,23 +3,6 @@ public import HuddleWire
 import NIOCore
 import NIOPosix
 
-/// How a message travels (GKSession's data modes).
-public enum PeerSendMode: Hashable, Sendable {
-    /// Over TLS: ordered per peer, never lost while connected.
-    case reliable
-    /// As one sealed UDP datagram: may be lost or reordered, never duplicated or corrupted; at most
-    /// ``PeerSession/maximumDatagramPayload`` bytes.
-    case unreliable
-}
-
-/// One connection's datagram keys and where to send (`docs/security.md` §3.7).
-struct DatagramLink {
-    var sealer: DatagramSealer
-    var opener: DatagramOpener
-    /// The peer's UDP address; moved only by a packet that authenticates.
-    var remote: SocketAddress
-}
-
 extension PeerSession {
     /// The largest payload of an unreliable message.
     public nonisolated var maximumDatagramPayload: Int { DatagramSealer.defaultMaximumPayloadByteCount }
@@ -162,24 +145,5 @@ extension PeerSession {
             channel.write(envelope, promise: nil)
         }
         channel.flush()
-    }
-}
-
-/// Hands received datagrams addressed to a known link to the session's inbox; drops the rest on the event loop
-/// (``DatagramFilter``). Opening and replay checks are the session's.
-final class DatagramInboxHandler: ChannelInboundHandler, Sendable {
-    typealias InboundIn = AddressedEnvelope<ByteBuffer>
-    let inbox: AsyncStream<PeerSession.Inbox>.Continuation
-    let filter: DatagramFilter
-
-    init(inbox: AsyncStream<PeerSession.Inbox>.Continuation, filter: DatagramFilter) {
-        self.inbox = inbox
-        self.filter = filter
-    }
-
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        let envelope = unwrapInboundIn(data)
-        guard filter.admits(envelope.data, from: envelope.remoteAddress) else { return }
-        inbox.yield(.datagram(Array(envelope.data.readableBytesView), envelope.remoteAddress))
     }
 }

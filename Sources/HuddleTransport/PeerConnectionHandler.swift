@@ -4,56 +4,6 @@ public import NIOCore
 import NIOSSL
 import NIOTLS
 
-/// What a connection reports to its owner, in order.
-public enum PeerConnectionEvent: Sendable {
-    /// TLS verified the peer's key.
-    case authenticated(DeviceID)
-    /// The handshake needs a decision: answer by writing `PeerOutbound.decision`.
-    case prompt(PeerHandshake.Prompt)
-    case connected(PeerHandshake.Outcome)
-    /// A whole reliable message.
-    case message(ByteBuffer)
-    /// A whole message of the resource stream (transfers).
-    case resource(ByteBuffer)
-    /// The peer's next reliable message has this sequence number; each one after it the next number.
-    case resumed(UInt64)
-    /// Just before `closed` of a connected connection: the reliable messages the peer had not acknowledged, in
-    /// order, and the sequence number the next message would have had.
-    case unacknowledged([ByteBuffer], next: UInt64)
-    /// The connection ended; `nil` after a goodbye either way.
-    case closed(PeerConnectionError?)
-}
-
-/// Decides when a connection stops reading because its messages are not being consumed.
-public protocol PeerReceiveGate: Sendable {
-    /// A whole message of `count` bytes arrived on `channel` (called on its event loop). Return true to stop
-    /// reading from it; whoever paused it sets `autoRead` back on.
-    func received(_ count: Int, on channel: any Channel) -> Bool
-
-    /// The same for a whole message of the resource stream (transfer data), which may have a budget of its own.
-    func receivedResource(_ count: Int, on channel: any Channel) -> Bool
-}
-
-extension PeerReceiveGate {
-    /// Counts resource messages with the others.
-    public func receivedResource(_ count: Int, on channel: any Channel) -> Bool { received(count, on: channel) }
-}
-
-/// What the owner writes into a connection.
-public enum PeerOutbound: Sendable {
-    /// A reliable message; the write completes when it has been handed to the socket.
-    case message(ByteBuffer)
-    /// A message of the resource stream; completes like `message`.
-    case resource(ByteBuffer)
-    /// Before any message once connected: number the reliable messages from `from` on, and send `redeliver` (the
-    /// messages a lost connection left unacknowledged) first.
-    case resume(from: UInt64, redeliver: [ByteBuffer])
-    /// The answer to a `prompt`.
-    case decision(accept: Bool)
-    /// Say goodbye (or why not) and close.
-    case close(PeerCloseReason)
-}
-
 /// Drives `PeerHandshake` over a TLS channel, then carries messages and heartbeats.
 ///
 /// A thin layer: the handshake decisions are the state machine's; this handler reads the peer's key from TLS,

@@ -1,0 +1,55 @@
+import Foundation
+import HuddleWire
+import NIOCore
+
+/// Incremental state of a file being received.
+final class IncomingFile {
+    /// Where the bytes go: a hidden partial file beside the final name, through its writer, or memory.
+    enum Sink {
+        case file(writer: TransferWriter, partial: URL, directory: URL)
+        case memory
+    }
+
+    let transfer: IncomingTransfer
+    let offer: TransferOffer
+    let sink: Sink
+    /// The bytes so far, for a transfer into memory.
+    var memory = Data()
+    /// The hash so far, for a transfer into memory (a file's writer keeps its own).
+    var hasher: FileHasher
+    /// Chunks received for the writer and not yet handed to it, gathered into one larger write.
+    var pending = ByteBuffer()
+    /// Which file the partial file is (device and inode, from the open descriptor): what gets the final name
+    /// must be that file.
+    var partialIdentity: FileIdentity?
+    /// Bytes received so far, resumed bytes included.
+    var written: UInt64
+    var reportedAt: UInt64
+    let startedAt: UInt64
+
+    init(transfer: IncomingTransfer, offer: TransferOffer, sink: Sink, hasher: FileHasher, written: UInt64) {
+        self.transfer = transfer
+        self.offer = offer
+        self.sink = sink
+        self.hasher = hasher
+        self.written = written
+        self.reportedAt = written
+        self.startedAt = written
+    }
+}
+
+extension IncomingFile {
+    /// The partial file, for a transfer into a file.
+    var partial: URL? {
+        if case .file(_, let partial, _) = sink { return partial }
+        return nil
+    }
+
+    /// Hands the gathered chunks to the writer.
+    func flushPending() {
+        guard case .file(let writer, _, _) = sink, pending.readableBytes > 0 else { return }
+        writer.write(pending)
+        pending = ByteBuffer()
+    }
+
+}

@@ -1,0 +1,122 @@
+import HuddleTransport
+import NIOConcurrencyHelpers
+import NIOCore
+
+/// The connected peers' channels, and the bytes received but not yet taken by the consumer or written to disk.
+///
+/// Counting starts on the event loop, when a connection has a whole message (``PeerReceiveGate``), so the
+/// connection that pushes a total over its budget stops reading at once. Two totals have a budget each:
+/// - messages not yet taken from ``PeerSessionEvents`` (``PeerSessionConfiguration/maximumUndeliveredBytes``);
+/// - transfer data not yet written to disk (``TransferConfiguration/maximumBufferedBytes``): the resource stream
+///   counts from its arrival until the file writer has written (and hashed) it, so a disk or hash slower than the
+///   network stops the socket instead of growing a queue.
+///
+/// A connection paused by one total resumes when that total has fallen to half its budget and the other total
+/// does not hold it paused too.
+final class ReceiveFlow: PeerReceiveGate {
+    struct State {
+        var channels: [PeerID: any Channel] = [:]
+        var undelivered = 0
+        var paused: [ObjectIdentifier: any Channel] = [:]
+        var buffered = 0
+        var peakBuffered = 0
+        var pausedForTransfers: [ObjectIdentifier: any Channel] = [:]
+        var datagramsOverBudget: UInt64 = 0
+    }
+
+    let budget: Int
+    let transferBudget: Int
+    let state = NIOLockedValueBox(State())
+    /// Told of each pause (``PeerSessionConfiguration/receivePaused``).
+    let paused: (@Sendable (any Channel) -> Void)?
+
+    init(budget: Int, transferBudget: Int = 4 * 1024 * 1024, paused: (@Sendable (any Channel) -> Void)? = nil) {
+        self.budget = budget
+        self.transferBudget = transferBudget
+        self.paused = paused
+    }
+
+    var undelivered: Int { state.withLockedValue { $0.undelivered } }
+
+    /// Transfer bytes received and not yet written, now and at most so far.
+    var bufferedTransferBytes: (now: Int, peak: Int) { state.withLockedValue { ($0.buffered, $0.peakBuffered) } }
+
+    func channel(for peer: PeerID) -> (any Channel)? { state.withLockedValue { $0.channels[peer] } }
+
+    func connected(_ peer: PeerID, channel: any Channel) {
+        state.withLockedValue { $0.channels[peer] = channel }
+    }
+
+    func disconnected(_ peer: PeerID, channel: (any Channel)?) {
+        state.withLockedValue { state in
+            if let current = state.channels[peer], current === channel { state.channels[peer] = nil }
+            if let channel {
+                state.paused[ObjectIdentifier(channel)] = nil
+                state.pausedForTransfers[ObjectIdentifier(channel)] = nil
+            }
+        }
+    }
+
+    func received(_ count: Int, on channel: any Channel) -> Bool {
+        let pause = state.withLockedValue { state in
+            state.undelivered += count
+            guard state.undelivered > budget else { return false }
+            state.paused[ObjectIdentifier(channel)] = channel
+            return true
+        }
+        if pause { paused?(channel) }
+        return pause
+    }
+
+    func receivedResource(_ count: Int, on channel: any Channel) -> Bool {
+        let pause = state.withLockedValue { state in
+            state.buffered += count
+            state.peakBuffered = max(state.peakBuffered, state.buffered)
+            guard state.buffered > transferBudget else { return false }
+            state.pausedForTransfers[ObjectIdentifier(channel)] = channel
+            return true
+        }
+        if pause { paused?(channel) }
+        return pause
+    }
+
+    /// A datagram payload of `count` bytes is about to be handed to the consumer: it counts like a message when
+    /// the total stays within the budget (the consumer's ``PeerSessionEvents`` iterator counts every received
+    /// payload out). Past the budget it is dropped and counted in ``datagramsOverBudget``: datagrams may be lost,
+    /// and a flood of them must not pause the connections.
+    func admitDatagram(_ count: Int) -> Bool {
+        state.withLockedValue { state in
+            guard state.undelivered + count <= budget else {
+                state.datagramsOverBudget += 1
+                return false
+            }
+            state.undelivered += count
+            return true
+        }
+    }
+
+    /// Datagrams dropped because the consumer had fallen a whole budget behind.
+    var datagramsOverBudget: UInt64 { state.withLockedValue { $0.datagramsOverBudget } }
+
+    /// The consumer took (or the session dropped) a message of `count` bytes.
+    func consumed(_ count: Int) {
+        let resume: [any Channel] = state.withLockedValue { state in
+            state.undelivered -= count
+            guard !state.paused.isEmpty, state.undelivered <= budget / 2 else { return [] }
+            defer { state.paused.removeAll() }
+            return state.paused.filter { state.pausedForTransfers[$0.key] == nil }.map(\.value)
+        }
+        for channel in resume { channel.setOption(.autoRead, value: true).whenComplete { _ in } }
+    }
+
+    /// `count` bytes of the resource stream were written to disk (or handled, or dropped).
+    func consumedResource(_ count: Int) {
+        let resume: [any Channel] = state.withLockedValue { state in
+            state.buffered -= count
+            guard !state.pausedForTransfers.isEmpty, state.buffered <= transferBudget / 2 else { return [] }
+            defer { state.pausedForTransfers.removeAll() }
+            return state.pausedForTransfers.filter { state.paused[$0.key] == nil }.map(\.value)
+        }
+        for channel in resume { channel.setOption(.autoRead, value: true).whenComplete { _ in } }
+    }
+}
