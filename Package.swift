@@ -93,7 +93,6 @@ let package = Package(
                 "HuddleMDNSCore",
                 "HuddleDiscovery",
                 .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -1,7 +1,6 @@
 import HuddleTransport
 public import HuddleWire
 import NIOCore
-import NIOPosix
 
 extension PeerSession {
     /// The largest payload of an unreliable message.
@@ -26,22 +25,9 @@ extension PeerSession {
 
     func openDatagramSocket(host: String?) async throws -> any Channel {
         let inbox = self.inbox
-        let filter = self.datagramFilter
-        func bind(_ host: String) async throws -> any Channel {
-            try await DatagramBootstrap(group: group)
-                .channelOption(.socketOption(.so_reuseaddr), value: 1)
-                .channelInitializer { channel in
-                    channel.eventLoop.makeCompletedFuture {
-                        try channel.pipeline.syncOperations.addHandler(
-                            DatagramInboxHandler(inbox: inbox, filter: filter)
-                        )
-                    }
-                }
-                .bind(host: host, port: 0)
-                .get()
+        return try await PeerDatagramChannel.bind(host: host, group: group, filter: datagramFilter) { bytes, source in
+            inbox.yield(.datagram(bytes, source))
         }
-        if let host { return try await bind(host) }
-        do { return try await bind("::") } catch { return try await bind("0.0.0.0") }
     }
 
     /// Sets up the datagram keys of a connection that just completed its handshake.

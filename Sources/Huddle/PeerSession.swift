@@ -5,7 +5,6 @@ public import HuddleTransport
 import HuddleWire
 import NIOConcurrencyHelpers
 import NIOCore
-import NIOPosix
 import Synchronization
 
 /// A GKSession for today: peers that share a session ID find each other, ask to connect, compare a code at first
@@ -55,7 +54,7 @@ public actor PeerSession {
     let directory: any PeerDirectory
     /// The multicast DNS stack the session started because it was given no directory; only this one it shuts down.
     nonisolated let ownStack: MDNSStack?
-    let group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
+    let group: any EventLoopGroup = PeerChannels.defaultEventLoopGroup
 
     var listener: (any Channel)?
     var datagramChannel: (any Channel)?

@@ -11,6 +11,10 @@ public enum PeerChannels {
         setup: PeerConnectionHandler.Setup, verifier: PeerVerifier, sink: @Sendable (PeerConnectionEvent) -> Void
     )
 
+    /// The event loops connections and datagram sockets run on unless a caller picks others: the process's shared
+    /// group, one thread per core.
+    public static var defaultEventLoopGroup: any EventLoopGroup { MultiThreadedEventLoopGroup.singleton }
+
     /// Listens on `host:port` (port 0 picks a free one). `wire` is called for each accepted connection that
     /// `admission` lets in; the others are closed at once.
     public static func listen(

@@ -2,7 +2,7 @@ import HuddleWire
 import NIOCore
 import Testing
 
-@testable import Huddle
+@testable import HuddleTransport
 
 @Suite("The datagram filter: unknown links dropped, a new link's first packets kept")
 struct DatagramFilterTests {

@@ -1,6 +1,6 @@
-import HuddleWire
+public import HuddleWire
 import NIOConcurrencyHelpers
-import NIOCore
+public import NIOCore
 
 /// The connection IDs the session's datagram links answer to, checked on the event loop before a packet is copied
 /// or handed to the session (`docs/security.md` §3.7 receive order step 2, §5 C7). A packet too short to carry an
@@ -11,11 +11,11 @@ import NIOCore
 /// a moment before this side has set up the link's keys. So a few packets naming an unknown ID are held — at most
 /// ``maximumHeld`` at once and that many copies a second, each for ``holdTime`` — and handed over by
 /// ``allow(_:now:)`` when their link appears. A flood fills that small space and costs no more copies.
-final class DatagramFilter: Sendable {
+public final class DatagramFilter: Sendable {
     /// A packet kept for a link that may be about to appear.
-    struct Held {
-        let bytes: [UInt8]
-        let source: SocketAddress
+    public struct Held: Sendable {
+        public let bytes: [UInt8]
+        public let source: SocketAddress
         let at: NIODeadline
     }
 
@@ -34,10 +34,12 @@ final class DatagramFilter: Sendable {
 
     private let state = NIOLockedValueBox(State())
 
+    public init() {}
+
     /// Packets addressed to `id` are let through from now on.
     /// - Returns: the packets held for `id` that are still fresh, oldest first, for the session to open.
     @discardableResult
-    func allow(_ id: DatagramConnectionID, now: NIODeadline = .now()) -> [Held] {
+    public func allow(_ id: DatagramConnectionID, now: NIODeadline = .now()) -> [Held] {
         state.withLockedValue { state in
             state.known.insert(id)
             let held = state.held.removeValue(forKey: id) ?? []
@@ -47,10 +49,10 @@ final class DatagramFilter: Sendable {
     }
 
     /// Packets addressed to `id` are dropped from now on.
-    func forget(_ id: DatagramConnectionID) { state.withLockedValue { _ = $0.known.remove(id) } }
+    public func forget(_ id: DatagramConnectionID) { state.withLockedValue { _ = $0.known.remove(id) } }
 
     /// Whether `packet` names a known link; counts it as dropped if not (it may be held for a link about to appear).
-    func admits(_ packet: ByteBuffer, from source: SocketAddress, now: NIODeadline = .now()) -> Bool {
+    public func admits(_ packet: ByteBuffer, from source: SocketAddress, now: NIODeadline = .now()) -> Bool {
         let id = DatagramConnectionID(destinationOf: packet)
         return state.withLockedValue { state in
             if let id, state.known.contains(id) { return true }
@@ -84,7 +86,7 @@ final class DatagramFilter: Sendable {
     }
 
     /// How many packets were dropped for want of a known connection ID (held ones included).
-    var dropped: UInt64 { state.withLockedValue { $0.dropped } }
+    public var dropped: UInt64 { state.withLockedValue { $0.dropped } }
 
     /// How many packets are held for links that may appear.
     var heldCount: Int { state.withLockedValue { $0.heldCount } }

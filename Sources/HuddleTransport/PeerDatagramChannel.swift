@@ -1,0 +1,31 @@
+public import NIOCore
+import NIOPosix
+
+/// The UDP socket of a session's sealed datagrams (`docs/wire-protocol.md` §8).
+public enum PeerDatagramChannel {
+    /// Binds a UDP socket on an ephemeral port of `host`, or of `::` (IPv6 and IPv4) falling back to `0.0.0.0`.
+    ///
+    /// Packets that name no link `filter` knows are dropped on the event loop; the rest go to `deliver` there.
+    public static func bind(
+        host: String?,
+        group: any EventLoopGroup,
+        filter: DatagramFilter,
+        deliver: @escaping @Sendable ([UInt8], SocketAddress) -> Void
+    ) async throws -> any Channel {
+        func bind(_ host: String) async throws -> any Channel {
+            try await DatagramBootstrap(group: group)
+                .channelOption(.socketOption(.so_reuseaddr), value: 1)
+                .channelInitializer { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        try channel.pipeline.syncOperations.addHandler(
+                            DatagramInboxHandler(filter: filter, deliver: deliver)
+                        )
+                    }
+                }
+                .bind(host: host, port: 0)
+                .get()
+        }
+        if let host { return try await bind(host) }
+        do { return try await bind("::") } catch { return try await bind("0.0.0.0") }
+    }
+}
