@@ -22,8 +22,8 @@ public struct PeerConnectionRequest: Hashable, Sendable, Identifiable {
     public let displayName: String
     /// The peer's device, proved by TLS.
     public let deviceID: DeviceID
-    /// The six-digit code to compare at first contact ("123 456"), `nil` for a pinned peer.
-    public let code: String?
+    /// The six-digit code to compare at first contact (shown as "123 456"), `nil` for a pinned peer.
+    public let code: PairingCode?
     /// The requester's context payload (at most 1 KiB, untrusted).
     public let context: [UInt8]
     public let direction: Direction

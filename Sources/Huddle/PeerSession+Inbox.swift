@@ -278,7 +278,7 @@ extension PeerSession {
             peer: peer,
             displayName: displayName,
             deviceID: device,
-            code: prompt.code?.displayCode,
+            code: prompt.code.map(PairingCode.init),
             context: prompt.context,
             direction: slot.role == .responder ? .incoming : .outgoing,
             trust: device == identity.deviceID ? .verified : trustStore.record(for: device)?.trust,

@@ -95,7 +95,7 @@ actor PeerPicker {
             if json {
                 let event = Output.jsonText([
                     "event": "request", "peer": request.peer.rawValue, "name": request.displayName,
-                    "code": request.code ?? "", "device": request.deviceID.shortID,
+                    "code": request.code?.description ?? "", "device": request.deviceID.shortID,
                     "namesakes": request.namesakes.map(\.shortID),
                 ])
                 lines = event.map { [$0] } ?? []
