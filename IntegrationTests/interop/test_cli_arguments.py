@@ -39,3 +39,21 @@ def test_help_teaches(huddle_ok):
     assert "huddle discover _http._tcp" in top.stdout and "advertise" in top.stdout
     sub = subprocess.run([huddle_bin(), "discover", "--help"], capture_output=True, text=True, timeout=20)
     assert '"event":"added"' in sub.stdout.replace(" ", "").replace("\n", "")
+
+
+UNAVAILABLE = ["chat", "peers", "send", "receive"]
+
+
+@pytest.mark.parametrize("command", UNAVAILABLE)
+def test_a_session_that_cannot_start_exits_69_and_says_why(huddle_ok, tmp_path, command):
+    """Every session command maps a session that cannot start to one code, 69 (EX_UNAVAILABLE), and prints the
+    reason once. A data directory that is a regular file makes the device key unreadable before any socket
+    opens. `send`/`receive` used to exit 1 here, `chat`/`peers` 69."""
+    home = tmp_path / "home"
+    home.write_text("not a directory")
+    args = {"send": ["send", str(tmp_path / "home"), "--to", "Bob"], "receive": ["receive", "--dir", str(tmp_path)]}
+    argv = [huddle_bin(), *args.get(command, [command]), "--data-dir", str(home)]
+    proc = subprocess.run(argv, capture_output=True, text=True, timeout=20, stdin=subprocess.DEVNULL)
+    assert proc.returncode == 69, (proc.returncode, proc.stderr)
+    lines = [l for l in proc.stderr.splitlines() if l.startswith("huddle: ") and "warning" not in l]
+    assert len(lines) == 1 and str(home) in lines[0], proc.stderr

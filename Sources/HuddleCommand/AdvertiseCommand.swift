@@ -83,7 +83,7 @@ struct AdvertiseCommand: AsyncParsableCommand {
             stack = try await MDNSStack.start(configuration: self.network.configuration(hostLabel: self.host))
         } catch let error as MDNSError {
             Output.error(error.message)
-            throw ExitCode(69)
+            throw ExitCode.unavailable
         }
         let handle = try await stack.register(registration)
         let hostName = ServiceFormatter.hostText(await stack.hostName)

@@ -25,14 +25,8 @@ struct ChatCommand: AsyncParsableCommand {
     @OptionGroup var options: SessionOptions
 
     func run() async throws {
-        let session: PeerSession
-        do {
-            // Everyone in the room connects to everyone: the session dials the peers it finds.
-            session = try await options.startSession(mode: .peer) { $0.connectsToFoundPeers = true }
-        } catch {
-            Output.error("\(error)")
-            throw ExitCode(69)
-        }
+        // Everyone in the room connects to everyone: the session dials the peers it finds.
+        let session = try await options.startSession(mode: .peer) { $0.connectsToFoundPeers = true }
         let findable = await session.findableName()
         Output.line(
             "Chatting in \"\(options.sessionID())\" as \(findable) (device \(session.identity.deviceID.shortID)). "

@@ -33,7 +33,7 @@ struct ClipReceiveCommand: AsyncParsableCommand {
 
     func run() async throws {
         let pasteboard: (any GeneralPasteboard)? =
-            out == nil ? try await PasteboardFailure.run { try SystemPasteboard.make() } : nil
+            out == nil ? try await CommandFailure.run { try SystemPasteboard.make() } : nil
         let sync = try await filterOptions.startSharing(options)
         try await Signals.stoppingOnTermination(sync.session) {
             try await receive(on: sync, pasteboard: pasteboard)

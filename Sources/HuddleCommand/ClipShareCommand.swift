@@ -26,16 +26,16 @@ struct ClipShareCommand: AsyncParsableCommand {
     @OptionGroup var options: SessionOptions
 
     func run() async throws {
-        let whole = try await PasteboardFailure.run { try await self.readItem() }
+        let whole = try await CommandFailure.run { try await self.readItem() }
         if whole.isSecret {
             Output.error("not shared: it is marked secret by a password manager")
-            throw ExitCode(1)
+            throw ExitCode.failure
         }
-        let item = try await PasteboardFailure.run { try self.chosen(from: whole) }
+        let item = try await CommandFailure.run { try self.chosen(from: whole) }
         let filter = try filterOptions.filter()
         guard case .admit(let admitted) = filter.admit(item) else {
             if case .refuse(let reason) = filter.admit(item) { Output.error("not shared: \(reason)") }
-            throw ExitCode(1)
+            throw ExitCode.failure
         }
         let sync = try await filterOptions.startSharing(options)
         try await Signals.stoppingOnTermination(sync.session) { try await share(admitted, on: sync) }
@@ -84,14 +84,14 @@ struct ClipShareCommand: AsyncParsableCommand {
         let question = "Share with \(name): \(ClipItemSummary(item).described(item))? [y/n]"
         guard await prompter.confirm(question, assumingYes: options.yes) else {
             Output.line("not shared")
-            throw ExitCode(1)
+            throw ExitCode.failure
         }
         do {
             try await sync.share(item, to: peer)
             Output.line("\(name) took it")
         } catch ClipboardSyncError.declined(let reason) {
             Output.error("\(name) declined: \(reason)")
-            throw ExitCode(1)
+            throw ExitCode.failure
         }
     }
 

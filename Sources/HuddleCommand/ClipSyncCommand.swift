@@ -28,7 +28,7 @@ struct ClipSyncCommand: AsyncParsableCommand {
     @OptionGroup var options: SessionOptions
 
     func run() async throws {
-        let pasteboard: any GeneralPasteboard = try await PasteboardFailure.run { try SystemPasteboard.make() }
+        let pasteboard: any GeneralPasteboard = try await CommandFailure.run { try SystemPasteboard.make() }
         // Every machine in the session keeps in step with every other: the session dials the peers it finds.
         let session = try await options.startSession(mode: .peer, defaultSession: "HuddleClipboard") {
             filterOptions.adjust(&$0)

@@ -50,7 +50,7 @@ struct DiscoverCommand: AsyncParsableCommand {
             stack = try await MDNSStack.start(configuration: self.network.configuration())
         } catch let error as MDNSError {
             Output.error(error.message)
-            throw ExitCode(69)
+            throw ExitCode.unavailable
         }
         let names = Dictionary(await stack.interfaces.map { ($0.index, $0.name) }, uniquingKeysWith: { a, _ in a })
         let formatter = ServiceFormatter(interfaceNames: names)

@@ -36,7 +36,7 @@ struct IDCommand: ParsableCommand {
             Output.line("short: \(identity.deviceID.shortID)  key: \(data.url.path)/identity/key.pem")
         } catch {
             Output.error("\(error)")
-            throw ExitCode(66)
+            throw ExitCode.noInput
         }
     }
 }
@@ -145,7 +145,7 @@ struct TrustCommand: ParsableCommand {
             try body(store)
         } catch {
             Output.error("\(error)")
-            throw ExitCode(73)
+            throw ExitCode.cannotCreate
         }
     }
 }

@@ -53,30 +53,6 @@ struct PasteboardTarget: ParsableArguments {
     }
 }
 
-/// Maps library errors to messages and sysexits(3) codes.
-enum PasteboardFailure {
-    /// Runs `body`; a ``PasteboardError`` is printed as `huddle: message` and becomes an exit code.
-    static func run<T>(_ body: () async throws -> T) async throws -> T {
-        do {
-            return try await body()
-        } catch let error as PasteboardError {
-            Output.error(error.message)
-            throw ExitCode(Self.exitCode(error.code))
-        }
-    }
-
-    static func exitCode(_ code: PasteboardError.Code) -> Int32 {
-        switch code {
-        case .malformedURL, .invalidName, .invalidInput: 64  // EX_USAGE
-        case .tooLarge, .malformedArchive: 65  // EX_DATAERR
-        case .noBackend, .libraryMissing, .displayUnavailable, .helperMissing: 69  // EX_UNAVAILABLE
-        case .storage: 74  // EX_IOERR
-        case .timeout, .transferFailed: 75  // EX_TEMPFAIL
-        default: 1  // empty clipboard, type not offered, no such pasteboard
-        }
-    }
-}
-
 /// Reads a whole file, or standard input for `-` or nil.
 func readInput(_ path: String?) throws -> Data {
     if path == nil || path == "-" {

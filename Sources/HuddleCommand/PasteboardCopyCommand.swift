@@ -50,7 +50,7 @@ struct PasteboardCopyCommand: AsyncParsableCommand {
 
     func run() async throws {
         let item = try self.buildItem()
-        try await PasteboardFailure.run {
+        try await CommandFailure.run {
             if let name = self.target.name {
                 try NamedPasteboardStore().write(
                     item,
@@ -113,10 +113,10 @@ struct PasteboardServeCommand: AsyncParsableCommand {
             pasteboard.waitUntilReplaced(selection)
         } catch {
             reply.write(Data("error: \(error)\n".utf8))
-            throw ExitCode(1)
+            throw ExitCode.failure
         }
         #else
-        throw ExitCode(69)
+        throw ExitCode.unavailable
         #endif
     }
 }

@@ -12,7 +12,7 @@ struct PasteboardListCommand: AsyncParsableCommand {
     var json = false
 
     func run() async throws {
-        let list = try await PasteboardFailure.run { try NamedPasteboardStore().list() }
+        let list = try await CommandFailure.run { try NamedPasteboardStore().list() }
         if self.json {
             for info in list {
                 var object: [String: Any] = [
@@ -63,10 +63,10 @@ struct PasteboardClearCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let removed = try await PasteboardFailure.run { try NamedPasteboardStore().remove(name: self.name) }
+        let removed = try await CommandFailure.run { try NamedPasteboardStore().remove(name: self.name) }
         guard removed else {
             Output.error("no pasteboard named \"\(self.name)\"")
-            throw ExitCode(1)
+            throw ExitCode.failure
         }
     }
 }

@@ -11,7 +11,7 @@ struct PasteboardTypesCommand: AsyncParsableCommand {
     @OptionGroup var target: PasteboardTarget
 
     func run() async throws {
-        let types = try await PasteboardFailure.run { () -> [PasteboardType] in
+        let types = try await CommandFailure.run { () -> [PasteboardType] in
             if let name = self.target.name {
                 return try NamedPasteboardStore().read(name: name).types
             }
@@ -45,7 +45,7 @@ struct PasteboardPasteCommand: AsyncParsableCommand {
 
     func run() async throws {
         let requested = self.type.map(PasteboardType.init(rawValue:))
-        let data = try await PasteboardFailure.run { () -> Data in
+        let data = try await CommandFailure.run { () -> Data in
             if let name = self.target.name {
                 let store = NamedPasteboardStore()
                 let item = self.clear ? try store.readAndClear(name: name) : try store.read(name: name)

@@ -32,7 +32,7 @@ struct PasteboardWatchCommand: AsyncParsableCommand {
 
     func run() async throws {
         let selection: PasteboardSelection = self.primary ? .primary : .clipboard
-        let changes = try await PasteboardFailure.run {
+        let changes = try await CommandFailure.run {
             let pasteboard = try SystemPasteboard.make()
             let changes = try pasteboard.changes(of: selection)
             if !self.json {

@@ -25,13 +25,7 @@ struct PeersCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let session: PeerSession
-        do {
-            session = try await options.startSession(mode: mode.mode)
-        } catch {
-            Output.error("\(error)")
-            throw ExitCode(69)
-        }
+        let session = try await options.startSession(mode: mode.mode)
         let picker = PeerPicker(session: session, json: json, autoAccept: options.yes)
         if !json {
             Output.line("Peers in \"\(options.sessionID())\" (you: \(session.displayName)). Type a number to connect.")

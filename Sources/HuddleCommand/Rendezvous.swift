@@ -16,7 +16,7 @@ struct Rendezvous {
     /// The peers named, each once; with no names, the only peer found, or — when several are there and
     /// `picker` reads from a person — the ones they pick from a numbered list.
     ///
-    /// - Throws: `ExitCode(69)` after saying which peers were not found or could not be connected.
+    /// - Throws: `ExitCode.unavailable` after saying which peers were not found or could not be connected.
     func connect(to names: [String], within seconds: Double, picker: Prompter?) async throws -> [PeerID] {
         let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
         var chosen: [PeerID] = []
@@ -27,7 +27,7 @@ struct Rendezvous {
                 guard let peer = try await find(name, until: deadline) else {
                     let here = await present().map(\.name).joined(separator: ", ")
                     Output.error("no peer called \(name) found" + (here.isEmpty ? "" : " (here: \(here))"))
-                    throw ExitCode(69)
+                    throw ExitCode.unavailable
                 }
                 chosen.append(peer)
             }
@@ -37,7 +37,7 @@ struct Rendezvous {
                 try await session.connect(to: peer, timeout: .seconds(120))
             } catch {
                 Output.error("could not connect to \(await session.displayName(for: peer) ?? "\(peer)"): \(error)")
-                throw ExitCode(69)
+                throw ExitCode.unavailable
             }
         }
         return chosen
@@ -81,13 +81,13 @@ struct Rendezvous {
         if found.count == 1 { return [found[0].peer] }
         guard !found.isEmpty else {
             Output.error("no peer found in the session; is the other side running (huddle receive)?")
-            throw ExitCode(69)
+            throw ExitCode.unavailable
         }
         let names = found.map(\.name).joined(separator: ", ")
         let refusal = "several peers are here (\(names)); name one or more with --to"
         guard let picker else {
             Output.error(refusal)
-            throw ExitCode(64)
+            throw ExitCode.usage
         }
         let question =
             ["Several peers are here:"] + found.enumerated().map { "  \($0 + 1)) \($1.name)" }
@@ -95,11 +95,11 @@ struct Rendezvous {
         // End of input (no terminal, as under a script) is no answer.
         guard let answer = await picker.line(question) else {
             Output.error(refusal)
-            throw ExitCode(64)
+            throw ExitCode.usage
         }
         guard let indices = Self.choices(answer, count: found.count) else {
             Output.error("\"\(answer)\" is not a choice: give numbers from 1 to \(found.count), or all")
-            throw ExitCode(64)
+            throw ExitCode.usage
         }
         return indices.map { found[$0].peer }
     }

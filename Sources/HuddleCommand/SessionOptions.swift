@@ -106,15 +106,24 @@ struct SessionOptions: ParsableArguments {
         var configuration = configuration()
         configuration.discovery = network.configuration(hostLabel: host)
         adjust(&configuration)
-        // No directory: the session starts its own multicast DNS stack and shuts it down when it stops.
-        let session = try await PeerSession(
-            sessionID: sessionID(default: defaultSession),
-            displayName: displayName,
-            mode: mode,
-            configuration: configuration
-        )
-        try await session.start()
-        return session
+        // No directory: the session starts its own multicast DNS stack and shuts it down when it stops. A session
+        // that cannot start (its key unreadable, no usable interface) is said so and exits with its code.
+        let sessionID = sessionID(default: defaultSession)
+        return try await CommandFailure.run {
+            let session = try await PeerSession(
+                sessionID: sessionID,
+                displayName: displayName,
+                mode: mode,
+                configuration: configuration
+            )
+            do {
+                try await session.start()
+            } catch {
+                await session.stop()
+                throw error
+            }
+            return session
+        }
     }
 }
 

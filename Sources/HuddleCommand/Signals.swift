@@ -64,7 +64,7 @@ enum Signals {
         }
         guard !wasReceived, let outcome else {
             Output.error("interrupted")
-            throw ExitCode(130)
+            throw ExitCode.interrupted
         }
         return try outcome.get()
     }

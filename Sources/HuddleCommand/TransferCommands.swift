@@ -98,7 +98,7 @@ struct SendCommand: AsyncParsableCommand {
         }
         progress.cancel()
         await session.stop()
-        if failures > 0 { throw ExitCode(1) }
+        if failures > 0 { throw ExitCode.failure }
     }
 
     /// Sends every path to one peer; returns how many failed. `name` is set when there are several peers.

@@ -56,7 +56,7 @@ struct URLEncodeCommand: AsyncParsableCommand {
             type: self.type.map(PasteboardType.init(rawValue:)) ?? .guess(data: data, fileName: self.file),
             data: data
         )
-        let text = try await PasteboardFailure.run { () -> String in
+        let text = try await CommandFailure.run { () -> String in
             if let name = self.name {
                 try NamedPasteboardStore().write(item, name: name)
                 return try HuddleURL(.reference(name: name, clear: self.clear)).encoded()
@@ -94,7 +94,7 @@ struct URLDecodeCommand: AsyncParsableCommand {
     var types = false
 
     func run() async throws {
-        let item = try await PasteboardFailure.run { try resolve(self.url) }
+        let item = try await CommandFailure.run { try resolve(self.url) }
         if self.types {
             for type in item.types { Output.line(type.rawValue) }
             return
@@ -102,7 +102,7 @@ struct URLDecodeCommand: AsyncParsableCommand {
         let type = self.type.map(PasteboardType.init(rawValue:)) ?? item.types[0]
         guard let data = item.data(for: type) else {
             Output.error("the URL carries no \(type) (it has: \(item.types.map(\.rawValue).joined(separator: ", ")))")
-            throw ExitCode(1)
+            throw ExitCode.failure
         }
         writeOutput(data)
     }
@@ -130,9 +130,9 @@ struct URLOpenCommand: AsyncParsableCommand {
     var yes = false
 
     func run() async throws {
-        let content = try await PasteboardFailure.run { try HuddleURL(parsing: self.url).content }
+        let content = try await CommandFailure.run { try HuddleURL(parsing: self.url).content }
         let item = try await self.decide(content, onTerminal: isatty(0) == 1, prompter: .standard)
-        try await PasteboardFailure.run {
+        try await CommandFailure.run {
             let pasteboard = try SystemPasteboard.make()
             #if os(Linux)
             if pasteboard is X11Pasteboard {
@@ -148,7 +148,7 @@ struct URLOpenCommand: AsyncParsableCommand {
 
     /// The item to put on the clipboard, once the user said yes (or --yes did, for an item the URL carries).
     ///
-    /// - Throws: `ExitCode(1)` after saying why, when refused or answered no. A named pasteboard is read only on a
+    /// - Throws: `ExitCode.failure` after saying why, when refused or answered no. A named pasteboard is read only on a
     ///   terminal (to show what it holds), and removed only after a yes.
     func decide(_ content: HuddleURL.Content, onTerminal: Bool, prompter: Prompter) async throws -> PasteboardItem {
         switch content {
@@ -160,12 +160,12 @@ struct URLOpenCommand: AsyncParsableCommand {
                         + "and there is no terminal to ask on. Open it from a terminal, or add --yes to take it "
                         + "without asking"
                 )
-                throw ExitCode(1)
+                throw ExitCode.failure
             }
             let question = "? Put \(ClipItemSummary(item).described(item)) from a huddle: link on the clipboard? [y/n]"
             guard await prompter.confirm([question]) else {
                 Output.error("not copied")
-                throw ExitCode(1)
+                throw ExitCode.failure
             }
             return item
         case .reference(let name, let clear):
@@ -175,19 +175,19 @@ struct URLOpenCommand: AsyncParsableCommand {
                     "not copied: the huddle: link would read \(what), and there is no terminal to ask on (--yes does "
                         + "not cover named pasteboards). To read it on purpose: huddle pb paste --name \(name)"
                 )
-                throw ExitCode(1)
+                throw ExitCode.failure
             }
             let store = NamedPasteboardStore()
-            let item = try await PasteboardFailure.run { try store.read(name: name) }
+            let item = try await CommandFailure.run { try store.read(name: name) }
             let question =
                 "? A huddle: link reads \(what): \(ClipItemSummary(item).described(item)). "
                 + "Put it on the clipboard? [y/n]"
             guard await prompter.confirm([question]) else {
                 Output.error("not copied; the named pasteboard \(name) is left as it was")
-                throw ExitCode(1)
+                throw ExitCode.failure
             }
             guard clear else { return item }
-            return try await PasteboardFailure.run { try store.readAndClear(name: name) }
+            return try await CommandFailure.run { try store.readAndClear(name: name) }
         }
     }
 }
@@ -207,7 +207,7 @@ struct URLRegisterCommand: AsyncParsableCommand {
         let executable =
             (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
             ?? CommandLine.arguments[0]
-        let result = try await PasteboardFailure.run {
+        let result = try await CommandFailure.run {
             try URLSchemeRegistration.register(executable: executable)
         }
         Output.line("wrote \(result.desktopFile.path)")
