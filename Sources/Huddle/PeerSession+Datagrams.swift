@@ -1,5 +1,6 @@
 import HuddleTransport
 public import HuddleWire
+import Logging
 import NIOCore
 
 extension PeerSession {
@@ -82,7 +83,15 @@ extension PeerSession {
         let result = link.opener.open(bytes, now: datagramNow)
         if case .delivered(let payload) = result {
             link.remote = datagramAddress(source)
-            if flow.admitDatagram(payload.count) { emit(.received(payload, from: peer)) }
+            if flow.admitDatagram(payload.count) {
+                emit(.received(payload, from: peer))
+            } else {
+                // Counted in droppedDatagramsOverBudget; debug only, as a flood would flood the log too.
+                configuration.logger.debug(
+                    "dropped a datagram: the receive budget is full",
+                    metadata: ["peer": "\(peer)"]
+                )
+            }
         }
         connections[id]?.datagram = link
         if link.opener.isCloseRecommended {

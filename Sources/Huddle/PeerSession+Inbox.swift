@@ -57,6 +57,10 @@ extension PeerSession {
             // the peer is away, and the next dial still expects the verified key.
             guard advert.deviceID == record.info.deviceID else {
                 ignoredAdverts += 1
+                configuration.logger.notice(
+                    "ignored an advert naming another key for a verified peer",
+                    metadata: ["peer": "\(advert.peer)", "advertised": "\(advert.deviceID)"]
+                )
                 return
             }
             var kept = advert
@@ -115,6 +119,10 @@ extension PeerSession {
         }
         if advert.deviceID == identity.deviceID || trustStore.isPinned(advert.deviceID) { return true }
         ignoredAdverts += 1
+        configuration.logger.notice(
+            "ignored an advert: the peer table is full",
+            metadata: ["peer": "\(advert.peer)", "limit": "\(configuration.maximumKnownPeers)"]
+        )
         return false
     }
 

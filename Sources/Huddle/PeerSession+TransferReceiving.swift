@@ -21,7 +21,23 @@ extension PeerSession {
         }
         // A transfer's messages count only from the peer it is with: IDs are random, but a peer that learned
         // another's ID must not be able to answer, feed or cancel that transfer.
-        if let id = message.transferID, !isTransfer(id, with: peer) { return false }
+        if let id = message.transferID {
+            guard let owner = transferPeer(id) else {
+                // Late (the transfer ended or was cancelled) or made up.
+                configuration.logger.notice(
+                    "dropped a transfer message about no transfer this side has",
+                    metadata: ["peer": "\(peer)", "transfer": "\(id)"]
+                )
+                return false
+            }
+            guard owner == peer else {
+                configuration.logger.warning(
+                    "dropped a transfer message about another peer's transfer",
+                    metadata: ["peer": "\(peer)", "transfer": "\(id)"]
+                )
+                return false
+            }
+        }
         switch message {
         case .offer(let offer):
             receivedOffer(offer, from: peer)
@@ -57,13 +73,9 @@ extension PeerSession {
         return false
     }
 
-    /// Whether transfer `id` (in either direction, offered or under way) is one with `peer`.
-    func isTransfer(_ id: TransferID, with peer: PeerID) -> Bool {
-        if let transfer = outgoing[id] { return transfer.peer == peer }
-        if let file = incoming[id] { return file.transfer.peer == peer }
-        if let tree = incomingDirectories[id] { return tree.transfer.peer == peer }
-        if let owner = offerPeers[id] { return owner == peer }
-        return true  // unknown: dropped by the handler of its message
+    /// The peer transfer `id` (in either direction, offered or under way) is with; `nil` when there is none.
+    func transferPeer(_ id: TransferID) -> PeerID? {
+        outgoing[id]?.peer ?? incoming[id]?.transfer.peer ?? incomingDirectories[id]?.transfer.peer ?? offerPeers[id]
     }
 
     func receivedOffer(_ offer: TransferOffer, from peer: PeerID) {

@@ -1,10 +1,12 @@
 import Foundation
-import Huddle
 import HuddleTestSupport
 import HuddleTransport
+import HuddleWire
 import InMemoryLogging
 import Logging
 import Testing
+
+@testable import Huddle
 
 @Suite("What a session cannot report as an event, it logs", .timeLimit(.minutes(1)))
 struct SessionLoggingTests {
@@ -41,6 +43,32 @@ struct SessionLoggingTests {
             #expect(errors.map(\.message.description) == ["could not write the trust store"])
             #expect(errors.first?.metadata["device"] == "\(bob.session.identity.deviceID)")
             #expect(ada.session.trustStore.record(for: bob.session.identity.deviceID) == nil)
+        }
+    }
+
+    /// A transfer message about a transfer the receiver does not have with that peer (a guessed or stale ID) is
+    /// dropped and logged with the peer and the transfer. It used to vanish without a word.
+    @Test func aMessageAboutAnUnknownTransferIsLogged() async throws {
+        let handler = InMemoryLogHandler()
+        try await withTestScope { scope in
+            let (ada, bob, bobID, adaID) = try await scope.connectedPair { configuration in
+                configuration.logger = Logger(label: "test", factory: { _ in handler })
+            }
+            let stranger = TransferID(bytes: Array(repeating: 0xAB, count: 16))
+            await ada.session.sendResourceNow(.cancel(stranger, reason: "not yours"), to: bobID)
+            // An offer after it on the same stream: once Bob sees the offer, the CANCEL was handled (transfer
+            // messages are handled in order; a reliable message could overtake them).
+            let url = try scope.directory().appendingPathComponent("marker.bin")
+            try Data([1, 2, 3]).write(to: url)
+            let sending = Task { try await ada.session.sendFile(at: url, to: bobID) }
+            _ = try #require(await bob.offer())
+            sending.cancel()
+            let dropped = handler.entries.filter {
+                $0.message.description == "dropped a transfer message about no transfer this side has"
+            }
+            #expect(dropped.count == 1)
+            #expect(dropped.first?.metadata["transfer"] == "\(stranger)")
+            #expect(dropped.first?.metadata["peer"] == "\(adaID)")
         }
     }
 }
