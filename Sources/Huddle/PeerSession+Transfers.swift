@@ -17,6 +17,23 @@ extension PeerSession {
     ///   modification time while being sent), `.notConnected`, file errors.
     @discardableResult
     public func sendFile(at url: URL, to peer: PeerID, type: String = "") async throws -> TransferID {
+        try await sendFile(at: url, to: peer, type: type, id: nil)
+    }
+
+    /// Starts sending the file at `url` to `peer` (as ``sendFile(at:to:type:)``) and hands back at once its ID, its
+    /// progress and a way to cancel it; ``FileSending/value`` waits for the end.
+    public nonisolated func startSendingFile(at url: URL, to peer: PeerID, type: String = "") -> FileSending {
+        let id = TransferID.random()
+        let (progress, continuation) = AsyncStream<TransferProgress>.makeStream(bufferingPolicy: .bufferingNewest(64))
+        transferWatchers.withLockedValue { $0[id] = continuation }
+        let task = Task {
+            defer { self.transferWatchers.withLockedValue { $0.removeValue(forKey: id) }?.finish() }
+            return try await self.sendFile(at: url, to: peer, type: type, id: id)
+        }
+        return FileSending(id: id, progress: progress, task: task)
+    }
+
+    func sendFile(at url: URL, to peer: PeerID, type: String, id: TransferID?) async throws -> TransferID {
         guard flow.channel(for: peer) != nil else { throw PeerSessionError.notConnected(peer) }
         let (stamp, key, identity) = try await Task.detached {
             let identity = FileIdentity(statOf: url.path)
@@ -25,12 +42,13 @@ extension PeerSession {
         }.value
         var send = SingleSend(name: url.lastPathComponent, size: stamp.size, resumeKey: key, type: type, stamp: stamp)
         send.identity = identity
+        send.id = id
         return try await sendSingle(send, source: .file(url), to: peer)
     }
 
     /// Offers one file's worth of bytes, streams what the receiver lacks and waits for its verdict.
     func sendSingle(_ send: SingleSend, source: TransferSource, to peer: PeerID) async throws -> TransferID {
-        let id = TransferID.random()
+        let id = send.id ?? TransferID.random()
         outgoing[id] = OutgoingTransfer(peer: peer)
         defer {
             outgoing[id] = nil
@@ -286,18 +304,16 @@ extension PeerSession {
             position += UInt64(count)
             if position - reported >= UInt64(configuration.transfers.progressInterval) || position == size {
                 reported = position
-                eventSink.yield(
-                    .transferProgress(
-                        TransferProgress(
-                            id: id,
-                            peer: peer,
-                            direction: .sending,
-                            completed: position,
-                            total: size,
-                            startedAt: offset
-                        )
-                    )
+                let progress = TransferProgress(
+                    id: id,
+                    peer: peer,
+                    direction: .sending,
+                    completed: position,
+                    total: size,
+                    startedAt: offset
                 )
+                eventSink.yield(.transferProgress(progress))
+                transferWatchers.withLockedValue { $0[id] }?.yield(progress)
             }
         }
         try await pipeline.drain()

@@ -40,6 +40,8 @@ public actor PeerSession {
 
     nonisolated let configuration: PeerSessionConfiguration
     nonisolated let eventSink: AsyncStream<PeerSessionEvent>.Continuation
+    /// The progress streams of ``FileSending`` handles, by transfer.
+    nonisolated let transferWatchers = NIOLockedValueBox<[TransferID: AsyncStream<TransferProgress>.Continuation]>([:])
     nonisolated let inbox: AsyncStream<Inbox>.Continuation
     nonisolated let inboxStream: AsyncStream<Inbox>
     nonisolated let connectionIDs = Atomic<Int>(0)

@@ -1,4 +1,6 @@
 /// What a single-file send offers, and the file's stamp when it comes from disk (checked again after sending).
+import HuddleWire
+
 struct SingleSend {
     let name: String
     let size: UInt64
@@ -7,4 +9,6 @@ struct SingleSend {
     var stamp: FileStamp? = nil
     /// The file's device and inode when its key was made: the file sent must be that one.
     var identity: FileIdentity? = nil
+    /// The transfer's ID when the caller chose it already (``PeerSession/startSendingFile(at:to:type:)``).
+    var id: TransferID? = nil
 }

@@ -75,4 +75,44 @@ struct TaskCancellationTests {
             #expect(withdrawn == .transferFailed("the offer was withdrawn: cancelled by the sender"))
         }
     }
+
+    /// `startSendingFile` hands back the transfer's ID before the receiver has answered, its progress in order up
+    /// to the whole size, and its end once the receiver verified the file.
+    @Test func aSendStartedWithAHandleReportsItsOwnProgressAndEnd() async throws {
+        try await withTestScope { scope in
+            let (ada, bob, bobID, _) = try await scope.connectedPair()
+            let size = 3 * 1024 * 1024 + 17
+            let url = try scope.directory().appendingPathComponent("handled.bin")
+            try Data((0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31) }).write(to: url)
+            let sending = ada.session.startSendingFile(at: url, to: bobID)
+            let offered = try #require(await bob.offer())
+            #expect(offered.id == sending.id)
+            try await bob.session.acceptTransfer(offered, into: try scope.directory())
+            var seen: [UInt64] = []
+            for await progress in sending.progress {
+                #expect(progress.id == sending.id)
+                seen.append(progress.completed)
+            }
+            #expect(try await sending.value == sending.id)
+            #expect(seen == seen.sorted(), "\(seen)")
+            #expect(seen.count >= 3, "\(seen)")  // every MiB and the end
+            #expect(seen.last == UInt64(size), "\(seen)")
+        }
+    }
+
+    /// Cancelling through the handle ends the send with `.cancelled`, ends its progress, and withdraws the offer.
+    @Test func aSendCancelledThroughItsHandleEnds() async throws {
+        try await withTestScope { scope in
+            let (ada, bob, bobID, _) = try await scope.connectedPair()
+            let url = try scope.directory().appendingPathComponent("withdrawn.bin")
+            try Data(repeating: 5, count: 1000).write(to: url)
+            let sending = ada.session.startSendingFile(at: url, to: bobID)
+            _ = try #require(await bob.offer())
+            sending.cancel()
+            await #expect(throws: PeerSessionError.cancelled) { _ = try await sending.value }
+            var events = 0
+            for await _ in sending.progress { events += 1 }
+            #expect(events == 0)
+        }
+    }
 }
