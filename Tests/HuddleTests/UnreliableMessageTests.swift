@@ -9,10 +9,10 @@ struct UnreliableMessageTests {
     @Test func sealedDatagramsArriveOnceAndIntact() async throws {
         try await withTestScope { scope in
             let (ada, bob, bobID, adaID) = try await scope.connectedPair()
-            // Bob's datagram keys exist once he can send one: only then may Ada's arrive (a loaded machine may let
-            // Ada's side finish the handshake first).
-            try await bob.session.send(Array("ready".utf8), to: [adaID], mode: .unreliable)
-            #expect(await ada.message(from: bobID) == "ready")
+            // Both sides have their datagram keys once the pair is connected. One datagram each way first, sent
+            // again until one arrives: a datagram may be lost (one "ready" was, in 1 of 20 unit runs beside four
+            // CPU burners), and the test is about what arrives, not about the first one.
+            #expect(try await Self.oneArrives(from: bob, to: adaID, at: ada, from: bobID))
             for index in 0..<200 {
                 try await ada.session.send(Array("d\(index)".utf8), to: [bobID], mode: .unreliable)
             }
@@ -36,6 +36,27 @@ struct UnreliableMessageTests {
             #expect(bob.session.undeliveredBytes == 0)
             #expect(bob.session.droppedDatagramsOverBudget == 0)
         }
+    }
+
+    /// Sends `ready-1`, `ready-2`, … from `sender` until `receiver` has one (at most 30, each awaited for up to a
+    /// second); whether one arrived.
+    static func oneArrives(
+        from sender: SessionProbe,
+        to peer: PeerID,
+        at receiver: SessionProbe,
+        from senderID: PeerID
+    ) async throws -> Bool {
+        for attempt in 1...30 {
+            try await sender.session.send(Array("ready-\(attempt)".utf8), to: [peer], mode: .unreliable)
+            let arrived = await receiver.wait(seconds: 1) { event -> Bool? in
+                if case .received(let bytes, senderID) = event, bytes.starts(with: Array("ready-".utf8)) {
+                    return true
+                }
+                return nil
+            }
+            if arrived == true { return true }
+        }
+        return false
     }
 
     @Test func tooLargeIsATypedErrorAndNothingIsSent() async throws {
