@@ -11,14 +11,12 @@ import Synchronization
 /// contact, and exchange messages over mutually authenticated TLS 1.3.
 ///
 /// ```swift
-/// let session = try await PeerSession(sessionID: "TypingTogether", displayName: "Ada", mode: .peer)
+/// var configuration = PeerSessionConfiguration()
+/// configuration.connectsToFoundPeers = true  // one side of each pair dials (DialOrder)
+/// let session = try await PeerSession(sessionID: "TypingTogether", displayName: "Ada", configuration: configuration)
 /// try await session.start()
 /// for await event in session.events {
 ///     switch event {
-///     case .peerFound(let peer):
-///         // Not awaited here: `connect` returns once the request is answered, and this side's own request
-///         // arrives as an event of this same loop.
-///         Task { try await session.connect(to: peer.id) }
 ///     case .connectionRequest(let request): await session.accept(request)   // after the user compared the code
 ///     case .received(let bytes, let peer): print(peer, String(decoding: bytes, as: UTF8.self))
 ///     default: break
