@@ -20,50 +20,23 @@ extension PeerSession {
     public func connect(to peer: PeerID, timeout: Duration = .seconds(60), context: [UInt8] = []) async throws {
         let deadline = ContinuousClock.now + timeout
         while true {
-            guard !stopped else { throw PeerSessionError.stopped }
-            guard !Task.isCancelled else { throw PeerSessionError.cancelled }
-            guard mode.browses else { throw PeerSessionError.notAllowedInMode(mode) }
-            guard let record = peers[peer], let advert = record.advert, let address = advert.addresses.first else {
-                throw PeerSessionError.unknownPeer(peer)
-            }
-            if let existing = record.connection, let slot = connections[existing], slot.connected, !slot.closing {
-                return
-            }
-            let limit = configuration.connection.handshake.maximumContextSize
-            guard context.count <= limit else {
-                throw PeerSessionError.messageTooLarge(limit: limit, size: context.count)
-            }
-            let expected = expectedDevice(of: record)
-            if expected == nil {
-                let source = PairingGate.source(device: advert.deviceID, address: address)
-                try await waitForPairingBudget(source, peer: peer, until: deadline)
-            }
+            guard !Task.isCancelled || stopped else { throw PeerSessionError.cancelled }
+            let plan = try machine.connectPlan(to: peer, contextSize: context.count)
+            guard case .dial(let address, let expected, let pairing) = plan else { return }
+            if let pairing { try await waitForPairingBudget(pairing, peer: peer, until: deadline) }
             do {
                 return try await dial(peer, at: address, expecting: expected, until: deadline, context: context)
-            } catch PeerSessionError.connection(.wire(let error)) where Self.pairingRefusal(error) != nil {
-                guard Self.pairingRefusal(error) == .pairingBusy else { throw PeerSessionError.pairingRateLimited }
+            } catch PeerSessionError.connection(.wire(let error))
+                where PeerSessionStateMachine.pairingRefusal(error) != nil
+            {
+                guard PeerSessionStateMachine.pairingRefusal(error) == .pairingBusy else {
+                    throw PeerSessionError.pairingRateLimited
+                }
                 // The peer is pairing another device, or heard from us a moment ago: try again shortly.
-                let retry = ContinuousClock.now + .milliseconds(Int.random(in: 500...1500))
+                let retry = ContinuousClock.now + machine.pairingRetryDelay()
                 guard retry < deadline else { throw PeerSessionError.connectTimedOut(peer) }
                 do { try await Task.sleep(until: retry) } catch { throw PeerSessionError.cancelled }
             }
-        }
-    }
-
-    /// The device a connection to `record`'s peer must reach: the one TLS proved before, else a pinned device
-    /// the advert names; `nil` at first contact. An advert alone never changes a verified peer's key.
-    func expectedDevice(of record: PeerRecord) -> DeviceID? {
-        if record.info.deviceIDVerified, let device = record.info.deviceID { return device }
-        guard let advertised = record.advert?.deviceID, trustStore.isPinned(advertised) else { return nil }
-        return advertised
-    }
-
-    /// The close reason of a pairing run the budget refused, on either side.
-    static func pairingRefusal(_ error: PeerWireError) -> PeerCloseReason? {
-        switch error {
-        case .pairingRefused(let reason), .closedByPeer(let reason), .pairingRejected(let reason):
-            reason == .pairingBusy || reason == .pairingPaused ? reason : nil
-        default: nil
         }
     }
 
@@ -114,12 +87,10 @@ extension PeerSession {
     ) async throws {
         let timeout = ContinuousClock.now.duration(to: deadline)
         let id = connectionIDs.add(1, ordering: .relaxed).newValue
-        var slot = ConnectionSlot(id: id, role: .initiator)
-        slot.intended = peer
-        connections[id] = slot
-        peers[peer]?.info.state = .connecting
-        emit(.stateChanged(peer, .connecting))
-        let wiring = wiring(role: .initiator, connection: id, route: slot.route, context: context, expected: expected)
+        let route = MessageRoute()
+        io[id] = ConnectionIO(channel: nil, route: route)
+        apply(.dialStarted(id, peer: peer))
+        let wiring = wiring(role: .initiator, connection: id, route: route, context: context, expected: expected)
         let (inbox, group, tls) = (self.inbox, self.group, self.tls)
         track {
             do {
@@ -135,68 +106,38 @@ extension PeerSession {
         let timer = Task { [weak self] in
             try? await Task.sleep(for: timeout)
             guard !Task.isCancelled else { return }
-            await self?.connectTimedOut(id, peer: peer)
+            await self?.apply(.connectTimedOut(id, peer: peer))
         }
         defer { timer.cancel() }
-        // Cancelling the calling task gives up this attempt (``cancelDial(_:)`` runs on the actor, so after the
+        // Cancelling the calling task gives up this attempt (the rules' cancelDial runs on the actor, so after the
         // waiter below is in place).
         try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
-                connections[id]?.waiter = continuation
-                if connections[id] == nil { continuation.resume(throwing: PeerSessionError.cancelled) }
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                if let decided = finishedWaiters.removeValue(forKey: id) {
+                    if let error = decided { continuation.resume(throwing: error) } else { continuation.resume() }
+                } else {
+                    connectWaiters[id] = continuation
+                }
             }
         } onCancel: { [weak self] in
-            Task { await self?.cancelDial(id) }
+            Task { await self?.apply(.cancelDial(id)) }
         }
-    }
-
-    /// Gives up the dial `id`: its `connect` throws `.cancelled`; a connection already open is closed with CLOSE
-    /// `cancelled`, one still opening is dropped when it opens.
-    func cancelDial(_ id: Int) {
-        if let waiter = duplicateWaiters.removeValue(forKey: id) {
-            waiter.continuation.resume(throwing: PeerSessionError.cancelled)
-        }
-        guard let slot = connections[id], slot.role == .initiator, !slot.connected else { return }
-        guard let channel = slot.channel else { return connectionEnded(id, error: .cancelled) }
-        slot.waiter?.resume(throwing: PeerSessionError.cancelled)
-        connections[id]?.waiter = nil
-        channel.writeAndFlush(PeerOutbound.close(.cancelled), promise: nil)
-    }
-
-    func connectTimedOut(_ id: Int, peer: PeerID) {
-        if let waiter = duplicateWaiters[id] {
-            duplicateWaiters[id] = nil
-            waiter.continuation.resume(throwing: PeerSessionError.connectTimedOut(peer))
-        }
-        guard let slot = connections[id], !slot.connected else { return }
-        slot.waiter?.resume(throwing: PeerSessionError.connectTimedOut(peer))
-        connections[id]?.waiter = nil
-        slot.channel?.writeAndFlush(PeerOutbound.close(.timedOut), promise: nil)
     }
 
     /// Gives up a `connect` in progress; it throws `.cancelled`. Cancelling the task that called `connect` does
     /// the same.
     public func cancelConnect(to peer: PeerID) {
-        for (id, slot) in connections where slot.role == .initiator && !slot.connected {
-            guard slot.peer == peer || slot.intended == peer else { continue }
-            cancelDial(id)
-        }
+        apply(.cancelConnect(peer))
     }
 
     /// Accepts a request (after the user compared the code, at first contact).
     public func accept(_ request: PeerConnectionRequest) {
-        decide(request.id, accept: true)
+        apply(.decide(request.id, accept: true))
     }
 
     /// Denies a request: the other side gets `pairingRejected(.denied)`; nothing is pinned.
     public func deny(_ request: PeerConnectionRequest) {
-        decide(request.id, accept: false)
-    }
-
-    func decide(_ request: PeerConnectionRequest.ID, accept: Bool) {
-        guard let id = requests.removeValue(forKey: request), let channel = connections[id]?.channel else { return }
-        connections[id]?.request = nil
-        channel.writeAndFlush(PeerOutbound.decision(accept: accept), promise: nil)
+        apply(.decide(request.id, accept: false))
     }
 
     /// Sends a message to each of `peers`. Reliable messages are ordered per peer and whole or not at all; the
@@ -242,14 +183,11 @@ extension PeerSession {
 
     /// Says goodbye to `peer` and closes the connection.
     public func disconnect(_ peer: PeerID) {
-        guard let id = peers[peer]?.connection, let channel = connections[id]?.channel else { return }
-        connections[id]?.closing = true
-        flow.disconnected(peer, channel: channel)
-        channel.writeAndFlush(PeerOutbound.close(.goodbye), promise: nil)
+        apply(.disconnect(peer))
     }
 
     /// Says goodbye to every peer.
     public func disconnectFromAllPeers() {
-        for peer in peers.keys where peers[peer]?.connection != nil { disconnect(peer) }
+        apply(.disconnectAll)
     }
 }

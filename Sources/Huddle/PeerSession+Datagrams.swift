@@ -9,8 +9,8 @@ extension PeerSession {
 
     /// What the datagram layer of the connection to `peer` counted (delivered, replays, forgeries, …).
     public func datagramCounters(for peer: PeerID) -> DatagramCounters? {
-        guard let id = peers[peer]?.connection else { return nil }
-        return connections[id]?.datagram?.opener.counters
+        guard let id = machine.connection(of: peer) else { return nil }
+        return io[id]?.datagram?.opener.counters
     }
 
     /// How many received datagrams were dropped before opening because they named no link of this session (too
@@ -33,8 +33,8 @@ extension PeerSession {
 
     /// Sets up the datagram keys of a connection that just completed its handshake.
     func startDatagrams(on id: Int, outcome: PeerHandshake.Outcome) {
-        guard let slot = connections[id], let device = slot.remote, outcome.peerHello.datagramPort != 0,
-            let tcpRemote = slot.channel?.remoteAddress,
+        guard let slot = machine.connections[id], let device = slot.remote, outcome.peerHello.datagramPort != 0,
+            let tcpRemote = io[id]?.channel?.remoteAddress,
             var remote = try? SocketAddress(
                 ipAddress: tcpRemote.ipAddress ?? "",
                 port: Int(outcome.peerHello.datagramPort)
@@ -53,7 +53,7 @@ extension PeerSession {
             )
         else { return }
         let keys = schedule.keys(for: slot.role == .initiator ? .initiator : .responder)
-        connections[id]?.datagram = DatagramLink(
+        io[id]?.datagram = DatagramLink(
             sealer: DatagramSealer(keys: keys, now: datagramNow),
             opener: DatagramOpener(
                 keys: keys,
@@ -78,7 +78,7 @@ extension PeerSession {
 
     func receivedDatagram(_ bytes: [UInt8], from source: SocketAddress) {
         guard let cid = DatagramConnectionID(destinationOf: bytes), let id = datagramRoutes[cid],
-            var link = connections[id]?.datagram, let peer = connections[id]?.peer
+            var link = io[id]?.datagram, let peer = machine.peer(on: id)
         else { return }
         let result = link.opener.open(bytes, now: datagramNow)
         if case .delivered(let payload) = result {
@@ -93,7 +93,7 @@ extension PeerSession {
                 )
             }
         }
-        connections[id]?.datagram = link
+        io[id]?.datagram = link
         if link.opener.isCloseRecommended {
             // Anyone on the path can send packets with this link's connection ID: the forgeries end the link's
             // receiving, never the TLS session and what runs on it (`docs/threat-model.md`, "Datagrams").
@@ -105,7 +105,7 @@ extension PeerSession {
 
     /// The connection ID this side receives `peer`'s datagrams under, while it does.
     func receivingDatagramConnectionID(from peer: PeerID) -> DatagramConnectionID? {
-        guard let id = peers[peer]?.connection, let cid = connections[id]?.datagram?.opener.connectionID,
+        guard let id = machine.connection(of: peer), let cid = io[id]?.datagram?.opener.connectionID,
             datagramRoutes[cid] == id
         else { return nil }
         return cid
@@ -119,7 +119,7 @@ extension PeerSession {
         }
         var packets: [(SocketAddress, [UInt8])] = []
         for peer in peers {
-            guard let id = self.peers[peer]?.connection, var link = connections[id]?.datagram else {
+            guard let id = machine.connection(of: peer), var link = io[id]?.datagram else {
                 throw PeerSessionError.notConnected(peer)
             }
             // Rekey at 2^32 packets or 120 s (`docs/security.md` §3.7); the peer's opener moves to the next epoch
@@ -132,7 +132,7 @@ extension PeerSession {
             } catch {
                 throw PeerSessionError.notConnected(peer)
             }
-            connections[id]?.datagram = link
+            io[id]?.datagram = link
         }
         guard let channel = datagramChannel else { throw PeerSessionError.stopped }
         for (remote, packet) in packets {

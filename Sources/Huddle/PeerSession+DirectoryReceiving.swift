@@ -41,8 +41,9 @@ extension PeerSession {
         let plan: (needed: [TransferResumePoint], present: UInt64)
         do {
             // Staging is the sending device's: another peer's run of the same manifest is never taken for it.
-            guard let record = peers[transfer.peer], record.info.deviceIDVerified, let sender = record.info.deviceID
-            else { throw PeerSessionError.transferFailed("the sending device is not known") }
+            guard let sender = machine.verifiedDevice(of: transfer.peer) else {
+                throw PeerSessionError.transferFailed("the sending device is not known")
+            }
             staging = try DirectoryStaging(offer: offer, digest: transfer.contentKey, sender: sender, in: directory)
             plan = try staging.prepare()
         } catch {

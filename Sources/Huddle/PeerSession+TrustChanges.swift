@@ -1,6 +1,5 @@
 import HuddleTransport
 import HuddleWire
-import NIOCore
 
 extension PeerSession {
     /// How often the session looks whether `trust.json` changed: a `stat`, and a read only when it did.
@@ -28,15 +27,6 @@ extension PeerSession {
 
     /// Ends every connection to a device the trust store now blocks.
     func trustChanged() {
-        for (id, slot) in connections where !slot.closing {
-            guard let device = slot.remote, device != identity.deviceID, trustStore.isBlocked(device) else { continue }
-            connections[id]?.closing = true
-            if let peer = slot.peer {
-                if slot.connected { flow.disconnected(peer, channel: slot.channel) }
-                reconnecting.remove(peer)
-            }
-            droppedDevices.remove(device)
-            slot.channel?.writeAndFlush(PeerOutbound.close(.refused), promise: nil)
-        }
+        apply(.trustChanged)
     }
 }

@@ -66,12 +66,14 @@ public actor PeerSession {
     /// session with many connections does not accumulate them.
     var tasks: [Int: Task<Void, Never>] = [:]
     var nextTaskNumber = 0
-    var peers: [PeerID: PeerRecord] = [:]
-    var connections: [Int: ConnectionSlot] = [:]
-    var requests: [PeerConnectionRequest.ID: Int] = [:]
-    /// `connect` calls whose connection lost the duplicate tie-break on the other side, waiting for the survivor.
-    var duplicateWaiters: [Int: (peer: PeerID, continuation: CheckedContinuation<Void, any Error>)] = [:]
-    var nextRequest = 0
+    /// Every rule about peers and connections; this actor only carries out what it decides.
+    var machine: PeerSessionStateMachine
+    /// The channel, message route and datagram link of each connection, by number.
+    var io: [Int: ConnectionIO] = [:]
+    /// The `connect` calls waiting for their dial, by its number.
+    var connectWaiters: [Int: CheckedContinuation<Void, any Error>] = [:]
+    /// What the rules decided for a `connect` that was not waiting yet.
+    var finishedWaiters: [Int: PeerSessionError?] = [:]
     var outgoing: [TransferID: OutgoingTransfer] = [:]
     var incoming: [TransferID: IncomingFile] = [:]
     var pendingOffers: [TransferID: TransferOffer] = [:]
@@ -80,19 +82,12 @@ public actor PeerSession {
     var offerPeers: [TransferID: PeerID] = [:]
     /// Outgoing transfers to stop at their next chunk.
     nonisolated let cancelledTransfers = NIOLockedValueBox<Set<TransferID>>([])
-    /// Peers whose connection dropped and is being made again.
-    var reconnecting: Set<PeerID> = []
-    /// Adverts ignored because the peer table was full (`docs/security.md` §5 C8).
-    public internal(set) var ignoredAdverts = 0
-    /// Pinned devices whose connection dropped; if one comes back under a new instance, it is connected.
-    var droppedDevices: Set<DeviceID> = []
-    /// Instances dialled because they were found (``PeerSessionConfiguration/connectsToFoundPeers``): once each.
-    var autoDialled: Set<PeerID> = []
-    /// Above every sequence number a closed connection used: where a new peer connection's messages start.
-    var sequenceFloor: UInt64 = 0
-    var outboxGeneration = 0
     var started = false
-    var stopped = false
+    var stopped: Bool { machine.stopped }
+
+    /// Adverts ignored because the peer table was full (`docs/security.md` §5 C8) or they named another key for a
+    /// verified peer.
+    public var ignoredAdverts: Int { machine.ignoredAdverts }
 
     /// - Parameters:
     ///   - sessionID: apps with the same ID meet; others never do.
@@ -120,6 +115,11 @@ public actor PeerSession {
         self.identity = try identity ?? DeviceIdentity.loadOrCreate(in: configuration.dataDirectory)
         self.trustStore = trustStore ?? TrustStore(directory: configuration.dataDirectory)
         self.tls = try PeerTLS(identity: self.identity)
+        self.machine = PeerSessionStateMachine(
+            local: .init(device: self.identity.deviceID, instance: self.peerID, mode: mode),
+            configuration: configuration,
+            trust: self.trustStore
+        )
         self.admission = PeerAdmission(
             maximumTotal: configuration.maximumPendingConnections,
             maximumPerAddress: configuration.maximumPendingConnectionsPerAddress
@@ -183,44 +183,32 @@ public actor PeerSession {
     /// Stops advertising and browsing, says goodbye to every peer and closes everything.
     public func stop() async {
         guard !stopped else { return }
-        stopped = true
+        let channels = io.values.compactMap(\.channel)
+        // The rules forget every connection here, so the connections' own endings (arriving while this waits)
+        // change nothing: the goodbyes go out, waiting calls and transfers learn that the session stopped, and what
+        // was kept for redelivery is reported.
+        apply(.stop)
+        io.removeAll()
         await registration?.withdraw()
         registration = nil
-        // Taken out of the table first, so the connections' own endings (arriving while this waits) are ignored
-        // and no waiter is resumed twice.
-        let slots = Array(connections.values)
-        connections.removeAll()
-        let waiters = duplicateWaiters.values.map(\.continuation)
-        duplicateWaiters.removeAll()
-        for slot in slots {
-            slot.channel?.writeAndFlush(PeerOutbound.close(.goodbye), promise: nil)
-            slot.waiter?.resume(throwing: PeerSessionError.stopped)
-        }
-        for waiter in waiters { waiter.resume(throwing: PeerSessionError.stopped) }
-        // The connections' endings are ignored from here on, so their transfers end now: a sender waiting for an
-        // answer learns that the session stopped, and a receiver keeps its partial files.
-        for peer in Set(slots.compactMap(\.peer)) { transfersEnded(with: peer, error: .stopped) }
-        for slot in slots { try? await slot.channel?.closeFuture.get() }
+        for channel in channels { try? await channel.closeFuture.get() }
         try? await listener?.close()
         try? await datagramChannel?.close()
         for task in tasks.values { task.cancel() }
         browsing?.cancel()
         await ownStack?.shutdown()
-        reportOutboxes()
         inbox.finish()
         eventSink.finish()
     }
 
     /// The peers in `state`.
-    public func peers(in state: PeerState) -> [PeerID] {
-        peers.values.filter { $0.info.state == state }.map(\.info.id).sorted()
-    }
+    public func peers(in state: PeerState) -> [PeerID] { machine.peers(in: state) }
 
     /// What is known about `peer`.
-    public func info(for peer: PeerID) -> PeerInfo? { peers[peer]?.info }
+    public func info(for peer: PeerID) -> PeerInfo? { machine.info(for: peer) }
 
     /// The peer's name, cleaned for display.
-    public func displayName(for peer: PeerID) -> String? { peers[peer]?.info.displayName }
+    public func displayName(for peer: PeerID) -> String? { machine.info(for: peer)?.displayName }
 
     func emit(_ event: PeerSessionEvent) {
         eventSink.yield(event)

@@ -9,7 +9,7 @@ import Testing
 extension PeerSession {
     /// The channel of the connection to `peer` (tests cut it or stop its reads).
     func channel(to peer: PeerID) -> (any Channel)? {
-        peers[peer]?.connection.flatMap { connections[$0]?.channel }
+        machine.connection(of: peer).flatMap { io[$0]?.channel }
     }
 }
 

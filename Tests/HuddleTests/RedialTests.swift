@@ -52,9 +52,29 @@ struct RedialTests {
     func aSecondDialFromTheSameSideWinsOnlyFromTheSameDevice(role: PeerRole) {
         for mine in [Self.low, Self.high] {
             let me = (device: mine, instance: "me")
-            #expect(PeerSession.keepsNew(role, from: Self.high, over: role, from: Self.high, mine: me, theirs: "x"))
-            #expect(!PeerSession.keepsNew(role, from: Self.high, over: role, from: Self.low, mine: me, theirs: "x"))
-            #expect(!PeerSession.keepsNew(role, from: nil, over: role, from: Self.high, mine: me, theirs: "x"))
+            #expect(
+                PeerSessionStateMachine.keepsNew(
+                    role,
+                    from: Self.high,
+                    over: role,
+                    from: Self.high,
+                    mine: me,
+                    theirs: "x"
+                )
+            )
+            #expect(
+                !PeerSessionStateMachine.keepsNew(
+                    role,
+                    from: Self.high,
+                    over: role,
+                    from: Self.low,
+                    mine: me,
+                    theirs: "x"
+                )
+            )
+            #expect(
+                !PeerSessionStateMachine.keepsNew(role, from: nil, over: role, from: Self.high, mine: me, theirs: "x")
+            )
         }
     }
 
@@ -71,7 +91,7 @@ struct RedialTests {
         ]
         for test in cases {
             let old: PeerRole = test.new == .initiator ? .responder : .initiator
-            let kept = PeerSession.keepsNew(
+            let kept = PeerSessionStateMachine.keepsNew(
                 test.new,
                 from: test.theirs.device,
                 over: old,

@@ -1,0 +1,77 @@
+import HuddleTransport
+import HuddleWire
+import Logging
+import NIOCore
+
+extension PeerSession {
+    /// Hands `input` to the rules and carries out what they decide, in order.
+    func apply(_ input: PeerSessionStateMachine.Input) {
+        for action in machine.handle(input, now: .now) { perform(action) }
+    }
+
+    func perform(_ action: PeerSessionStateMachine.Action) {
+        switch action {
+        case .emit(let event):
+            emit(event)
+        case .write(let id, let outbound):
+            io[id]?.channel?.writeAndFlush(outbound, promise: nil)
+        case .closeChannel(let id):
+            io.removeValue(forKey: id)?.channel?.close(promise: nil)
+        case .finishConnect(let waiter, let error):
+            guard let continuation = connectWaiters.removeValue(forKey: waiter) else {
+                finishedWaiters[waiter] = .some(error)
+                return
+            }
+            if let error { continuation.resume(throwing: error) } else { continuation.resume() }
+        case .connect(let peer, let timeout, let reason):
+            track { [weak self] in
+                do {
+                    try await self?.connect(to: peer, timeout: timeout)
+                    await self?.apply(.connectEnded(peer, reason: reason, succeeded: true))
+                } catch let error as PeerSessionError {
+                    if reason == .found { await self?.emit(.peerError(peer, .autoConnectFailed(error))) }
+                    await self?.apply(.connectEnded(peer, reason: reason, succeeded: false))
+                } catch {
+                    // Only cancellation: the session is stopping.
+                }
+            }
+        case .schedule(let timer, let delay):
+            track { [weak self] in
+                try? await Task.sleep(for: delay)
+                guard !Task.isCancelled else { return }
+                await self?.apply(.timer(timer))
+            }
+        case .openFlow(let peer, let id):
+            if let channel = io[id]?.channel { flow.connected(peer, channel: channel) }
+        case .closeFlow(let peer, let id):
+            flow.disconnected(peer, channel: io[id]?.channel)
+        case .openRoute(let id, let peer, let delivery):
+            io[id]?.route.open(to: peer, delivery: delivery)
+        case .endTransfers(let peer, let error):
+            transfersEnded(with: peer, error: error)
+        case .startDatagrams(let id, let outcome):
+            startDatagrams(on: id, outcome: outcome)
+        case .forgetDatagrams(let id):
+            guard let link = io[id]?.datagram else { return }
+            io[id]?.datagram = nil
+            datagramRoutes[link.opener.connectionID] = nil
+            datagramFilter.forget(link.opener.connectionID)
+        case .rememberTrust(let device, let level, let name, let version):
+            do {
+                if let level {
+                    try trustStore.set(level, for: device, displayName: name, version: version)
+                } else {
+                    try trustStore.touch(device, displayName: name, version: version)
+                }
+            } catch {
+                // The connection stands (both sides accepted); only what is remembered for next time is lost.
+                configuration.logger.error(
+                    "could not write the trust store",
+                    metadata: ["device": "\(device)", "error": "\(error)"]
+                )
+            }
+        case .log(let level, let message, let metadata):
+            configuration.logger.log(level: level, message, metadata: metadata)
+        }
+    }
+}

@@ -1,0 +1,349 @@
+import HuddleTransport
+import HuddleWire
+
+/// Connections from open to closed: tying each to the peer its HELLO names, the duplicate tie-break, decisions,
+/// and what a connection's end means for its peer.
+extension PeerSessionStateMachine {
+    mutating func accepted(_ id: Int) {
+        guard !stopped else { return actions.append(.closeChannel(id)) }
+        connections[id] = SessionConnection(id: id, role: .responder, phase: .handshaking)
+    }
+
+    mutating func dialStarted(_ id: Int, peer: PeerID) {
+        guard !stopped else { return finish(waiter: id, .stopped) }
+        var slot = SessionConnection(id: id, role: .initiator, phase: .dialling)
+        slot.intended = peer
+        slot.waiter = id
+        connections[id] = slot
+        peers[peer]?.info.state = .connecting
+        emit(.stateChanged(peer, .connecting))
+    }
+
+    mutating func opened(_ id: Int) {
+        guard !stopped, connections[id]?.phase == .dialling else { return actions.append(.closeChannel(id)) }
+        connections[id]?.phase = .handshaking
+    }
+
+    /// The peer's HELLO is known: tie the connection to the peer it names, refusing ourselves, duplicates that
+    /// lose the tie-break, and peers over the limit. Returns the updated connection, or `nil` when it was
+    /// refused.
+    ///
+    /// A peer is the device TLS proved, not the instance its HELLO names (`docs/threat-model.md`, "A peer is its
+    /// device"): an instance bound to another verified device is refused with `instanceTaken`, and a connection
+    /// from one device never displaces another device's. A device that is not pinned changes nothing in the peer
+    /// table until both sides accepted (``bind(_:name:device:connection:)`` runs then): before that its
+    /// connection only knows the peer it claims.
+    mutating func attach(_ hello: PeerHello, on id: Int) -> SessionConnection? {
+        guard var slot = connections[id], !slot.isClosing, let device = slot.remote else { return nil }
+        let peer = PeerID(rawValue: hello.instance)
+        if peer == local.instance {
+            write(.close(.refused), on: id)
+            return nil
+        }
+        if let owner = verifiedDevice(of: peer), owner != device {
+            refuseClaim(of: peer, by: device, on: id)
+            return nil
+        }
+        slot.peer = peer
+        connections[id] = slot
+        if let existing = otherConnection(to: peer, besides: id), let old = connections[existing] {
+            if let other = old.remote, other != device {
+                connections[id]?.peer = nil
+                refuseClaim(of: peer, by: device, on: id)
+                return nil
+            }
+            guard keepsNew(slot, over: old) else {
+                connections[id]?.peer = nil
+                moveWaiter(from: id, to: existing)
+                write(.close(.duplicate), on: id)
+                return nil
+            }
+            if old.hasConnected {
+                // The peer dialled again although we were connected: what ran on the old connection ends here.
+                actions.append(.closeFlow(peer, connection: existing))
+                actions.append(.endTransfers(peer, nil))
+            }
+            connections[existing]?.peer = nil
+            moveWaiter(from: existing, to: id)
+            slot.waiter = connections[id]?.waiter
+            write(.close(.duplicate), on: existing)
+        }
+        if slot.role == .responder, connectedCount >= configuration.maximumPeers {
+            write(.close(.busy), on: id)
+            return nil
+        }
+        connections[id] = slot
+        if device == local.device || trust.isPinned(device) {
+            bind(peer, name: shownName(of: hello, device: device), device: device, connection: id)
+        }
+        return slot
+    }
+
+    /// Records `device` as `peer`, reached through connection `id`: from now on the peer is that device, and its
+    /// name is the one its authenticated HELLO gave (never an advert's).
+    mutating func bind(_ peer: PeerID, name: String, device: DeviceID, connection id: Int) {
+        var record =
+            peers[peer]
+            ?? SessionPeer(info: PeerInfo(id: peer, displayName: name, deviceID: device, state: .connecting))
+        record.info.deviceID = device
+        record.info.deviceIDVerified = true
+        record.info.displayName = name
+        record.connection = id
+        let wasConnecting = record.info.state == .connecting
+        record.info.state = .connecting
+        peers[peer] = record
+        if !wasConnecting { emit(.stateChanged(peer, .connecting)) }
+    }
+
+    /// The name to show for `device`: the one its HELLO gives, unless a paired device changed its name to one
+    /// that looks like another paired device's ("B\u{200B}ob" next to Bob): then the name it was paired or last
+    /// seen under (`docs/threat-model.md`, "Names").
+    func shownName(of hello: PeerHello, device: DeviceID) -> String {
+        let claimed = DisplayText.sanitized(hello.displayName)
+        guard device != local.device, let stored = trust.record(for: device)?.displayName,
+            DisplayText.sanitized(stored) != claimed, !namesakes(of: claimed, excluding: device).isEmpty
+        else { return claimed }
+        return DisplayText.sanitized(stored)
+    }
+
+    /// The pinned devices other than `device` whose names look like `name`, in the trust store's order.
+    func namesakes(of name: String, excluding device: DeviceID) -> [DeviceID] {
+        let key = DisplayText.lookalikeKey(name)
+        guard !key.isEmpty else { return [] }
+        return trust.records.compactMap { record in
+            guard record.trust != .blocked, record.deviceID != device.description,
+                DisplayText.lookalikeKey(record.displayName) == key
+            else { return nil }
+            return try? DeviceID(record.deviceID)
+        }
+    }
+
+    /// Another live connection tied to `peer`.
+    func otherConnection(to peer: PeerID, besides id: Int) -> Int? {
+        if let known = peers[peer]?.connection, known != id, let slot = connections[known], !slot.isClosing,
+            slot.peer == peer
+        {
+            return known
+        }
+        return connections.keys.sorted().first { key in
+            key != id && connections[key]!.peer == peer && !connections[key]!.isClosing
+        }
+    }
+
+    /// `device` claims an instance that is another device's: refused, and both sides are told why.
+    mutating func refuseClaim(of peer: PeerID, by device: DeviceID, on id: Int) {
+        write(.close(.instanceTaken), on: id)
+        emit(.peerError(peer, .instanceClaimed(peer, by: device)))
+    }
+
+    /// A decision is needed: ask the user, or answer by policy.
+    mutating func prompted(_ prompt: PeerHandshake.Prompt, on id: Int) {
+        guard var slot = attach(prompt.peerHello, on: id), let peer = slot.peer, let device = slot.remote else {
+            return
+        }
+        let displayName =
+            peers[peer].flatMap { verifiedDevice(of: peer) == device ? $0.info.displayName : nil }
+            ?? DisplayText.sanitized(prompt.peerHello.displayName)
+        let pairing = prompt.code != nil
+        let namesakes = pairing ? namesakes(of: displayName, excluding: device) : []
+        let automatic =
+            (pairing && configuration.trustsOnFirstUse && namesakes.isEmpty)
+            || (!pairing && slot.role == .responder && configuration.acceptsPinnedPeersAutomatically)
+        slot.phase = .deciding(firstUse: automatic && pairing)
+        connections[id] = slot
+        if automatic { return write(.decision(accept: true), on: id) }
+        nextRequest += 1
+        let request = PeerConnectionRequest(
+            id: .init(rawValue: nextRequest),
+            peer: peer,
+            displayName: displayName,
+            deviceID: device,
+            code: prompt.code.map(PairingCode.init),
+            context: prompt.context,
+            direction: slot.role == .responder ? .incoming : .outgoing,
+            trust: device == local.device ? .verified : trust.record(for: device)?.trust,
+            namesakes: namesakes
+        )
+        requests[request.id] = id
+        emit(.connectionRequest(request))
+    }
+
+    mutating func decide(_ request: PeerConnectionRequest.ID, accept: Bool) {
+        guard let id = requests.removeValue(forKey: request), connections[id] != nil else { return }
+        write(.decision(accept: accept), on: id)
+    }
+
+    /// Both sides accepted: the connection now speaks for its peer.
+    mutating func connected(_ outcome: PeerHandshake.Outcome, on id: Int) {
+        guard connections[id]?.isClosing == false else { return }
+        if connections[id]?.peer == nil {
+            // A pinned peer we dialled: no prompt came before, so its HELLO is attached now.
+            guard attach(outcome.peerHello, on: id) != nil else { return }
+        }
+        guard var slot = connections[id], let peer = slot.peer, let device = slot.remote else { return }
+        if let owner = verifiedDevice(of: peer), owner != device {
+            // Another device proved this instance while the users decided.
+            connections[id]?.peer = nil
+            return refuseClaim(of: peer, by: device, on: id)
+        }
+        let firstUse = slot.acceptedOnFirstUse
+        slot.phase = .connected
+        for (request, connection) in requests where connection == id { requests[request] = nil }
+        let claimed = DisplayText.sanitized(outcome.peerHello.displayName)
+        let name = shownName(of: outcome.peerHello, device: device)
+        if name != claimed { emit(.peerError(peer, .lookalikeName(claimed, shownAs: name))) }
+        if device != local.device {
+            let level: TrustLevel? = outcome.pairedWithCode || firstUse ? (firstUse ? .tofu : .verified) : nil
+            actions.append(.rememberTrust(device, level: level, displayName: name, version: outcome.version))
+        }
+        let waiter = slot.waiter
+        slot.waiter = nil
+        connections[id] = slot
+        if peers[peer]?.connection != id { bind(peer, name: name, device: device, connection: id) }
+        actions.append(.startDatagrams(id, outcome))
+        // RESUME and the messages sent again go out before `send` can see the connection.
+        resumeDelivery(to: peer, on: id)
+        actions.append(.openFlow(peer, connection: id))
+        actions.append(.openRoute(id, peer, peers[peer]!.delivery))
+        peers[peer]?.info.state = .connected
+        peers[peer]?.connection = id
+        emit(.stateChanged(peer, .connected))
+        for (parked, owner) in parkedWaiters.sorted(by: { $0.key < $1.key }) where owner == peer {
+            parkedWaiters[parked] = nil
+            finish(waiter: parked, nil)
+        }
+        if let waiter { finish(waiter: waiter, nil) }
+    }
+
+    mutating func connectionEnded(_ id: Int, error: PeerSessionError?, now: ContinuousClock.Instant) {
+        guard let slot = connections.removeValue(forKey: id) else { return }
+        actions.append(.forgetDatagrams(id))
+        for (request, connection) in requests where connection == id {
+            requests[request] = nil
+            emit(.connectionRequestEnded(request, error ?? .cancelled))
+        }
+        if let waiter = slot.waiter {
+            if let peer = slot.intended ?? slot.peer,
+                Self.isDuplicate(error) || (Self.isRacedPairing(error) && hasOtherConnection(to: peer, than: id))
+            {
+                // The other side kept its own connection to us: this `connect` completes when that one does.
+                if let other = peers[peer]?.connection, other != id, connections[other]?.hasConnected == true {
+                    finish(waiter: waiter, nil)
+                } else {
+                    parkedWaiters[waiter] = peer
+                }
+            } else {
+                finish(waiter: waiter, error ?? .cancelled)
+            }
+        }
+        if let peer = slot.peer, let (messages, next) = slot.unacknowledged {
+            let lost = error != nil && !slot.isClosing && peers[peer]?.connection == id
+            keepForRedelivery(
+                messages + slot.unsent,
+                next: next,
+                unsentCount: slot.unsent.count,
+                to: peer,
+                orReport: !lost
+            )
+        }
+        guard let peer = slot.peer, peers[peer]?.connection == id else { return settleDial(slot) }
+        actions.append(.closeFlow(peer, connection: id))
+        actions.append(.endTransfers(peer, nil))
+        peers[peer]?.connection = nil
+        if slot.hasConnected { peers[peer]?.disconnectedAt = now }
+        let advertised = peers[peer]?.advert != nil
+        let state: PeerState = slot.hasConnected ? .disconnected : (advertised ? .available : .unavailable)
+        peers[peer]?.info.state = advertised ? .available : state
+        emit(.stateChanged(peer, state))
+        if slot.hasConnected, let error { emit(.peerError(peer, error)) }
+        if slot.hasConnected, advertised { emit(.stateChanged(peer, .available)) }
+        if slot.hasConnected, error != nil, !slot.isClosing, let device = slot.remote {
+            droppedDevices.insert(device)
+            scheduleReconnect(to: peer, attempt: 0)
+        }
+    }
+
+    /// A dial that ended before its peer was bound (a first contact that failed): the peer it was meant for is
+    /// no longer being connected to, unless another connection still is.
+    mutating func settleDial(_ slot: SessionConnection) {
+        guard let peer = slot.intended, let record = peers[peer], record.connection == nil,
+            record.info.state == .connecting,
+            !connections.values.contains(where: { $0.intended == peer || $0.peer == peer })
+        else { return }
+        let state: PeerState = record.advert != nil ? .available : .unavailable
+        peers[peer]?.info.state = state
+        emit(.stateChanged(peer, state))
+    }
+
+    func hasOtherConnection(to peer: PeerID, than id: Int) -> Bool {
+        connections.contains { $0.key != id && ($0.value.peer == peer || $0.value.intended == peer) }
+    }
+
+    /// A `connect` waiting on a connection that loses the duplicate tie-break waits on the survivor instead.
+    mutating func moveWaiter(from old: Int, to new: Int) {
+        guard let waiter = connections[old]?.waiter else { return }
+        connections[old]?.waiter = nil
+        if connections[new]?.hasConnected == true {
+            finish(waiter: waiter, nil)
+        } else if connections[new]?.waiter == nil {
+            connections[new]?.waiter = waiter
+        } else {
+            finish(waiter: waiter, .cancelled)
+        }
+    }
+
+    /// Two connections between one pair of instances. Dialled from both sides at once: the connection dialled by
+    /// the lower (device ID, instance) survives, so both sides keep the same one (`docs/security.md` §3.4); the
+    /// rule holds even when one side has already finished its handshake: deciding by local progress would let
+    /// each side keep a different one. Dialled twice from the same side: the peer is starting over (it closed
+    /// or lost the earlier connection, and this side has not seen that yet), so the new one survives — when it
+    /// comes from the same device; another device claiming the instance is refused.
+    func keepsNew(_ new: SessionConnection, over old: SessionConnection) -> Bool {
+        Self.keepsNew(
+            new.role,
+            from: new.remote,
+            over: old.role,
+            from: old.remote,
+            mine: (local.device, local.instance.rawValue),
+            theirs: new.peer?.rawValue ?? ""
+        )
+    }
+
+    /// The tie-break of ``keepsNew(_:over:)`` on its inputs alone.
+    static func keepsNew(
+        _ newRole: PeerRole,
+        from newRemote: DeviceID?,
+        over oldRole: PeerRole,
+        from oldRemote: DeviceID?,
+        mine: (device: DeviceID, instance: String),
+        theirs instance: String
+    ) -> Bool {
+        guard let remote = newRemote else { return false }
+        guard oldRole != newRole else { return oldRemote == remote }
+        let iAmLower = mine.device < remote || (mine.device == remote && mine.instance < instance)
+        return iAmLower ? newRole == .initiator : newRole == .responder
+    }
+
+    static func isDuplicate(_ error: PeerSessionError?) -> Bool {
+        switch error {
+        case .connection(.wire(.closedByPeer(reason: .duplicate))),
+            .connection(.wire(.pairingRejected(reason: .duplicate))):
+            true
+        default:
+            false
+        }
+    }
+
+    /// A dial refused with "pairing required" while another connection to the same peer is under way: both
+    /// sides dialled at first contact, and the other connection finished on this side (so this dial skipped the
+    /// code) but not yet on the peer's. Not a refusal of the peer: the `connect` waits for the other connection.
+    static func isRacedPairing(_ error: PeerSessionError?) -> Bool {
+        switch error {
+        case .connection(.wire(.pairingRejected(reason: .pairingRequired))),
+            .connection(.wire(.closedByPeer(reason: .pairingRequired))):
+            true
+        default:
+            false
+        }
+    }
+}

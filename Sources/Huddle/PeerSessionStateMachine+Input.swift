@@ -1,0 +1,79 @@
+import HuddleTransport
+import HuddleWire
+import Logging
+import NIOCore
+
+extension PeerSessionStateMachine {
+    /// Everything that can happen to the session's rules: from the directory, the connections, the API and the
+    /// timers the rules asked for.
+    enum Input {
+        case found(PeerAdvert)
+        case lost(PeerID)
+        /// A connection came in (its socket is open).
+        case accepted(Int)
+        /// `connect` dials connection `id` for `peer`; its `connect` waits under the same number.
+        case dialStarted(Int, peer: PeerID)
+        /// The dialled socket opened.
+        case opened(Int)
+        case authenticated(Int, DeviceID)
+        case prompted(Int, PeerHandshake.Prompt)
+        case connected(Int, PeerHandshake.Outcome)
+        case unacknowledged(Int, messages: [ByteBuffer], next: UInt64)
+        /// The connection ended (or its dial failed).
+        case closed(Int, PeerSessionError?)
+        /// A reliable message whose write a connection refused (it had just failed), with that connection if the
+        /// rules still know it.
+        case unsent(ByteBuffer, to: PeerID, connection: Int?)
+        case decide(PeerConnectionRequest.ID, accept: Bool)
+        /// The task that called `connect` for dial `id` was cancelled.
+        case cancelDial(Int)
+        case cancelConnect(PeerID)
+        case connectTimedOut(Int, peer: PeerID)
+        case disconnect(PeerID)
+        case disconnectAll
+        /// The trust store changed (another process blocked or forgot a device).
+        case trustChanged
+        /// A `connect` the rules asked for (``Action/connect(_:timeout:reason:)``) ended.
+        case connectEnded(PeerID, reason: ConnectReason, succeeded: Bool)
+        case timer(Timer)
+        case stop
+    }
+
+    /// Why the rules dial a peer.
+    enum ConnectReason: Hashable, Sendable {
+        /// It was found (``PeerSessionConfiguration/connectsToFoundPeers``).
+        case found
+        /// Its connection dropped; this is attempt `attempt` to make it again.
+        case reconnect(attempt: Int)
+    }
+
+    /// What the rules asked to be told about later.
+    enum Timer: Hashable, Sendable {
+        case reconnect(PeerID, attempt: Int)
+        case redeliveryWindow(PeerID, generation: Int)
+    }
+
+    /// What the I/O layer does for the rules, in order.
+    enum Action {
+        case emit(PeerSessionEvent)
+        case write(Int, PeerOutbound)
+        /// Close a socket the rules never took (the session stopped, or its dial was given up).
+        case closeChannel(Int)
+        /// The `connect` waiting under this number returns, or throws the error.
+        case finishConnect(Int, PeerSessionError?)
+        /// Call `connect` in the background and report ``Input/connectEnded(_:reason:succeeded:)``.
+        case connect(PeerID, timeout: Duration, reason: ConnectReason)
+        case schedule(Timer, after: Duration)
+        /// Sends to `peer` go through this connection from now on.
+        case openFlow(PeerID, connection: Int)
+        case closeFlow(PeerID, connection: Int)
+        /// The connection's messages count as `peer`'s, against its delivery record.
+        case openRoute(Int, PeerID, DeliveryCounter)
+        case endTransfers(PeerID, PeerSessionError?)
+        case startDatagrams(Int, PeerHandshake.Outcome)
+        case forgetDatagrams(Int)
+        /// Record a device in the trust store: pinned at `level`, or (nil) only seen again.
+        case rememberTrust(DeviceID, level: TrustLevel?, displayName: String, version: UInt8)
+        case log(Logger.Level, Logger.Message, Logger.Metadata)
+    }
+}

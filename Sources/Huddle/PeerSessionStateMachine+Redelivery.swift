@@ -1,0 +1,71 @@
+import HuddleTransport
+import NIOCore
+
+/// Reliable messages across lost connections: what a connection leaves unacknowledged is kept for the peer's
+/// next connection within the redelivery window, sent again first there (the peer's `DeliveryCounter` drops what
+/// it already has), or reported as `undelivered`. See `docs/wire-protocol.md`, "RESUME".
+extension PeerSessionStateMachine {
+    /// Starts a new connection's numbering: after the messages kept for `peer`, sent again first, or above every
+    /// number used before.
+    mutating func resumeDelivery(to peer: PeerID, on id: Int) {
+        let outbox = peers[peer]?.outbox
+        peers[peer]?.outbox = nil
+        let first = outbox?.first ?? sequenceFloor
+        write(.resume(from: first, redeliver: outbox?.messages ?? []), on: id)
+    }
+
+    /// A connection to `peer` ended with `messages` (numbered up to `next`) unacknowledged; the last
+    /// `unsentCount` of them were refused writes with no number yet.
+    mutating func keepForRedelivery(
+        _ messages: [ByteBuffer],
+        next: UInt64,
+        unsentCount: Int,
+        to peer: PeerID,
+        orReport report: Bool
+    ) {
+        if let earlier = peers[peer]?.outbox {
+            peers[peer]?.outbox = nil
+            reportUndelivered(earlier.messages, to: peer)
+        }
+        guard !report, peers[peer] != nil else { return reportUndelivered(messages, to: peer) }
+        // Kept even when empty: a write refused a moment later (`unsent`) joins it instead of being reported lost.
+        outboxGeneration += 1
+        let first = next - UInt64(messages.count - unsentCount)
+        peers[peer]?.outbox = SessionPeer.Outbox(messages: messages, first: first, generation: outboxGeneration)
+        actions.append(
+            .schedule(.redeliveryWindow(peer, generation: outboxGeneration), after: configuration.redeliveryWindow)
+        )
+    }
+
+    mutating func redeliveryWindowPassed(for peer: PeerID, generation: Int) {
+        guard let outbox = peers[peer]?.outbox, outbox.generation == generation else { return }
+        peers[peer]?.outbox = nil
+        reportUndelivered(outbox.messages, to: peer)
+    }
+
+    /// The session stops: nothing kept will be sent again.
+    mutating func reportOutboxes() {
+        for peer in peers.keys.sorted() {
+            guard let outbox = peers[peer]?.outbox else { continue }
+            peers[peer]?.outbox = nil
+            reportUndelivered(outbox.messages, to: peer)
+        }
+    }
+
+    /// A write the connection refused: it joins what the connection leaves unacknowledged, or what a lost
+    /// connection already left, or is reported.
+    mutating func unsent(_ message: ByteBuffer, to peer: PeerID, connection id: Int?) {
+        if let id, connections[id] != nil {
+            connections[id]?.unsent.append(message)
+        } else if peers[peer]?.outbox != nil {
+            peers[peer]?.outbox?.messages.append(message)
+        } else {
+            reportUndelivered([message], to: peer)
+        }
+    }
+
+    mutating func reportUndelivered(_ messages: [ByteBuffer], to peer: PeerID) {
+        guard !messages.isEmpty else { return }
+        emit(.undelivered(messages.map { Array($0.readableBytesView) }, to: peer))
+    }
+}
