@@ -37,9 +37,9 @@ extension PeerSession {
                 port: port
             )
             advert.version = configuration.connection.handshake.versions.upperBound
-            registration = try await directory.advertise(advert)
+            registration = try await directory?.advertise(advert)
         }
-        if mode.browses, browsing == nil {
+        if mode.browses, browsing == nil, let directory {
             let sightings = directory.browse(serviceType: serviceType)
             let inbox = self.inbox
             browsing = Task {

@@ -117,7 +117,7 @@ extension PeerSession {
             try reader.seek(to: point.offset)
             var position = point.offset
             if position == entry.size, let event = progress.advance(by: 0, in: entry, at: position) {
-                eventSink.yield(.transferProgress(event))
+                broadcast.yield(.transferProgress(event))
             }
             while position < entry.size {
                 if cancelledTransfers.withLockedValue({ $0.contains(offer.id) }) { throw PeerSessionError.cancelled }
@@ -133,7 +133,7 @@ extension PeerSession {
                 position += UInt64(count)
                 sent += UInt64(count)
                 if let event = progress.advance(by: UInt64(count), in: entry, at: position) {
-                    eventSink.yield(.transferProgress(event))
+                    broadcast.yield(.transferProgress(event))
                 }
             }
             guard try reader.stamp() == stamp, try FileStamp.of(url) == stamp else {

@@ -312,7 +312,7 @@ extension PeerSession {
                     total: size,
                     startedAt: offset
                 )
-                eventSink.yield(.transferProgress(progress))
+                broadcast.yield(.transferProgress(progress))
                 transferWatchers.withLockedValue { $0[id] }?.yield(progress)
             }
         }

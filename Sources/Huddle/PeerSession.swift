@@ -33,11 +33,13 @@ public actor PeerSession {
     public nonisolated let trustStore: TrustStore
     /// The DNS-SD service type the session ID maps to (`MDNSServiceType(sessionID:)`).
     public nonisolated let serviceType: String
-    /// Everything that happens, in order. One consumer.
-    public nonisolated let events: PeerSessionEvents
+    /// Everything that happens, in order: each access is a subscription of its own (``PeerSessionEvents``).
+    /// Events from before the first subscription wait for it, so subscribing just after ``start()`` misses
+    /// nothing.
+    public nonisolated var events: PeerSessionEvents { broadcast.subscribe() }
 
     nonisolated let configuration: PeerSessionConfiguration
-    nonisolated let eventSink: AsyncStream<PeerSessionEvent>.Continuation
+    nonisolated let broadcast: EventBroadcast<PeerSessionEvent>
     /// The progress streams of ``FileSending`` handles, by transfer.
     nonisolated let transferWatchers = NIOLockedValueBox<[TransferID: AsyncStream<TransferProgress>.Continuation]>([:])
     nonisolated let inbox: AsyncStream<Inbox>.Continuation
@@ -51,9 +53,10 @@ public actor PeerSession {
     nonisolated let admission: PeerAdmission
     /// The pairing budget, charged by every connection before a pairing run starts.
     nonisolated let pairingGate: PairingGate
-    let directory: any PeerDirectory
+    /// How peers are found: the one given, or (from ``start()``) multicast DNS with a stack of the session's own.
+    var directory: (any PeerDirectory)?
     /// The multicast DNS stack the session started because it was given no directory; only this one it shuts down.
-    nonisolated let ownStack: MDNSStack?
+    var ownStack: MDNSStack?
     let group: any EventLoopGroup = PeerChannels.defaultEventLoopGroup
 
     var listener: (any Channel)?
@@ -128,21 +131,26 @@ public actor PeerSession {
             self.directory = directory
             self.ownStack = nil
         } else {
-            let stack = try await MDNSStack.start(configuration: configuration.discovery)
-            self.directory = MDNSPeerDirectory(stack: stack)
-            self.ownStack = stack
+            self.directory = nil
+            self.ownStack = nil
         }
-        let (stream, sink) = AsyncStream<PeerSessionEvent>.makeStream()
-        pairingGate = PairingGate(configuration: configuration.pairingBudget, now: configuration.pairingClock) {
-            sink.yield(.pairingPaused($0))
-        }
-        flow = ReceiveFlow(
+        let flow = ReceiveFlow(
             budget: configuration.maximumUndeliveredBytes,
             transferBudget: configuration.transfers.maximumBufferedBytes,
             paused: configuration.receivePaused
         )
-        events = PeerSessionEvents(stream: stream, flow: flow)
-        eventSink = sink
+        let broadcast = EventBroadcast<PeerSessionEvent>(
+            weigh: { event in
+                if case .received(let bytes, _) = event { return bytes.count }
+                return 0
+            },
+            release: { flow.consumed($0) }
+        )
+        pairingGate = PairingGate(configuration: configuration.pairingBudget, now: configuration.pairingClock) {
+            broadcast.yield(.pairingPaused($0))
+        }
+        self.flow = flow
+        self.broadcast = broadcast
         (inboxStream, inbox) = AsyncStream.makeStream()
     }
 
@@ -151,6 +159,11 @@ public actor PeerSession {
         guard !started else { return }
         guard !stopped else { throw PeerSessionError.stopped }
         started = true
+        if directory == nil {
+            let stack = try await MDNSStack.start(configuration: configuration.discovery)
+            directory = MDNSPeerDirectory(stack: stack)
+            ownStack = stack
+        }
         let stream = inboxStream
         track { await self.runInbox(stream) }
         watchTrustStore()
@@ -198,7 +211,7 @@ public actor PeerSession {
         browsing?.cancel()
         await ownStack?.shutdown()
         inbox.finish()
-        eventSink.finish()
+        broadcast.finish()
     }
 
     /// The peers in `state`.
@@ -211,7 +224,7 @@ public actor PeerSession {
     public func displayName(for peer: PeerID) -> String? { machine.info(for: peer)?.displayName }
 
     func emit(_ event: PeerSessionEvent) {
-        eventSink.yield(event)
+        broadcast.yield(event)
     }
 
     /// Bytes received and not yet taken from ``events``.
@@ -295,7 +308,7 @@ public actor PeerSession {
             }
         )
         let verifier = PeerVerifier(expected: expected, isBlocked: { store.isBlocked($0) })
-        let (inbox, events, flow) = (self.inbox, self.eventSink, self.flow)
+        let (inbox, events, flow) = (self.inbox, self.broadcast, self.flow)
         return (
             setup, verifier,
             { event in

@@ -12,9 +12,9 @@ struct DirectoryOwnershipTests {
     @Test func aDirectoryPassedInIsNotTheSessions() async throws {
         try await withTestScope { scope in
             let probes = try await scope.sessions(["Ada"])
-            #expect(probes[0].session.ownStack == nil)
+            #expect(await probes[0].session.ownStack == nil)
             await probes[0].session.stop()
-            #expect(probes[0].session.ownStack == nil)
+            #expect(await probes[0].session.ownStack == nil)
         }
     }
 }

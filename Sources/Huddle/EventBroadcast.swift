@@ -1,0 +1,149 @@
+import NIOConcurrencyHelpers
+import NIOCore
+
+/// Hands every element to every subscriber, each at its own pace (``EventSubscription``).
+///
+/// Elements that weigh something (received messages, counted against the session's receive budget) are released
+/// once every subscriber that got them has taken them, or has ended: so the slowest subscriber holds the budget,
+/// and memory stays bounded by it. Elements yielded before anyone subscribed wait for the first subscriber, so a
+/// caller that subscribes just after `start()` misses nothing; later subscribers see what comes after they
+/// subscribed. With no subscriber left, weighed elements are released at once.
+package final class EventBroadcast<Element: Sendable>: Sendable {
+    /// One element and, when it weighs something, the count of subscribers still to take it.
+    final class Entry: Sendable {
+        let element: Element
+        let weight: Int
+        private let holders: NIOLockedValueBox<Int>
+
+        init(_ element: Element, weight: Int, holders: Int) {
+            self.element = element
+            self.weight = weight
+            self.holders = NIOLockedValueBox(holders)
+        }
+
+        /// One holder is done with it; true for the last one.
+        func drop() -> Bool {
+            holders.withLockedValue { count in
+                count -= 1
+                return count == 0
+            }
+        }
+    }
+
+    struct Subscriber {
+        var buffer = CircularBuffer<Entry>()
+        var waiter: CheckedContinuation<Element?, Never>?
+    }
+
+    struct State {
+        var subscribers: [Int: Subscriber] = [:]
+        var nextID = 0
+        /// What came before the first subscriber; nil once there was one.
+        var backlog: [Entry]? = []
+        var finished = false
+    }
+
+    private let state = NIOLockedValueBox(State())
+    private let weigh: @Sendable (Element) -> Int
+    private let release: @Sendable (Int) -> Void
+
+    /// - Parameters:
+    ///   - weigh: how much an element counts against a budget (0 for most).
+    ///   - release: called with an element's weight once nobody holds it any more.
+    package init(
+        weigh: @escaping @Sendable (Element) -> Int = { _ in 0 },
+        release: @escaping @Sendable (Int) -> Void = { _ in }
+    ) {
+        self.weigh = weigh
+        self.release = release
+    }
+
+    package func yield(_ element: Element) {
+        let weight = weigh(element)
+        let (waiting, held) = state.withLockedValue { state -> ([CheckedContinuation<Element?, Never>], Bool) in
+            guard !state.finished else { return ([], false) }
+            if state.backlog != nil {
+                state.backlog!.append(Entry(element, weight: weight, holders: 1))
+                return ([], true)
+            }
+            // Subscribers waiting take it now; the others hold it until they take it.
+            let holders = state.subscribers.values.count { $0.waiter == nil }
+            let entry = Entry(element, weight: weight, holders: holders)
+            var waiting: [CheckedContinuation<Element?, Never>] = []
+            for id in state.subscribers.keys {
+                if let waiter = state.subscribers[id]!.waiter {
+                    state.subscribers[id]!.waiter = nil
+                    waiting.append(waiter)
+                } else {
+                    state.subscribers[id]!.buffer.append(entry)
+                }
+            }
+            return (waiting, holders > 0)
+        }
+        for waiter in waiting { waiter.resume(returning: element) }
+        if weight > 0, !held { release(weight) }
+    }
+
+    /// Ends every subscription once it has taken what it holds; later elements go nowhere.
+    package func finish() {
+        let waiting = state.withLockedValue { state -> [CheckedContinuation<Element?, Never>] in
+            state.finished = true
+            let waiters = state.subscribers.values.compactMap(\.waiter)
+            for id in state.subscribers.keys { state.subscribers[id]!.waiter = nil }
+            return waiters
+        }
+        for waiter in waiting { waiter.resume(returning: nil) }
+    }
+
+    /// A new subscription: the backlog if it is the first, then everything yielded from now on.
+    package func subscribe() -> EventSubscription<Element> {
+        let id = state.withLockedValue { state -> Int in
+            let id = state.nextID
+            state.nextID += 1
+            var subscriber = Subscriber()
+            if let backlog = state.backlog {
+                subscriber.buffer.append(contentsOf: backlog)
+                state.backlog = nil
+            }
+            state.subscribers[id] = subscriber
+            return id
+        }
+        return EventSubscription(broadcast: self, id: id)
+    }
+
+    /// The next element for subscriber `id`, waiting for one; nil once the broadcast finished and the subscriber
+    /// has taken everything, or when the subscription ended.
+    func next(for id: Int) async -> Element? {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Element?, Never>) in
+                let taken = state.withLockedValue { state -> Result<Entry?, Never>? in
+                    guard var subscriber = state.subscribers[id] else { return .success(nil) }
+                    if let entry = subscriber.buffer.popFirst() {
+                        state.subscribers[id] = subscriber
+                        return .success(entry)
+                    }
+                    if state.finished || Task.isCancelled { return .success(nil) }
+                    subscriber.waiter = continuation
+                    state.subscribers[id] = subscriber
+                    return nil
+                }
+                guard case .success(let entry) = taken else { return }
+                if let entry, entry.drop(), entry.weight > 0 { release(entry.weight) }
+                continuation.resume(returning: entry?.element)
+            }
+        } onCancel: {
+            cancel(id)
+        }
+    }
+
+    /// Subscriber `id` stops: what it still held is released.
+    func cancel(_ id: Int) {
+        let (waiter, held) = state.withLockedValue {
+            state -> (CheckedContinuation<Element?, Never>?, CircularBuffer<Entry>) in
+            guard let subscriber = state.subscribers.removeValue(forKey: id) else { return (nil, []) }
+            return (subscriber.waiter, subscriber.buffer)
+        }
+        for entry in held where entry.drop() && entry.weight > 0 { release(entry.weight) }
+        waiter?.resume(returning: nil)
+    }
+}

@@ -1,0 +1,101 @@
+import NIOConcurrencyHelpers
+import Testing
+
+@testable import Huddle
+
+/// Events per subscriber, and the receive budget held by the slowest one.
+@Suite("Event broadcast")
+struct EventBroadcastTests {
+    /// A broadcast of strings that weigh their length, and what it released.
+    final class Harness: Sendable {
+        let released = NIOLockedValueBox<[Int]>([])
+        let broadcast: EventBroadcast<String>
+
+        init() {
+            let released = self.released
+            broadcast = EventBroadcast(
+                weigh: { $0.count },
+                release: { weight in released.withLockedValue { $0.append(weight) } }
+            )
+        }
+
+        var total: Int { released.withLockedValue { $0.reduce(0, +) } }
+    }
+
+    static func all(_ subscription: EventSubscription<String>) async -> [String] {
+        var elements: [String] = []
+        for await element in subscription { elements.append(element) }
+        return elements
+    }
+
+    @Test func everySubscriberGetsEveryElementInOrder() async {
+        let harness = Harness()
+        let first = harness.broadcast.subscribe()
+        let second = harness.broadcast.subscribe()
+        for text in ["a", "bb", "ccc"] { harness.broadcast.yield(text) }
+        harness.broadcast.finish()
+        #expect(await Self.all(first) == ["a", "bb", "ccc"])
+        #expect(await Self.all(second) == ["a", "bb", "ccc"])
+        #expect(harness.total == 6)
+    }
+
+    @Test func theBacklogGoesToTheFirstSubscriberOnly() async {
+        let harness = Harness()
+        harness.broadcast.yield("early")
+        let first = harness.broadcast.subscribe()
+        let second = harness.broadcast.subscribe()
+        harness.broadcast.yield("late")
+        harness.broadcast.finish()
+        #expect(await Self.all(first) == ["early", "late"])
+        #expect(await Self.all(second) == ["late"])
+    }
+
+    @Test func aWeightIsReleasedOnlyWhenTheSlowestSubscriberTookIt() async {
+        let harness = Harness()
+        let fast = harness.broadcast.subscribe()
+        let slow = harness.broadcast.subscribe()
+        harness.broadcast.yield("four")
+        var fastIterator = fast.makeAsyncIterator()
+        #expect(await fastIterator.next() == "four")
+        #expect(harness.total == 0)
+        var slowIterator = slow.makeAsyncIterator()
+        #expect(await slowIterator.next() == "four")
+        #expect(harness.released.withLockedValue { $0 } == [4])
+    }
+
+    @Test func aSubscriptionThatGoesAwayReleasesWhatItHeld() {
+        let harness = Harness()
+        var gone: EventSubscription<String>? = harness.broadcast.subscribe()
+        harness.broadcast.yield("held")
+        #expect(harness.total == 0)
+        #expect(gone != nil)
+        gone = nil
+        #expect(harness.total == 4)
+        // With nobody subscribed any more, a weighed element is released at once.
+        harness.broadcast.yield("none")
+        #expect(harness.total == 8)
+    }
+
+    @Test func cancellingTheIteratingTaskEndsItsSubscription() async {
+        let harness = Harness()
+        let subscription = harness.broadcast.subscribe()
+        let reader = Task { await Self.all(subscription) }
+        reader.cancel()
+        #expect(await reader.value == [])
+        harness.broadcast.yield("after")
+        #expect(harness.total == 5)
+    }
+
+    @Test func aWaitingSubscriberIsHandedTheElementAtOnce() async {
+        let harness = Harness()
+        let subscription = harness.broadcast.subscribe()
+        let reader = Task {
+            var iterator = subscription.makeAsyncIterator()
+            return await iterator.next()
+        }
+        // Yield until the reader has it: it may not be waiting yet, and then the element waits in its buffer.
+        harness.broadcast.yield("x")
+        #expect(await reader.value == "x")
+        #expect(harness.total == 1)
+    }
+}
