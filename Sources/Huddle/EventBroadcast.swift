@@ -46,24 +46,31 @@ package final class EventBroadcast<Element: Sendable>: Sendable {
     private let state = NIOLockedValueBox(State())
     private let weigh: @Sendable (Element) -> Int
     private let release: @Sendable (Int) -> Void
+    private let bufferLimit: Int?
 
     /// - Parameters:
     ///   - weigh: how much an element counts against a budget (0 for most).
     ///   - release: called with an element's weight once nobody holds it any more.
+    ///   - bufferLimit: the most elements one subscriber (or the backlog) holds; past it the oldest is dropped.
+    ///     Nil for no limit: then weighed elements must bound memory through `weigh` and `release`.
     package init(
         weigh: @escaping @Sendable (Element) -> Int = { _ in 0 },
-        release: @escaping @Sendable (Int) -> Void = { _ in }
+        release: @escaping @Sendable (Int) -> Void = { _ in },
+        bufferLimit: Int? = nil
     ) {
         self.weigh = weigh
         self.release = release
+        self.bufferLimit = bufferLimit
     }
 
     package func yield(_ element: Element) {
         let weight = weigh(element)
+        var dropped: [Entry] = []
         let (waiting, held) = state.withLockedValue { state -> ([CheckedContinuation<Element?, Never>], Bool) in
             guard !state.finished else { return ([], false) }
             if state.backlog != nil {
                 state.backlog!.append(Entry(element, weight: weight, holders: 1))
+                if let bufferLimit, state.backlog!.count > bufferLimit { dropped.append(state.backlog!.removeFirst()) }
                 return ([], true)
             }
             // Subscribers waiting take it now; the others hold it until they take it.
@@ -76,12 +83,16 @@ package final class EventBroadcast<Element: Sendable>: Sendable {
                     waiting.append(waiter)
                 } else {
                     state.subscribers[id]!.buffer.append(entry)
+                    if let bufferLimit, state.subscribers[id]!.buffer.count > bufferLimit {
+                        dropped.append(state.subscribers[id]!.buffer.removeFirst())
+                    }
                 }
             }
             return (waiting, holders > 0)
         }
         for waiter in waiting { waiter.resume(returning: element) }
         if weight > 0, !held { release(weight) }
+        for entry in dropped where entry.drop() && entry.weight > 0 { release(entry.weight) }
     }
 
     /// Ends every subscription once it has taken what it holds; later elements go nowhere.
@@ -132,8 +143,18 @@ package final class EventBroadcast<Element: Sendable>: Sendable {
                 continuation.resume(returning: entry?.element)
             }
         } onCancel: {
-            cancel(id)
+            interrupt(id)
         }
+    }
+
+    /// The task waiting in subscriber `id`'s ``next(for:)`` was cancelled: that wait returns nil, and the
+    /// subscription stays (an element handed over in the same instant may go to the cancelled wait).
+    func interrupt(_ id: Int) {
+        let waiter = state.withLockedValue { state -> CheckedContinuation<Element?, Never>? in
+            defer { state.subscribers[id]?.waiter = nil }
+            return state.subscribers[id]?.waiter
+        }
+        waiter?.resume(returning: nil)
     }
 
     /// Subscriber `id` stops: what it still held is released.

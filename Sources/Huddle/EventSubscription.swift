@@ -1,6 +1,7 @@
 /// One subscriber's view of an ``EventBroadcast``: every element from when it subscribed, in order, at its own
-/// pace. It ends when the broadcast finishes, when the iterating task is cancelled, or when the last copy of the
-/// subscription and its iterator are gone (what it held is then released).
+/// pace. Iterating ends when the broadcast finishes or the iterating task is cancelled; the subscription itself
+/// ends when the last copy of it and of its iterators is gone (what it held is then released). Copies of the
+/// subscription and of its iterators share one place in the stream.
 public struct EventSubscription<Element: Sendable>: AsyncSequence, Sendable {
     /// Ends the subscription when the last copy of it (or of its iterator) goes away.
     final class Token: Sendable {

@@ -1,4 +1,5 @@
 import Foundation
+import Huddle
 import HuddlePasteboard
 
 extension ClipboardSync {

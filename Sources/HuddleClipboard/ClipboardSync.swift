@@ -2,6 +2,7 @@ public import Foundation
 public import Huddle
 public import HuddlePasteboard
 import HuddleWire
+public import ServiceLifecycle
 
 /// Clipboard sharing and continuous sync between the peers of a ``PeerSession``.
 ///
@@ -22,15 +23,18 @@ import HuddleWire
 /// and the refusal is reported on both sides. A peer that connects (or reconnects) gets the current item only, never
 /// the history.
 ///
-/// `ClipboardSync` reads the session's events itself; connection requests come out as
-/// ``ClipboardSyncEvent/connectionRequest(_:)`` for the app to answer.
-public actor ClipboardSync {
+/// `ClipboardSync` subscribes to the session's events when it is made (so it misses none); connection requests
+/// come out as ``ClipboardSyncEvent/connectionRequest(_:)`` for the app to answer.
+public actor ClipboardSync: Service {
     public nonisolated let session: PeerSession
     public nonisolated let configuration: ClipboardSyncConfiguration
-    /// What happened, for the user to see. One consumer.
-    public nonisolated let events: AsyncStream<ClipboardSyncEvent>
+    /// What happened, for the user to see: each access is a subscription of its own, holding at most the newest
+    /// 1,024 events it has not taken; events from before the first subscription wait for it.
+    public nonisolated var events: EventSubscription<ClipboardSyncEvent> { emit.subscribe() }
     let pasteboard: (any GeneralPasteboard)?
-    let emit: AsyncStream<ClipboardSyncEvent>.Continuation
+    /// The sync's own subscription to the session's events, taken at init so that it misses none.
+    let sessionEvents: PeerSessionEvents
+    let emit = EventBroadcast<ClipboardSyncEvent>(bufferLimit: 1024)
     let wallClock: @Sendable () -> UInt64
     var core: ClipboardSyncCore
     /// The newest item's content, for peers that connect later.
@@ -63,12 +67,17 @@ public actor ClipboardSync {
         self.configuration = configuration
         self.wallClock = wallClock
         self.core = ClipboardSyncCore(origin: session.peerID.rawValue)
-        (self.events, self.emit) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1024))
+        self.sessionEvents = session.events
     }
 
-    /// Runs until cancelled (or until the clipboard watch and the session both end): watches the clipboard when
-    /// syncing, and follows the session.
+    /// Runs until cancelled, until its service group shuts down gracefully (it is a swift-service-lifecycle
+    /// `Service`), or until the clipboard watch or the session ends: watches the clipboard when syncing, and
+    /// follows the session. The session itself is the caller's: run it in the same group, before this.
     public func run() async throws {
+        try await cancelWhenGracefulShutdown { try await self.follow() }
+    }
+
+    func follow() async throws {
         var changes: AsyncStream<PasteboardChange>?
         if configuration.syncs, let pasteboard {
             changes = try pasteboard.changes(of: configuration.selection)
@@ -84,7 +93,7 @@ public actor ClipboardSync {
                 }
             }
             group.addTask {
-                for await event in self.session.events { await self.handle(event) }
+                for await event in self.sessionEvents { await self.handle(event) }
             }
             _ = await group.next()
             group.cancelAll()

@@ -3,6 +3,7 @@ import Foundation
 import HuddleDNS
 import HuddleDiscovery
 import HuddleMDNSCore
+import ServiceLifecycle
 
 struct AdvertiseCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -90,20 +91,22 @@ struct AdvertiseCommand: AsyncParsableCommand {
         let json = self.json
         let type = registration.type.description
         let port = Int(registration.port)
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask {
-                for await event in handle.events {
-                    Self.print(event, type: type, port: port, host: hostName, json: json)
+        let control = self.control
+        // Until Ctrl-C or SIGTERM (or "quit"); the stack then withdraws the service with goodbye packets.
+        _ = try await CommandServices.run([stack]) {
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    for await event in handle.events {
+                        Self.print(event, type: type, port: port, host: hostName, json: json)
+                    }
                 }
+                if control {
+                    group.addTask { await Self.readCommands(stack: stack, id: handle.id, json: json) }
+                }
+                await group.next()
+                group.cancelAll()
             }
-            group.addTask { await Signals.waitForTermination() }
-            if self.control {
-                group.addTask { await Self.readCommands(stack: stack, id: handle.id, json: json) }
-            }
-            await group.next()
-            group.cancelAll()
         }
-        await stack.shutdown()
     }
 
     static func print(_ event: MDNSResponderEvent, type: String, port: Int, host: String, json: Bool) {
@@ -149,8 +152,8 @@ struct AdvertiseCommand: AsyncParsableCommand {
                 Output.error("unknown command '\(command)' (txt k=v …, port N, quit)")
             }
         }
-        // End of input: keep advertising until a signal arrives.
-        await Signals.waitForTermination()
+        // End of input: keep advertising until a signal arrives (the command's service group then cancels this).
+        try? await gracefulShutdown()
     }
 }
 

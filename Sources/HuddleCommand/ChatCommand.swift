@@ -33,14 +33,15 @@ struct ChatCommand: AsyncParsableCommand {
                 + "Type to talk; /peers, /quit."
         )
         let room = ChatRoom(session: session, autoAccept: options.yes)
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask { await room.followEvents() }
-            group.addTask { await room.readInput() }
-            group.addTask { await Signals.waitForTermination() }
-            _ = await group.next()
-            group.cancelAll()
+        // Until /quit, end of input or Ctrl-C; the session then says goodbye to everyone.
+        _ = try await CommandServices.run([session]) {
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask { await room.followEvents() }
+                group.addTask { await room.readInput() }
+                _ = await group.next()
+                group.cancelAll()
+            }
         }
-        await session.stop()
         Output.line("* left the chat")
     }
 }

@@ -35,7 +35,7 @@ struct ClipReceiveCommand: AsyncParsableCommand {
         let pasteboard: (any GeneralPasteboard)? =
             out == nil ? try await CommandFailure.run { try SystemPasteboard.make() } : nil
         let sync = try await filterOptions.startSharing(options)
-        try await Signals.stoppingOnTermination(sync.session) {
+        try await CommandServices.interruptible([sync.session, sync]) {
             try await receive(on: sync, pasteboard: pasteboard)
         }
     }
@@ -47,7 +47,6 @@ struct ClipReceiveCommand: AsyncParsableCommand {
             "Waiting for shared clipboard items as \(findable) in \"\(session.sessionID)\". Ctrl-C to stop."
         )
         let prompter = Prompter.standard
-        let running = Task { try await sync.run() }
         var handled = 0
         let reporter = ProgressReporter(json: false)
         events: for await event in sync.events {
@@ -68,8 +67,6 @@ struct ClipReceiveCommand: AsyncParsableCommand {
                 continue
             }
         }
-        running.cancel()
-        await session.stop()
     }
 
     func answer(

@@ -38,17 +38,18 @@ struct ClipShareCommand: AsyncParsableCommand {
             throw ExitCode.failure
         }
         let sync = try await filterOptions.startSharing(options)
-        try await Signals.stoppingOnTermination(sync.session) { try await share(admitted, on: sync) }
+        try await CommandServices.interruptible([sync.session, sync]) { try await share(admitted, on: sync) }
     }
 
     func share(_ admitted: PasteboardItem, on sync: ClipboardSync) async throws {
         let session = sync.session
         let prompter = Prompter.standard
-        let running = Task { try await sync.run() }
         let autoAccept = options.yes
         let reporter = ProgressReporter(json: false)
+        // Subscribed here, before anything else, so that it gets the events from before it too.
+        let events = sync.events
         let prompts = Task {
-            for await event in sync.events {
+            for await event in events {
                 switch event {
                 case .connectionRequest(let request):
                     await ClipPairing.answer(request, session: session, prompter: prompter, autoAccept: autoAccept)
@@ -59,27 +60,22 @@ struct ClipShareCommand: AsyncParsableCommand {
                 }
             }
         }
-        defer {
-            running.cancel()
-            prompts.cancel()
-        }
-        do {
-            try await share(admitted, sync: sync, prompter: prompter)
-        } catch {
-            await session.stop()
-            throw error
-        }
-        await session.stop()
+        defer { prompts.cancel() }
+        // The session is a service of the command's group: it says its goodbyes when the group ends.
+        try await share(admitted, sync: sync, prompter: prompter)
     }
 
     func share(_ item: PasteboardItem, sync: ClipboardSync, prompter: Prompter) async throws {
         let session = sync.session
+        let syncEvents = sync.events
         let peer = try await Rendezvous(session: session).connect(to: to, within: wait)
         let name = await session.displayName(for: peer) ?? peer.rawValue
         // The sync's own view of the connection follows the session's events: wait for it to catch up.
-        let deadline = ContinuousClock.now + .seconds(5)
-        while await !sync.connectedPeers.contains(peer), ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(20))
+        if await !sync.connectedPeers.contains(peer) {
+            _ = try await syncEvents.first(until: .now + .seconds(5)) { event -> Bool? in
+                if case .peerConnected(peer, _) = event { return true }
+                return nil
+            }
         }
         let question = "Share with \(name): \(ClipItemSummary(item).described(item))? [y/n]"
         guard await prompter.confirm(question, assumingYes: options.yes) else {

@@ -47,37 +47,32 @@ struct ClipSyncCommand: AsyncParsableCommand {
         )
         let prompter = Prompter.standard
         let autoAccept = options.yes
-        await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await sync.run() }
-            group.addTask {
-                for await event in sync.events {
-                    switch event {
-                    case .connectionRequest(let request):
-                        // Asked in turn with any other request (one question on screen at a time).
-                        Task {
-                            await ClipPairing.answer(
-                                request,
-                                session: session,
-                                prompter: prompter,
-                                autoAccept: autoAccept
-                            )
-                        }
-                    case .shareOffered(let offer):
-                        await sync.declineShare(
-                            offer,
-                            reason: "\(session.displayName) runs clip sync, not clip receive"
+        let events = sync.events
+        // Until Ctrl-C or SIGTERM: the sync stops, then the session says goodbye to every peer.
+        _ = try await CommandServices.run([session, sync]) {
+            for await event in events {
+                switch event {
+                case .connectionRequest(let request):
+                    // Asked in turn with any other request (one question on screen at a time).
+                    Task {
+                        await ClipPairing.answer(
+                            request,
+                            session: session,
+                            prompter: prompter,
+                            autoAccept: autoAccept
                         )
-                        log.show(event)
-                    default:
-                        log.show(event)
                     }
+                case .shareOffered(let offer):
+                    await sync.declineShare(
+                        offer,
+                        reason: "\(session.displayName) runs clip sync, not clip receive"
+                    )
+                    log.show(event)
+                default:
+                    log.show(event)
                 }
             }
-            group.addTask { await Signals.waitForTermination() }
-            _ = try? await group.next()
-            group.cancelAll()
         }
-        await session.stop()
         log.started("stopped")
     }
 }

@@ -67,22 +67,24 @@ struct DiscoverCommand: AsyncParsableCommand {
         }
         let limit = self.count
         let json = self.json
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask {
-                var found = 0
-                for await event in events {
-                    if Self.print(event, formatter: formatter, json: json) { found += 1 }
-                    if let limit, found >= limit { return }
+        let timeout = self.timeout
+        // Until --count, --timeout or Ctrl-C.
+        _ = try await CommandServices.run([stack]) {
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    var found = 0
+                    for await event in events {
+                        if Self.print(event, formatter: formatter, json: json) { found += 1 }
+                        if let limit, found >= limit { return }
+                    }
                 }
+                if let timeout {
+                    group.addTask { try? await Task.sleep(for: .milliseconds(Int(timeout * 1000))) }
+                }
+                await group.next()
+                group.cancelAll()
             }
-            group.addTask { await Signals.waitForTermination() }
-            if let timeout = self.timeout {
-                group.addTask { try? await Task.sleep(for: .milliseconds(Int(timeout * 1000))) }
-            }
-            await group.next()
-            group.cancelAll()
         }
-        await stack.shutdown()
     }
 
     /// Prints one event; returns whether it counts towards --count (a new instance or type).

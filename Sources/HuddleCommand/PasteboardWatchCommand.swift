@@ -42,18 +42,14 @@ struct PasteboardWatchCommand: AsyncParsableCommand {
         }
         let json = self.json
         let limit = self.count
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask {
-                var seen = 0
-                for await change in changes {
-                    if json { Output.json(Self.object(change)) } else { Output.line(Self.line(change)) }
-                    seen += 1
-                    if let limit, seen >= limit { return }
-                }
+        // Until --count changes were seen, or Ctrl-C.
+        _ = try await CommandServices.run([]) {
+            var seen = 0
+            for await change in changes {
+                if json { Output.json(Self.object(change)) } else { Output.line(Self.line(change)) }
+                seen += 1
+                if let limit, seen >= limit { return }
             }
-            group.addTask { await Signals.waitForTermination() }
-            await group.next()
-            group.cancelAll()
         }
     }
 

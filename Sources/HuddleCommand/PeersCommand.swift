@@ -30,14 +30,15 @@ struct PeersCommand: AsyncParsableCommand {
         if !json {
             Output.line("Peers in \"\(options.sessionID())\" (you: \(session.displayName)). Type a number to connect.")
         }
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask { await picker.followEvents() }
-            group.addTask { await picker.readInput() }
-            group.addTask { await Signals.waitForTermination() }
-            _ = await group.next()
-            group.cancelAll()
+        // Until end of input or Ctrl-C; the session then says goodbye to everyone.
+        _ = try await CommandServices.run([session]) {
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask { await picker.followEvents() }
+                group.addTask { await picker.readInput() }
+                _ = await group.next()
+                group.cancelAll()
+            }
         }
-        await session.stop()
     }
 }
 

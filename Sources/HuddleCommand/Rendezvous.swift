@@ -7,6 +7,23 @@ import HuddleWire
 /// Finds peers by name (or lets the user pick) and connects to them; the caller answers the code prompts.
 struct Rendezvous {
     let session: PeerSession
+    /// Subscribed before the peer list is read, so a peer found just after is not missed.
+    let changes: PeerSessionEvents
+
+    init(session: PeerSession) {
+        self.session = session
+        self.changes = session.events
+    }
+
+    /// Waits until a peer is found or changes state, or until `deadline`.
+    func waitForChange(until deadline: ContinuousClock.Instant) async throws {
+        _ = try await changes.first(until: deadline) { event -> Bool? in
+            switch event {
+            case .peerFound, .stateChanged: true
+            default: nil
+            }
+        }
+    }
 
     /// One peer: the one named, else the only one found.
     func connect(to name: String?, within seconds: Double) async throws -> PeerID {
@@ -63,7 +80,7 @@ struct Rendezvous {
             let named = await present().filter { $0.name == name }
             if named.count == 1 { return named[0].peer }
             if ContinuousClock.now >= deadline { return nil }
-            try await Task.sleep(for: .milliseconds(100))
+            try await waitForChange(until: deadline)
         }
     }
 
@@ -71,7 +88,7 @@ struct Rendezvous {
     func pick(until deadline: ContinuousClock.Instant, picker: Prompter?) async throws -> [PeerID] {
         var found = await present()
         while found.isEmpty && ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(100))
+            try await waitForChange(until: deadline)
             found = await present()
         }
         if !found.isEmpty {

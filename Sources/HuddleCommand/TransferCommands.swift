@@ -53,7 +53,7 @@ struct SendCommand: AsyncParsableCommand {
 
     func run() async throws {
         let session = try await options.startSession(mode: .peer)
-        try await Signals.stoppingOnTermination(session) { try await send(on: session) }
+        try await CommandServices.interruptible([session]) { try await send(on: session) }
     }
 
     func send(on session: PeerSession) async throws {
@@ -219,7 +219,7 @@ struct ReceiveCommand: AsyncParsableCommand {
 
     func run() async throws {
         let session = try await options.startSession(mode: .peer)
-        try await Signals.stoppingOnTermination(session) { try await receive(on: session) }
+        try await CommandServices.interruptible([session]) { try await receive(on: session) }
     }
 
     func receive(on session: PeerSession) async throws {

@@ -76,14 +76,34 @@ struct EventBroadcastTests {
         #expect(harness.total == 8)
     }
 
-    @Test func cancellingTheIteratingTaskEndsItsSubscription() async {
+    @Test func cancellingTheIteratingTaskEndsItsLoopButNotTheSubscription() async {
         let harness = Harness()
-        let subscription = harness.broadcast.subscribe()
-        let reader = Task { await Self.all(subscription) }
+        var subscription: EventSubscription<String>? = harness.broadcast.subscribe()
+        let reader = Task { [subscription] in await Self.all(subscription!) }
         reader.cancel()
         #expect(await reader.value == [])
         harness.broadcast.yield("after")
+        #expect(harness.total == 0)
+        var iterator = subscription!.makeAsyncIterator()
+        #expect(await iterator.next() == "after")
+        harness.broadcast.yield("dropped")
+        subscription = nil
+        _ = iterator  // the iterator still holds it
         #expect(harness.total == 5)
+    }
+
+    @Test func aSubscriberHoldsAtMostTheBufferLimitDroppingTheOldest() async {
+        let released = NIOLockedValueBox(0)
+        let broadcast = EventBroadcast<String>(
+            weigh: { $0.count },
+            release: { weight in released.withLockedValue { $0 += weight } },
+            bufferLimit: 2
+        )
+        let subscription = broadcast.subscribe()
+        for text in ["a", "bb", "ccc"] { broadcast.yield(text) }
+        #expect(released.withLockedValue { $0 } == 1)
+        broadcast.finish()
+        #expect(await Self.all(subscription) == ["bb", "ccc"])
     }
 
     @Test func aWaitingSubscriberIsHandedTheElementAtOnce() async {
