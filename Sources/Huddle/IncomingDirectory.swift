@@ -10,17 +10,22 @@ final class IncomingDirectory {
     var remaining: [UInt32: UInt64]
     /// The file being written: the sender sends one file after another.
     var current: OpenEntry?
+    /// Files whose last bytes are being written and checked (their ENTRY-END came); END waits for them.
+    var closing = 0
+    /// END came while files were still closing: the tree finishes when the last of them is done.
+    var endReceived = false
     /// Bytes of all files present (verified, or written to their parts).
     var completed: UInt64
     let startedAt: UInt64
     var reportedAt: UInt64
     var filesCompleted: Int
 
-    /// A file's part, open for writing.
+    /// A file's part, open for writing through its sink (the same kind a single file is written through).
     struct OpenEntry {
         let index: UInt32
-        let handle: FileHandle
-        var hasher: FileHasher
+        let sink: TransferFileSink
+        /// Where this run started writing it (what an earlier run left).
+        let openedAt: UInt64
         var written: UInt64
     }
 
@@ -36,10 +41,11 @@ final class IncomingDirectory {
 
     var offer: DirectoryOffer { staging.offer }
 
-    /// Closes the open file, if any; its part stays for a resume.
+    /// Closes the open file, if any, once what was handed to it is written; its part stays for a resume.
     func closeCurrent() {
-        try? current?.handle.close()
+        guard let sink = current?.sink else { return }
         current = nil
+        Task { _ = await sink.close(sync: false) }
     }
 
     func progress(of entry: OpenEntry) -> TransferProgress {

@@ -4,9 +4,9 @@ import NIOCore
 
 /// Incremental state of a file being received.
 final class IncomingFile {
-    /// Where the bytes go: a hidden partial file beside the final name, through its writer, or memory.
+    /// Where the bytes go: a hidden partial file beside the final name, through its sink, or memory.
     enum Sink {
-        case file(writer: TransferWriter, partial: URL, directory: URL)
+        case file(TransferFileSink, partial: URL, directory: URL)
         case memory
     }
 
@@ -15,10 +15,8 @@ final class IncomingFile {
     let sink: Sink
     /// The bytes so far, for a transfer into memory.
     var memory = Data()
-    /// The hash so far, for a transfer into memory (a file's writer keeps its own).
+    /// The hash so far, for a transfer into memory (a file's sink keeps its own).
     var hasher: FileHasher
-    /// Chunks received for the writer and not yet handed to it, gathered into one larger write.
-    var pending = ByteBuffer()
     /// Which file the partial file is (device and inode, from the open descriptor): what gets the final name
     /// must be that file.
     var partialIdentity: FileIdentity?
@@ -44,12 +42,4 @@ extension IncomingFile {
         if case .file(_, let partial, _) = sink { return partial }
         return nil
     }
-
-    /// Hands the gathered chunks to the writer.
-    func flushPending() {
-        guard case .file(let writer, _, _) = sink, pending.readableBytes > 0 else { return }
-        writer.write(pending)
-        pending = ByteBuffer()
-    }
-
 }

@@ -59,21 +59,30 @@ extension PeerSession {
         sendResourceNow(.directoryAccept(transfer.id, needed: plan.needed), to: transfer.peer)
     }
 
-    /// Writes bytes of one file to its part; the file gets its name at its ENTRY-END.
-    func receivedEntryChunk(_ tree: IncomingDirectory, index: UInt32, offset: UInt64, data: ByteBuffer) {
+    /// Hands bytes of one file to its part's sink; the file gets its name at its ENTRY-END.
+    /// - Returns: whether `counted` bytes of receive budget went to the sink with the chunk.
+    func receivedEntryChunk(
+        _ tree: IncomingDirectory,
+        index: UInt32,
+        offset: UInt64,
+        data: ByteBuffer,
+        counted: Int
+    ) -> Bool {
         let count = UInt64(data.readableBytes)
-        guard var entry = openEntry(tree, index) else { return }
+        guard var entry = openEntry(tree, index) else { return false }
         let entryInfo = tree.offer.entries[Int(index)]
         guard offset == entry.written, entry.written + count <= entryInfo.size else {
             let reason = "\(entryInfo.path): chunk at \(offset) of \(count) bytes does not fit (have \(entry.written))"
-            return failDirectory(tree, reason: reason, keepParts: true)
+            failDirectory(tree, reason: reason, keepParts: true)
+            return false
         }
-        do {
-            try data.withUnsafeReadableBytes { try entry.handle.write(contentsOf: $0) }
-        } catch {
-            return failDirectory(tree, reason: "cannot write \(entryInfo.path): \(error)", keepParts: true)
+        if let failure = entry.sink.failure {
+            failDirectory(tree, reason: "\(entryInfo.path): \(failure)", keepParts: true)
+            return false
         }
-        data.withUnsafeReadableBytes { entry.hasher.update($0) }
+        // The sink takes the chunk's bytes off the budget once written; the message's header goes now.
+        flow.consumedResource(counted - data.readableBytes)
+        entry.sink.append(data)
         entry.written += count
         tree.completed += count
         tree.current = entry
@@ -81,11 +90,12 @@ extension PeerSession {
             tree.reportedAt = tree.completed
             emit(.transferProgress(tree.progress(of: entry)))
         }
+        return true
     }
 
-    /// The sender has sent all of file `index`, with its SHA-256: check the part and give it its name. (A part
-    /// that was already whole from an earlier run gets no chunks, only this.)
-    func receivedEntryEnd(_ tree: IncomingDirectory, index: UInt32, sha256: [UInt8]) {
+    /// The sender has sent all of file `index`, with its SHA-256: once its sink has written everything, check the
+    /// part and give it its name. (A part that was already whole from an earlier run gets no chunks, only this.)
+    func receivedEntryEnd(_ tree: IncomingDirectory, index: UInt32, sha256 claimed: [UInt8]) {
         guard let entry = openEntry(tree, index) else { return }
         let info = tree.offer.entries[Int(index)]
         guard entry.written == info.size else {
@@ -95,7 +105,16 @@ extension PeerSession {
                 keepParts: true
             )
         }
-        completeEntry(tree, entry, sha256: sha256)
+        tree.current = nil
+        tree.closing += 1
+        guard entry.written > entry.openedAt else {
+            // Whole from an earlier run, nothing written now: checked at once, before what comes next.
+            return entryClosed(tree, entry, sha256: entry.sink.closeUnwritten(), claimed: claimed, failure: nil)
+        }
+        Task {
+            let (sha256, failure) = await entry.sink.close(sync: false)
+            entryClosed(tree, entry, sha256: sha256, claimed: claimed, failure: failure)
+        }
     }
 
     /// The open part of file `index`: the current one, or — when the sender moves on to it — that file's part,
@@ -114,7 +133,8 @@ extension PeerSession {
         }
         do {
             let (handle, hasher) = try tree.staging.openPart(Int(index), at: start)
-            tree.current = IncomingDirectory.OpenEntry(index: index, handle: handle, hasher: hasher, written: start)
+            let sink = fileSink(handle: handle, hasher: hasher)
+            tree.current = IncomingDirectory.OpenEntry(index: index, sink: sink, openedAt: start, written: start)
             return tree.current
         } catch {
             failDirectory(tree, reason: "\(error)", keepParts: true)
@@ -122,27 +142,49 @@ extension PeerSession {
         }
     }
 
-    /// The open file has all its bytes and the sender's SHA-256: check it and give it its name.
-    func completeEntry(_ tree: IncomingDirectory, _ entry: IncomingDirectory.OpenEntry, sha256: [UInt8]) {
-        tree.closeCurrent()
+    /// A file's sink has written all its bytes: check them against the sender's SHA-256 and give the file its
+    /// name; the tree finishes here when END came meanwhile. When the transfer ended meanwhile (cancelled, the
+    /// connection lost), a file that checks out still gets its name in the staging directory, for the next run.
+    func entryClosed(
+        _ tree: IncomingDirectory,
+        _ entry: IncomingDirectory.OpenEntry,
+        sha256: [UInt8],
+        claimed: [UInt8],
+        failure: String?
+    ) {
+        tree.closing -= 1
+        let active = incomingDirectories[tree.transfer.id] === tree
         let info = tree.offer.entries[Int(entry.index)]
-        guard entry.hasher.digest() == sha256 else {
+        if let failure {
+            if active { failDirectory(tree, reason: "\(info.path): \(failure)", keepParts: true) }
+            return
+        }
+        guard sha256 == claimed else {
             tree.staging.discardPart(Int(entry.index))
-            return failDirectory(tree, reason: "SHA-256 mismatch: \(info.path) does not match what was sent")
+            let reason = "SHA-256 mismatch: \(info.path) does not match what was sent"
+            if active { failDirectory(tree, reason: reason, keepParts: true) }
+            return
         }
         do {
             try tree.staging.keep(Int(entry.index))
         } catch {
-            return failDirectory(tree, reason: "\(error)", keepParts: true)
+            if active { failDirectory(tree, reason: "\(error)", keepParts: true) }
+            return
         }
         tree.remaining[entry.index] = nil
         tree.filesCompleted += 1
+        guard active else { return }
         tree.reportedAt = tree.completed
         emit(.transferProgress(tree.progress(of: entry)))
+        if tree.endReceived, tree.closing == 0 { finishDirectory(tree) }
     }
 
     /// The sender is done: every file must be here and verified; then the tree moves into place.
     func finishDirectory(_ tree: IncomingDirectory) {
+        if tree.current == nil, tree.closing > 0 {
+            tree.endReceived = true
+            return
+        }
         guard tree.current == nil, tree.remaining.isEmpty else {
             let missing = tree.remaining.count
             return failDirectory(tree, reason: "ended with \(missing) file(s) incomplete", keepParts: true)

@@ -64,7 +64,8 @@ extension PeerSession {
         case .chunk(let id, let offset, let data):
             return receivedChunk(id, offset: offset, data: data, counted: buffer.readableBytes)
         case .entryChunk(let id, let index, let offset, let data):
-            if let tree = incomingDirectories[id] { receivedEntryChunk(tree, index: index, offset: offset, data: data) }
+            guard let tree = incomingDirectories[id] else { return false }
+            return receivedEntryChunk(tree, index: index, offset: offset, data: data, counted: buffer.readableBytes)
         case .entryEnd(let id, let index, let sha256):
             if let tree = incomingDirectories[id] { receivedEntryEnd(tree, index: index, sha256: sha256) }
         case .end(let id, let sha256):
@@ -112,19 +113,14 @@ extension PeerSession {
         }
         var handedOver = false
         switch file.sink {
-        case .file(let writer, _, _):
-            if let failure = writer.failure {
+        case .file(let sink, _, _):
+            if let failure = sink.failure {
                 fail(file, reason: failure, keepPartial: true)
                 return false
             }
-            // The writer takes the chunk's bytes off the budget once written; the message's header goes now.
+            // The sink takes the chunk's bytes off the budget once written; the message's header goes now.
             flow.consumedResource(counted - data.readableBytes)
-            if file.pending.readableBytes == 0 {
-                file.pending.reserveCapacity(max(configuration.transfers.writeSize, data.readableBytes))
-            }
-            var chunk = data
-            file.pending.writeBuffer(&chunk)
-            if file.pending.readableBytes >= configuration.transfers.writeSize { file.flushPending() }
+            sink.append(data)
             handedOver = true
         case .memory:
             file.memory.append(contentsOf: data.readableBytesView)
@@ -155,12 +151,11 @@ extension PeerSession {
     func finish(_ id: TransferID, sha256 claimed: [UInt8]?) {
         guard let file = incoming.removeValue(forKey: id) else { return }
         guard let claimed else { return fail(file, reason: "END without the file's SHA-256", keepPartial: true) }
-        guard case .file(let writer, _, _) = file.sink else {
+        guard case .file(let sink, _, _) = file.sink else {
             return verify(file, sha256: file.hasher.digest(), claimed: claimed, failure: nil)
         }
-        file.flushPending()
         Task {
-            let (sha256, failure) = await writer.close(sync: true)
+            let (sha256, failure) = await sink.close(sync: true)
             verify(file, sha256: sha256, claimed: claimed, failure: failure)
         }
     }
@@ -223,13 +218,12 @@ extension PeerSession {
         )
     }
 
-    /// Hands the file's last chunks to its writer and closes it; `event` goes out once the file holds every byte
+    /// Hands the file's last chunks to its sink and closes it; `event` goes out once the file holds every byte
     /// received, so whoever hears of a kept partial file finds it whole on disk.
     func closing(_ file: IncomingFile, sync: Bool, thenEmit event: PeerSessionEvent) {
-        guard case .file(let writer, _, _) = file.sink else { return emit(event) }
-        file.flushPending()
+        guard case .file(let sink, _, _) = file.sink else { return emit(event) }
         Task {
-            _ = await writer.close(sync: sync)
+            _ = await sink.close(sync: sync)
             emit(event)
         }
     }

@@ -145,22 +145,28 @@ extension PeerSession {
         }
         removeStalePartials(of: transfer.name, keeping: partial, in: directory)
         let (handle, have, hasher, identity) = try Self.openPartialFile(partial, limit: offer.size)
-        let writer = TransferWriter(
-            handle: handle,
-            hasher: hasher,
-            flow: flow,
-            beforeWrite: configuration.beforeTransferWrite
-        )
+        let sink = fileSink(handle: handle, hasher: hasher)
         let file = IncomingFile(
             transfer: transfer,
             offer: offer,
-            sink: .file(writer: writer, partial: partial, directory: directory),
+            sink: .file(sink, partial: partial, directory: directory),
             hasher: FileHasher(),
             written: have
         )
         file.partialIdentity = identity
         incoming[transfer.id] = file
         sendResourceNow(.accept(transfer.id, offset: have), to: transfer.peer)
+    }
+
+    /// A sink for a file (a single file's partial file or a directory entry's part) open at its end.
+    func fileSink(handle: FileHandle, hasher: FileHasher) -> TransferFileSink {
+        TransferFileSink(
+            handle: handle,
+            hasher: hasher,
+            flow: flow,
+            writeSize: configuration.transfers.writeSize,
+            beforeWrite: configuration.beforeTransferWrite
+        )
     }
 
     /// Opens (or makes, mode 0600) the partial file for writing, positioned at the end of what it holds of use:
