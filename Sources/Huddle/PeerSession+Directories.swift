@@ -31,10 +31,7 @@ extension PeerSession {
             throw PeerSessionError.transferFailed("cannot offer \(url.path): \(error)")
         }
         outgoing[id] = OutgoingTransfer(peer: peer)
-        defer {
-            outgoing[id] = nil
-            cancelledTransfers.withLockedValue { _ = $0.remove(id) }
-        }
+        defer { forgetOutgoing(id) }
         // Cancelling the calling task cancels the transfer (the receiver is told, partial files stay).
         return try await withTaskCancellationHandler {
             let answer = try await ask(

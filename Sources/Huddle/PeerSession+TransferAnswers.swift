@@ -15,21 +15,18 @@ extension PeerSession {
         peer: PeerID,
         decisionWithin limit: Duration? = nil
     ) async throws -> OutgoingReply {
-        if let early = outgoing[id]?.early {
-            outgoing[id]?.early = nil
-            return try early.get()
+        guard var transfer = outgoing[id] else { throw PeerSessionError.cancelled }
+        if let ready = transfer.takeEarly() {
+            outgoing[id] = transfer
+            return try ready.get()
         }
-        if cancelledTransfers.withLockedValue({ $0.contains(id) }) { throw PeerSessionError.cancelled }
+        guard flow.channel(for: peer) != nil else { throw PeerSessionError.notConnected(peer) }
         return try await withCheckedThrowingContinuation { continuation in
-            guard outgoing[id] != nil else { return continuation.resume(throwing: PeerSessionError.cancelled) }
-            guard flow.channel(for: peer) != nil else {
-                continuation.resume(throwing: PeerSessionError.notConnected(peer))
-                return
-            }
-            outgoing[id]?.waiter = continuation
+            outgoing[id]?.wait(answerDueBy: limit.map { .now + $0 }, isOffer: limit != nil)
+            outgoingWaiters[id] = continuation
             sendResourceNow(message, to: peer)
             guard let limit else { return }
-            outgoing[id]?.decisionTimer = Task { [weak self] in
+            decisionTimers[id] = Task { [weak self] in
                 try? await Task.sleep(for: limit)
                 guard !Task.isCancelled else { return }
                 await self?.offerUnanswered(id, peer: peer, after: limit)
@@ -43,8 +40,31 @@ extension PeerSession {
     /// The offer's deadline passed with no answer: the receiver is told the offer is withdrawn, the sender that
     /// it was not answered.
     func offerUnanswered(_ id: TransferID, peer: PeerID, after limit: Duration) {
-        guard let transfer = outgoing[id], !transfer.decided else { return }
+        guard outgoing[id]?.isUnanswered(at: .now) == true else { return }
         sendResourceNow(.cancel(id, reason: "no answer within \(PeerSessionError.spoken(limit))"), to: peer)
         answer(id, with: .failure(.transferNotAnswered(after: limit)))
+    }
+
+    /// Hands the waiting sender its answer. An answer that comes while nothing waits — the receiver failed in
+    /// the middle of the stream (a full disk) — is kept for the sender's next ``ask(_:id:peer:decisionWithin:)``,
+    /// and a failure stops the stream at its next chunk.
+    func answer(_ id: TransferID, with result: Result<OutgoingReply, PeerSessionError>) {
+        decisionTimers.removeValue(forKey: id)?.cancel()
+        guard let takes = outgoing[id]?.answered(result) else { return }
+        if outgoing[id]?.stopsStream == true { cancelledTransfers.withLockedValue { _ = $0.insert(id) } }
+        if takes, let waiter = outgoingWaiters.removeValue(forKey: id) { waiter.resume(with: result) }
+    }
+
+    /// The sender's call is over: its transfer is forgotten.
+    func forgetOutgoing(_ id: TransferID) {
+        outgoing[id] = nil
+        decisionTimers.removeValue(forKey: id)?.cancel()
+        cancelledTransfers.withLockedValue { _ = $0.remove(id) }
+    }
+
+    /// The receiver's reason when a stream stopped because it failed, else nil.
+    func earlyFailure(_ id: TransferID) -> PeerSessionError? {
+        guard case .failure(let error)? = outgoing[id]?.early else { return nil }
+        return error
     }
 }

@@ -50,10 +50,7 @@ extension PeerSession {
     func sendSingle(_ send: SingleSend, source: TransferSource, to peer: PeerID) async throws -> TransferID {
         let id = send.id ?? TransferID.random()
         outgoing[id] = OutgoingTransfer(peer: peer)
-        defer {
-            outgoing[id] = nil
-            cancelledTransfers.withLockedValue { _ = $0.remove(id) }
-        }
+        defer { forgetOutgoing(id) }
         // Cancelling the calling task cancels the transfer (the receiver is told, partial files stay).
         return try await withTaskCancellationHandler {
             let offer = TransferOffer(
@@ -85,28 +82,6 @@ extension PeerSession {
         } onCancel: { [weak self] in
             Task { await self?.cancelTransfer(id) }
         }
-    }
-
-    /// Waits for the receiver's next answer about `id` (accept, decline, result, cancel).
-    /// Hands the waiting sender its answer. An answer that comes while nothing waits — the receiver failed in
-    /// the middle of the stream (a full disk) — is kept for the sender's next ``ask(_:id:peer:)``, and a failure
-    /// stops the stream at its next chunk.
-    func answer(_ id: TransferID, with result: Result<OutgoingReply, PeerSessionError>) {
-        outgoing[id]?.decided = true
-        outgoing[id]?.decisionTimer?.cancel()
-        if let waiter = outgoing[id]?.waiter {
-            outgoing[id]?.waiter = nil
-            waiter.resume(with: result)
-        } else if outgoing[id] != nil {
-            outgoing[id]?.early = result
-            if case .failure = result { cancelledTransfers.withLockedValue { _ = $0.insert(id) } }
-        }
-    }
-
-    /// The receiver's reason when a stream stopped because it failed, else nil.
-    func earlyFailure(_ id: TransferID) -> PeerSessionError? {
-        guard case .failure(let error)? = outgoing[id]?.early else { return nil }
-        return error
     }
 
     /// Accepts an offered file or directory into `directory`.

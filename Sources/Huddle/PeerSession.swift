@@ -78,6 +78,10 @@ public actor PeerSession {
     /// What the rules decided for a `connect` that was not waiting yet.
     var finishedWaiters: [Int: PeerSessionError?] = [:]
     var outgoing: [TransferID: OutgoingTransfer] = [:]
+    /// The sender's call waiting for the receiver's next answer, by transfer.
+    var outgoingWaiters: [TransferID: CheckedContinuation<OutgoingReply, any Error>] = [:]
+    /// Withdraws an offer after ``TransferConfiguration/decisionTimeout``, by transfer.
+    var decisionTimers: [TransferID: Task<Void, Never>] = [:]
     var incoming: [TransferID: IncomingFile] = [:]
     var pendingOffers: [TransferID: TransferOffer] = [:]
     var pendingDirectories: [TransferID: DirectoryOffer] = [:]
