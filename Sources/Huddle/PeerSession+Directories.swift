@@ -20,9 +20,25 @@ extension PeerSession {
     ///   manifest limits, or a file changed while being sent), `.notConnected`, file errors.
     @discardableResult
     public func sendDirectory(at url: URL, to peer: PeerID, type: String = "") async throws -> DirectoryTransferReport {
+        try await sendDirectory(at: url, to: peer, type: type, id: .random())
+    }
+
+    /// Starts sending the directory at `url` to `peer` (as ``sendDirectory(at:to:type:)``) and hands back at once
+    /// its ID, its progress and a way to cancel it; ``TransferSending/value`` waits for the report.
+    public nonisolated func startSendingDirectory(at url: URL, to peer: PeerID, type: String = "") -> DirectorySending {
+        startSending { id in try await self.sendDirectory(at: url, to: peer, type: type, id: id) }
+    }
+
+    func sendDirectory(
+        at url: URL,
+        to peer: PeerID,
+        type: String,
+        id: TransferID
+    ) async throws
+        -> DirectoryTransferReport
+    {
         guard flow.channel(for: peer) != nil else { throw PeerSessionError.notConnected(peer) }
         let scan = try await Task.detached { try DirectoryScan(of: url) }.value
-        let id = TransferID.random()
         let name = url.standardizedFileURL.resolvingSymlinksInPath().lastPathComponent
         let offer = DirectoryOffer(id: id, name: name, type: type, entries: scan.entries)
         do {
@@ -114,7 +130,7 @@ extension PeerSession {
             try reader.seek(to: point.offset)
             var position = point.offset
             if position == entry.size, let event = progress.advance(by: 0, in: entry, at: position) {
-                broadcast.yield(.transferProgress(event))
+                reportSending(event)
             }
             while position < entry.size {
                 if cancelledTransfers.withLockedValue({ $0.contains(offer.id) }) { throw PeerSessionError.cancelled }
@@ -130,7 +146,7 @@ extension PeerSession {
                 position += UInt64(count)
                 sent += UInt64(count)
                 if let event = progress.advance(by: UInt64(count), in: entry, at: position) {
-                    broadcast.yield(.transferProgress(event))
+                    reportSending(event)
                 }
             }
             guard try reader.stamp() == stamp, try FileStamp.of(url) == stamp else {

@@ -23,14 +23,27 @@ extension PeerSession {
     /// Starts sending the file at `url` to `peer` (as ``sendFile(at:to:type:)``) and hands back at once its ID, its
     /// progress and a way to cancel it; ``FileSending/value`` waits for the end.
     public nonisolated func startSendingFile(at url: URL, to peer: PeerID, type: String = "") -> FileSending {
+        startSending { id in try await self.sendFile(at: url, to: peer, type: type, id: id) }
+    }
+
+    /// Runs `send` for a new transfer ID in a task of its own, its progress watched, and hands it back at once.
+    nonisolated func startSending<Outcome>(
+        _ send: @escaping @Sendable (TransferID) async throws -> Outcome
+    ) -> TransferSending<Outcome> {
         let id = TransferID.random()
         let (progress, continuation) = AsyncStream<TransferProgress>.makeStream(bufferingPolicy: .bufferingNewest(64))
         transferWatchers.withLockedValue { $0[id] = continuation }
         let task = Task {
             defer { self.transferWatchers.withLockedValue { $0.removeValue(forKey: id) }?.finish() }
-            return try await self.sendFile(at: url, to: peer, type: type, id: id)
+            return try await send(id)
         }
-        return FileSending(id: id, progress: progress, task: task)
+        return TransferSending(id: id, progress: progress, task: task)
+    }
+
+    /// A sender's progress: to the session's events and to the transfer's ``TransferSending/progress``.
+    nonisolated func reportSending(_ progress: TransferProgress) {
+        broadcast.yield(.transferProgress(progress))
+        transferWatchers.withLockedValue { $0[progress.id] }?.yield(progress)
     }
 
     func sendFile(at url: URL, to peer: PeerID, type: String, id: TransferID?) async throws -> TransferID {
@@ -293,8 +306,7 @@ extension PeerSession {
                     total: size,
                     startedAt: offset
                 )
-                broadcast.yield(.transferProgress(progress))
-                transferWatchers.withLockedValue { $0[id] }?.yield(progress)
+                reportSending(progress)
             }
         }
         try await pipeline.drain()

@@ -100,6 +100,30 @@ struct TaskCancellationTests {
         }
     }
 
+    /// `startSendingDirectory` does the same for a directory: the ID at once, the progress of its files, its report.
+    @Test func aDirectorySendStartedWithAHandleReportsItsProgressAndReport() async throws {
+        try await withTestScope { scope in
+            let (ada, bob, bobID, _) = try await scope.connectedPair()
+            let root = try scope.directory().appendingPathComponent("handled")
+            try DirectoryTree.make(["a.bin": 1_500_000, "b/c.bin": 700_000], under: root)
+            let sending = ada.session.startSendingDirectory(at: root, to: bobID)
+            let offered = try #require(await bob.offer())
+            #expect(offered.id == sending.id)
+            try await bob.session.acceptTransfer(offered, into: try scope.directory())
+            var seen: [UInt64] = []
+            for await progress in sending.progress {
+                #expect(progress.id == sending.id)
+                seen.append(progress.completed)
+            }
+            let report = try await sending.value
+            #expect(report.id == sending.id)
+            #expect(report.filesSent == 2 && report.bytesSent == 2_200_000)
+            #expect(seen == seen.sorted(), "\(seen)")
+            #expect(seen.last == 2_200_000, "\(seen)")
+            #expect(try DirectoryTree(try #require(await bob.finished())) == DirectoryTree(root))
+        }
+    }
+
     /// Cancelling through the handle ends the send with `.cancelled`, ends its progress, and withdraws the offer.
     @Test func aSendCancelledThroughItsHandleEnds() async throws {
         try await withTestScope { scope in
