@@ -148,6 +148,8 @@ let package = Package(
             dependencies: [
                 "Huddle", "HuddleTransport", "HuddleDiscovery", "HuddleWire",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ],
             path: "Benchmarks/PeerBenchmarks",
             swiftSettings: upcoming

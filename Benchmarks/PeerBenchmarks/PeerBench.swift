@@ -4,6 +4,7 @@
 //   huddle-peer-bench client --to B --mode rtt …   measures against a `serve` (rtt, throughput, connect, datagrams,
 //                                                  chat: messages timed while a file is sent to `serve --dir`)
 //   huddle-peer-bench mesh   --sessions 32         N sessions in one process forming a full mesh
+//   huddle-peer-bench tls-echo --port P | --to H:P  a bare NIO TLS 1.3 echo: the round trip's floor
 //
 // Every result is one JSON object on one line. BENCHMARKS.md records the figures and how to reproduce them.
 import ArgumentParser
@@ -17,7 +18,7 @@ struct PeerBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "huddle-peer-bench",
         abstract: "Benchmarks and probes for Huddle peer sessions.",
-        subcommands: [Serve.self, Client.self, Mesh.self]
+        subcommands: [Serve.self, Client.self, Mesh.self, TLSEcho.self]
     )
 }
 
