@@ -26,10 +26,10 @@ extension PeerSession {
             if let pairing { try await waitForPairingBudget(pairing, peer: peer, until: deadline) }
             do {
                 return try await dial(peer, at: address, expecting: expected, until: deadline, context: context)
-            } catch PeerSessionError.connection(.wire(let error))
-                where PeerSessionStateMachine.pairingRefusal(error) != nil
+            } catch let error as PeerSessionError
+                where error.wireError.flatMap(PeerSessionStateMachine.pairingRefusal) != nil
             {
-                guard PeerSessionStateMachine.pairingRefusal(error) == .pairingBusy else {
+                guard error.wireError.flatMap(PeerSessionStateMachine.pairingRefusal) == .pairingBusy else {
                     throw PeerSessionError.pairingRateLimited
                 }
                 // The peer is pairing another device, or heard from us a moment ago: try again shortly.

@@ -66,7 +66,9 @@ extension PeerSession {
                 throw earlyFailure(id) ?? .cancelled
             } catch let error as PeerSessionError {
                 // A file changed or could not be read: the receiver stops too, keeping the files it has verified.
-                if case .transferFailed(let reason) = error { sendResourceNow(.cancel(id, reason: reason), to: peer) }
+                if error.code == .transferFailed, let reason = error.reason {
+                    sendResourceNow(.cancel(id, reason: reason), to: peer)
+                }
                 throw error
             }
             _ = try await ask(.end(id, sha256: nil), id: id, peer: peer)

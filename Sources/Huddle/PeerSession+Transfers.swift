@@ -87,7 +87,9 @@ extension PeerSession {
                 throw earlyFailure(id) ?? .cancelled
             } catch let error as PeerSessionError {
                 // The file changed or could not be read: the receiver stops too, keeping what it has.
-                if case .transferFailed(let reason) = error { sendResourceNow(.cancel(id, reason: reason), to: peer) }
+                if error.code == .transferFailed, let reason = error.reason {
+                    sendResourceNow(.cancel(id, reason: reason), to: peer)
+                }
                 throw error
             }
             _ = try await ask(.end(id, sha256: sha256), id: id, peer: peer)

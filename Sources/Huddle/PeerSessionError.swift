@@ -1,58 +1,97 @@
 public import HuddleTransport
 public import HuddleWire
 
-/// Why a session call failed.
-public enum PeerSessionError: Error, Hashable, Sendable, CustomStringConvertible {
-    /// No such peer is known (never found, or gone).
-    case unknownPeer(PeerID)
-    /// The peer is not connected.
-    case notConnected(PeerID)
-    /// `connect` did not finish within its timeout.
-    case connectTimedOut(PeerID)
-    /// `cancelConnect` was called.
-    case cancelled
-    /// The session is stopped.
-    case stopped
-    /// The mode does not allow it (a server does not browse or dial; a client does not accept).
-    case notAllowedInMode(PeerSessionMode)
-    /// Pairing is refused for now: paused after failed runs (``PairingBudget``).
-    case pairingRateLimited
-    /// The message is larger than the session's limit.
-    case messageTooLarge(limit: Int, size: Int)
-    /// The receiver declined the file.
-    case transferDeclined(String)
-    /// A transfer failed; see why.
-    case transferFailed(String)
-    /// The receiver neither accepted nor declined within ``TransferConfiguration/decisionTimeout``; the offer
-    /// was withdrawn.
-    case transferNotAnswered(after: Duration)
-    /// Settings that do not fit together (``PeerSessionConfiguration/validate()``), named with the reason.
-    case invalidConfiguration(String)
-    /// Connecting to a peer found, as ``PeerSessionConfiguration/connectsToFoundPeers`` asks, failed.
-    indirect case autoConnectFailed(PeerSessionError)
-    /// The offer is larger than this side takes into memory (``TransferConfiguration/maximumInMemorySize``).
-    case transferTooLarge(limit: UInt64, size: UInt64)
-    /// The connection failed or ended; see why.
-    case connection(PeerConnectionError)
-    /// A device claimed to be a peer that is another device (its instance is bound to the key TLS proved
-    /// before): refused.
-    case instanceClaimed(PeerID, by: DeviceID)
-    /// A paired device now calls itself by a name that looks like another paired device's; it is still shown
-    /// under the name it had.
-    case lookalikeName(String, shownAs: String)
-    /// This many datagrams claiming to be the peer's failed authentication: datagrams from it are no longer
-    /// taken on this connection (reliable messages and transfers go on).
-    case datagramsStopped(PeerID, forgeries: UInt64)
-    /// Taking the offer into memory would put the bytes held for all in-memory transfers together past
-    /// ``TransferConfiguration/maximumInMemoryBytes``: `reserved` are held already. The offer stays open.
-    case inMemoryBudgetExhausted(budget: UInt64, reserved: UInt64, size: UInt64)
-    /// The peer has ``TransferConfiguration/maximumIncomingTransfersPerPeer`` transfers offered or under way
-    /// already; its offer was declined.
-    case tooManyTransfers(limit: Int)
+/// Why a session call failed: a ``Code`` to branch on, and what the failure is about (``peer``, ``reason``,
+/// ``connectionError``, ``underlying``, ``limit``, ``size``).
+///
+/// A struct in the style of SwiftNIO's errors rather than an enum, so that codes can be added without breaking a
+/// caller's `switch`: compare with `==` (`error == .stopped`, `error.code == .transferFailed`) and give a
+/// `default` branch.
+public struct PeerSessionError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// What kind of failure it is.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        public let description: String
+        init(_ name: String) { description = name }
+
+        public static let unknownPeer = Code("unknownPeer")
+        public static let notConnected = Code("notConnected")
+        public static let connectTimedOut = Code("connectTimedOut")
+        public static let cancelled = Code("cancelled")
+        public static let stopped = Code("stopped")
+        public static let notAllowedInMode = Code("notAllowedInMode")
+        public static let pairingRateLimited = Code("pairingRateLimited")
+        public static let messageTooLarge = Code("messageTooLarge")
+        public static let transferDeclined = Code("transferDeclined")
+        public static let transferFailed = Code("transferFailed")
+        public static let transferNotAnswered = Code("transferNotAnswered")
+        public static let invalidConfiguration = Code("invalidConfiguration")
+        public static let autoConnectFailed = Code("autoConnectFailed")
+        public static let transferTooLarge = Code("transferTooLarge")
+        public static let connection = Code("connection")
+        public static let instanceClaimed = Code("instanceClaimed")
+        public static let lookalikeName = Code("lookalikeName")
+        public static let datagramsStopped = Code("datagramsStopped")
+        public static let inMemoryBudgetExhausted = Code("inMemoryBudgetExhausted")
+        public static let tooManyTransfers = Code("tooManyTransfers")
+    }
+
+    /// The failure and what it carries.
+    indirect enum Storage: Hashable, Sendable {
+        /// No such peer is known (never found, or gone).
+        case unknownPeer(PeerID)
+        /// The peer is not connected.
+        case notConnected(PeerID)
+        /// `connect` did not finish within its timeout.
+        case connectTimedOut(PeerID)
+        /// `cancelConnect` was called.
+        case cancelled
+        /// The session is stopped.
+        case stopped
+        /// The mode does not allow it (a server does not browse or dial; a client does not accept).
+        case notAllowedInMode(PeerSessionMode)
+        /// Pairing is refused for now: paused after failed runs (``PairingBudget``).
+        case pairingRateLimited
+        /// The message is larger than the session's limit.
+        case messageTooLarge(limit: Int, size: Int)
+        /// The receiver declined the file.
+        case transferDeclined(String)
+        /// A transfer failed; see why.
+        case transferFailed(String)
+        /// The receiver neither accepted nor declined within ``TransferConfiguration/decisionTimeout``; the offer
+        /// was withdrawn.
+        case transferNotAnswered(after: Duration)
+        /// Settings that do not fit together (``PeerSessionConfiguration/validate()``), named with the reason.
+        case invalidConfiguration(String)
+        /// Connecting to a peer found, as ``PeerSessionConfiguration/connectsToFoundPeers`` asks, failed.
+        case autoConnectFailed(PeerSessionError)
+        /// The offer is larger than this side takes into memory (``TransferConfiguration/maximumInMemorySize``).
+        case transferTooLarge(limit: UInt64, size: UInt64)
+        /// The connection failed or ended; see why.
+        case connection(PeerConnectionError)
+        /// A device claimed to be a peer that is another device (its instance is bound to the key TLS proved
+        /// before): refused.
+        case instanceClaimed(PeerID, by: DeviceID)
+        /// A paired device now calls itself by a name that looks like another paired device's; it is still shown
+        /// under the name it had.
+        case lookalikeName(String, shownAs: String)
+        /// This many datagrams claiming to be the peer's failed authentication: datagrams from it are no longer
+        /// taken on this connection (reliable messages and transfers go on).
+        case datagramsStopped(PeerID, forgeries: UInt64)
+        /// Taking the offer into memory would put the bytes held for all in-memory transfers together past
+        /// ``TransferConfiguration/maximumInMemoryBytes``: `reserved` are held already. The offer stays open.
+        case inMemoryBudgetExhausted(budget: UInt64, reserved: UInt64, size: UInt64)
+        /// The peer has ``TransferConfiguration/maximumIncomingTransfersPerPeer`` transfers offered or under way
+        /// already; its offer was declined.
+        case tooManyTransfers(limit: Int)
+    }
+
+    let storage: Storage
+
+    init(_ storage: Storage) { self.storage = storage }
 
     /// The reasons a peer gives (declined, failed) are shown with terminal controls made visible.
     public var description: String {
-        switch self {
+        switch storage {
         case .unknownPeer(let peer): "no peer \(peer) is known"
         case .notConnected(let peer): "peer \(peer) is not connected"
         case .connectTimedOut(let peer): "connecting to \(peer) timed out"
@@ -83,6 +122,122 @@ public enum PeerSessionError: Error, Hashable, Sendable, CustomStringConvertible
 }
 
 extension PeerSessionError {
+    public var code: Code {
+        switch storage {
+        case .unknownPeer: .unknownPeer
+        case .notConnected: .notConnected
+        case .connectTimedOut: .connectTimedOut
+        case .cancelled: .cancelled
+        case .stopped: .stopped
+        case .notAllowedInMode: .notAllowedInMode
+        case .pairingRateLimited: .pairingRateLimited
+        case .messageTooLarge: .messageTooLarge
+        case .transferDeclined: .transferDeclined
+        case .transferFailed: .transferFailed
+        case .transferNotAnswered: .transferNotAnswered
+        case .invalidConfiguration: .invalidConfiguration
+        case .autoConnectFailed: .autoConnectFailed
+        case .transferTooLarge: .transferTooLarge
+        case .connection: .connection
+        case .instanceClaimed: .instanceClaimed
+        case .lookalikeName: .lookalikeName
+        case .datagramsStopped: .datagramsStopped
+        case .inMemoryBudgetExhausted: .inMemoryBudgetExhausted
+        case .tooManyTransfers: .tooManyTransfers
+        }
+    }
+
+    /// The peer the failure is about: `unknownPeer`, `notConnected`, `connectTimedOut`, `instanceClaimed`,
+    /// `datagramsStopped`.
+    public var peer: PeerID? {
+        switch storage {
+        case .unknownPeer(let peer), .notConnected(let peer), .connectTimedOut(let peer),
+            .instanceClaimed(let peer, _), .datagramsStopped(let peer, _):
+            peer
+        default: nil
+        }
+    }
+
+    /// The reason given, by the peer or by the check that failed: `transferDeclined`, `transferFailed`,
+    /// `invalidConfiguration`; the claimed name of a `lookalikeName`. Untrusted when it comes from a peer (shown
+    /// escaped in ``description``).
+    public var reason: String? {
+        switch storage {
+        case .transferDeclined(let reason), .transferFailed(let reason), .invalidConfiguration(let reason),
+            .lookalikeName(let reason, _):
+            reason
+        default: nil
+        }
+    }
+
+    /// The connection's own error, for `connection`.
+    public var connectionError: PeerConnectionError? {
+        guard case .connection(let error) = storage else { return nil }
+        return error
+    }
+
+    /// The wire-level error beneath a `connection` failure, when there is one.
+    public var wireError: PeerWireError? {
+        guard case .connection(.wire(let error)) = storage else { return nil }
+        return error
+    }
+
+    /// The error beneath an `autoConnectFailed`.
+    public var underlying: PeerSessionError? {
+        guard case .autoConnectFailed(let error) = storage else { return nil }
+        return error
+    }
+
+    /// The limit a `messageTooLarge`, `transferTooLarge`, `inMemoryBudgetExhausted` or `tooManyTransfers` was
+    /// over, and the size that was.
+    public var limit: (limit: UInt64, size: UInt64?)? {
+        switch storage {
+        case .messageTooLarge(let limit, let size): (UInt64(limit), UInt64(size))
+        case .transferTooLarge(let limit, let size): (limit, size)
+        case .inMemoryBudgetExhausted(let budget, _, let size): (budget, size)
+        case .tooManyTransfers(let limit): (UInt64(limit), nil)
+        default: nil
+        }
+    }
+
+    public static func unknownPeer(_ peer: PeerID) -> Self { .init(.unknownPeer(peer)) }
+    public static func notConnected(_ peer: PeerID) -> Self { .init(.notConnected(peer)) }
+    public static func connectTimedOut(_ peer: PeerID) -> Self { .init(.connectTimedOut(peer)) }
+    public static let cancelled = Self(.cancelled)
+    public static let stopped = Self(.stopped)
+    public static func notAllowedInMode(_ mode: PeerSessionMode) -> Self { .init(.notAllowedInMode(mode)) }
+    public static let pairingRateLimited = Self(.pairingRateLimited)
+    public static func messageTooLarge(limit: Int, size: Int) -> Self {
+        .init(.messageTooLarge(limit: limit, size: size))
+    }
+    public static func transferDeclined(_ reason: String) -> Self { .init(.transferDeclined(reason)) }
+    public static func transferFailed(_ reason: String) -> Self { .init(.transferFailed(reason)) }
+    public static func transferNotAnswered(after limit: Duration) -> Self { .init(.transferNotAnswered(after: limit)) }
+    public static func invalidConfiguration(_ reason: String) -> Self { .init(.invalidConfiguration(reason)) }
+    public static func autoConnectFailed(_ error: PeerSessionError) -> Self { .init(.autoConnectFailed(error)) }
+    public static func transferTooLarge(limit: UInt64, size: UInt64) -> Self {
+        .init(.transferTooLarge(limit: limit, size: size))
+    }
+    public static func connection(_ error: PeerConnectionError) -> Self { .init(.connection(error)) }
+    public static func instanceClaimed(_ peer: PeerID, by device: DeviceID) -> Self {
+        .init(.instanceClaimed(peer, by: device))
+    }
+    public static func lookalikeName(_ claimed: String, shownAs shown: String) -> Self {
+        .init(.lookalikeName(claimed, shownAs: shown))
+    }
+    public static func datagramsStopped(_ peer: PeerID, forgeries: UInt64) -> Self {
+        .init(.datagramsStopped(peer, forgeries: forgeries))
+    }
+    public static func inMemoryBudgetExhausted(budget: UInt64, reserved: UInt64, size: UInt64) -> Self {
+        .init(.inMemoryBudgetExhausted(budget: budget, reserved: reserved, size: size))
+    }
+    public static func tooManyTransfers(limit: Int) -> Self { .init(.tooManyTransfers(limit: limit)) }
+
+    /// Lets `catch PeerSessionError.cancelled` and `case .stopped` match an error equal to the one named.
+    public static func ~= (pattern: PeerSessionError, error: any Error) -> Bool {
+        (error as? PeerSessionError) == pattern
+    }
+
     /// `300 s`, or `300 ms` below a whole second.
     static func spoken(_ duration: Duration) -> String {
         let milliseconds = duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000

@@ -31,7 +31,8 @@ extension ClipboardSync {
         case .transferFailed(let id, let peer, let error):
             guard incomingItems.removeValue(forKey: id) != nil else { return }
             emit.yield(.notTaken(nil, from: await name(peer), reason: "the item did not arrive whole: \(error)"))
-        case .peerError(let peer?, .autoConnectFailed(let error)):
+        case .peerError(let peer?, let failure) where failure.code == .autoConnectFailed:
+            let error = failure.underlying.map { "\($0)" } ?? "\(failure)"
             emit.yield(.problem("could not connect to \(await name(peer)): \(error)"))
         case .peerError(let peer, let error):
             let who = peer.map { "\($0)" } ?? "session"

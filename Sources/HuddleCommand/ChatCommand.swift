@@ -108,7 +108,8 @@ actor ChatRoom {
             }
         case .pairingPaused(let pause):
             Output.line("! \(pause)")
-        case .peerError(let peer?, .autoConnectFailed(let error)):
+        case .peerError(let peer?, let failure) where failure.code == .autoConnectFailed:
+            let error = failure.underlying ?? failure
             Output.line("! could not connect to \(await name(peer)): \(error)")
         case .peerError(let peer, let error):
             let who = if let peer { await name(peer) } else { "session" }

@@ -45,7 +45,7 @@ enum CommandFailure {
     }
 
     static func exitCode(for error: PeerSessionError) -> ExitCode {
-        switch error {
+        switch error.code {
         case .invalidConfiguration, .notAllowedInMode, .messageTooLarge: .usage
         case .connectTimedOut, .pairingRateLimited, .transferNotAnswered: .temporaryFailure
         case .unknownPeer, .notConnected, .stopped, .connection, .autoConnectFailed: .unavailable

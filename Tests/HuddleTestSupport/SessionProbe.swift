@@ -91,7 +91,7 @@ public final class SessionProbe: Sendable {
     /// The reason of the next transfer that failed on this side.
     public func failure() async -> String? {
         await wait { event in
-            if case .transferFailed(_, _, .transferFailed(let reason)) = event { return reason }
+            if case .transferFailed(_, _, let error) = event, error.code == .transferFailed { return error.reason }
             return nil
         }
     }

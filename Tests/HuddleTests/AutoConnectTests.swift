@@ -60,7 +60,9 @@ struct AutoConnectTests {
             let request = try #require(await other.request(direction: .incoming))
             await other.session.deny(request)
             let failure = await dialler.wait { event -> PeerSessionError? in
-                if case .peerError(other.session.peerID, .autoConnectFailed(let error)) = event { return error }
+                if case .peerError(other.session.peerID, let error) = event, error.code == .autoConnectFailed {
+                    return error.underlying
+                }
                 return nil
             }
             #expect(failure == .connection(.wire(.pairingRejected(reason: .denied))))

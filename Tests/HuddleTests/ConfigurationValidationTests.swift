@@ -10,8 +10,8 @@ struct ConfigurationValidationTests {
         do {
             try configuration.validate()
             return nil
-        } catch PeerSessionError.invalidConfiguration(let reason) {
-            return reason
+        } catch let error as PeerSessionError where error.code == .invalidConfiguration {
+            return error.reason
         } catch {
             return "unexpected \(error)"
         }

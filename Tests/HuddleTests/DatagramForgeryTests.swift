@@ -34,7 +34,11 @@ struct DatagramForgeryTests {
             }
             let stopped = try #require(
                 await bob.wait { event -> UInt64? in
-                    if case .peerError(adaID, .datagramsStopped(adaID, let forgeries)) = event { return forgeries }
+                    if case .peerError(adaID, let error) = event,
+                        case .datagramsStopped(adaID, let forgeries) = error.storage
+                    {
+                        return forgeries
+                    }
                     return nil
                 }
             )

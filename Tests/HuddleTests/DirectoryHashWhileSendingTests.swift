@@ -131,7 +131,9 @@ struct DirectoryHashWhileSendingTests {
             let error = await #expect(throws: PeerSessionError.self) { try await sending.value }
             #expect(error == .transferFailed("b.bin changed while being sent"))
             let reason = await bob.wait { event -> String? in
-                if case .transferFailed(offered.id, _, .transferFailed(let reason)) = event { return reason }
+                if case .transferFailed(offered.id, _, let error) = event, error.code == .transferFailed {
+                    return error.reason
+                }
                 return nil
             }
             #expect(reason?.contains("b.bin changed while being sent") == true, "\(reason ?? "no failure")")

@@ -63,7 +63,9 @@ struct HashWhileSendingTests {
             let error = await #expect(throws: PeerSessionError.self) { try await sending.value }
             #expect(error == .transferFailed("growing.log changed while being sent"))
             let reason = await bob.wait { event -> String? in
-                if case .transferFailed(offered.id, _, .transferFailed(let reason)) = event { return reason }
+                if case .transferFailed(offered.id, _, let error) = event, error.code == .transferFailed {
+                    return error.reason
+                }
                 return nil
             }
             #expect(reason?.contains("changed while being sent") == true, "\(reason ?? "no failure")")

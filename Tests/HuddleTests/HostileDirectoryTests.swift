@@ -53,7 +53,7 @@ struct HostileDirectoryTests {
                 let offer = DirectoryOffer(id: id, name: "evil", entries: entries)
                 try await mallory.session.sendResource(.directoryOffer(offer), to: bobID)
                 let refused = await bob.wait { event -> String? in
-                    if case .peerError(_, .transferFailed(let reason)) = event { return reason }
+                    if case .peerError(_, let error) = event, error.code == .transferFailed { return error.reason }
                     return nil
                 }
                 #expect(refused?.contains(reason) == true, "\(refused ?? "no refusal") for \(reason)")

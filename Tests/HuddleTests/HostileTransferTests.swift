@@ -18,7 +18,7 @@ struct HostileTransferTests {
 
     func failure(_ probe: SessionProbe) async -> String? {
         await probe.wait { event in
-            if case .transferFailed(_, _, .transferFailed(let reason)) = event { return reason }
+            if case .transferFailed(_, _, let error) = event, error.code == .transferFailed { return error.reason }
             return nil
         }
     }
@@ -155,7 +155,7 @@ struct HostileTransferTests {
             }
             try await sending.value
             let refused = await bob.wait { event -> String? in
-                if case .peerError(_, .transferFailed(let reason)) = event { return reason }
+                if case .peerError(_, let error) = event, error.code == .transferFailed { return error.reason }
                 return nil
             }
             #expect(refused?.contains("path separator") == true)

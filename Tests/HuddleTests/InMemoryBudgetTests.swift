@@ -123,14 +123,18 @@ struct InMemoryBudgetTests {
             }
             let outcome = await bob.wait { event -> String? in
                 if case .transferOffered = event { return "offered" }
-                if case .peerError(malloryID, .tooManyTransfers(let limit)) = event { return "refused \(limit)" }
+                if case .peerError(malloryID, let error) = event, error.code == .tooManyTransfers,
+                    let limit = error.limit
+                {
+                    return "refused \(limit.limit)"
+                }
                 return nil
             }
             #expect(outcome == "refused 4")
             let result = try #require(await result(of: sending))
             #expect(declined(result), "the sender's call ended with \(result)")
-            if case .failure(PeerSessionError.transferDeclined(let reason)) = result {
-                #expect(reason == "too many transfers at once: the limit is 4")
+            if case .failure(let error as PeerSessionError) = result {
+                #expect(error == .transferDeclined("too many transfers at once: the limit is 4"))
             }
         }
     }
@@ -150,7 +154,7 @@ struct InMemoryBudgetTests {
             try await mallory.session.sendResource(Self.offer(id, second, name: "other.bin"), to: bobID)
             let outcome = await bob.wait { event -> String? in
                 if case .transferOffered = event { return "offered" }
-                if case .peerError(malloryID, .transferFailed(let reason)) = event { return reason }
+                if case .peerError(malloryID, let error) = event, error.code == .transferFailed { return error.reason }
                 return nil
             }
             #expect(outcome == "refused an offer that reuses the ID of a transfer in progress")
@@ -177,7 +181,7 @@ struct InMemoryBudgetTests {
             )
             #expect(
                 await bob.wait { event -> Bool? in
-                    if case .peerError(malloryID, .transferFailed) = event { return true }
+                    if case .peerError(malloryID, let error) = event, error.code == .transferFailed { return true }
                     if case .transferOffered(let transfer) = event, transfer.name == "swap.bin" { return false }
                     return nil
                 } == true
@@ -193,7 +197,7 @@ struct InMemoryBudgetTests {
             try await mallory.session.sendResource(.directoryOffer(tree), to: bobID)
             let outcome = await bob.wait { event -> String? in
                 if case .transferOffered = event { return "offered" }
-                if case .peerError(malloryID, .transferFailed(let reason)) = event { return reason }
+                if case .peerError(malloryID, let error) = event, error.code == .transferFailed { return error.reason }
                 return nil
             }
             #expect(outcome == "refused an offer that reuses the ID of a transfer in progress")

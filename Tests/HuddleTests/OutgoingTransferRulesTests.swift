@@ -39,7 +39,7 @@ struct OutgoingTransferRulesTests {
         #expect(kept)
         #expect(transfer.stopsStream)
         let early = transfer.takeEarly()
-        guard case .failure(.transferFailed("disk full"))? = early else {
+        guard case .failure(let error)? = early, error == .transferFailed("disk full") else {
             Issue.record("the kept failure was not handed to the next call: \(String(describing: early))")
             return
         }

@@ -1,9 +1,10 @@
-import Huddle
 import HuddleTestSupport
 import HuddleTransport
 import HuddleWire
 import NIOCore
 import Testing
+
+@testable import Huddle
 
 /// A peer is the device TLS proved, not the instance its HELLO or an advert names (`docs/threat-model.md`, "A
 /// peer is its device"): the review's F2, F4, F5 and F6, each with the attack it describes.
@@ -39,7 +40,9 @@ struct PeerBindingTests {
     }
 
     static func claim(_ event: PeerSessionEvent) -> (PeerID, DeviceID)? {
-        if case .peerError(_, .instanceClaimed(let peer, let device)) = event { return (peer, device) }
+        if case .peerError(_, let error) = event, case .instanceClaimed(let peer, let device) = error.storage {
+            return (peer, device)
+        }
         return nil
     }
 
@@ -205,7 +208,9 @@ struct PeerBindingTests {
                 #expect(await ada.state(again.peerID, .connected))
                 #expect(await ada.session.displayName(for: again.peerID) == "Mallory")
                 let warning = await ada.wait { event -> String? in
-                    if case .peerError(_, .lookalikeName(_, let shown)) = event { return shown }
+                    if case .peerError(_, let error) = event, case .lookalikeName(_, let shown) = error.storage {
+                        return shown
+                    }
                     return nil
                 }
                 #expect(warning == "Mallory")

@@ -18,3 +18,40 @@ struct PeerSessionErrorTextTests {
         #expect(error.description == shown)
     }
 }
+
+/// Errors are structs with a code to branch on and accessors for what they carry.
+@Suite("Peer session error codes")
+struct PeerSessionErrorCodeTests {
+    let bob = PeerID(rawValue: "bob")
+
+    @Test func theCodeAndWhatTheErrorCarriesAreReadable() {
+        let refused = PeerSessionError.connection(.wire(.pairingRejected(reason: .denied)))
+        #expect(refused.code == .connection)
+        #expect(refused.wireError == .pairingRejected(reason: .denied))
+        #expect(refused.connectionError == .wire(.pairingRejected(reason: .denied)))
+        #expect(refused.peer == nil && refused.reason == nil)
+        let lost = PeerSessionError.notConnected(bob)
+        #expect(lost.code == .notConnected && lost.peer == bob)
+        #expect(PeerSessionError.transferDeclined("full").reason == "full")
+        #expect(PeerSessionError.autoConnectFailed(lost).underlying == lost)
+        #expect(PeerSessionError.messageTooLarge(limit: 10, size: 11).limit?.size == 11)
+        #expect(PeerSessionError.tooManyTransfers(limit: 4).limit?.limit == 4)
+        #expect(lost != .notConnected(PeerID(rawValue: "cy")))
+    }
+
+    @Test func catchAndCasePatternsMatchByValue() {
+        func kind(_ error: any Error) -> String {
+            switch error {
+            case PeerSessionError.stopped: "stopped"
+            case PeerSessionError.cancelled: "cancelled"
+            case let error as PeerSessionError where error.code == .transferFailed: "failed: \(error.reason ?? "")"
+            default: "other"
+            }
+        }
+        #expect(kind(PeerSessionError.stopped) == "stopped")
+        #expect(kind(PeerSessionError.cancelled) == "cancelled")
+        #expect(kind(PeerSessionError.transferFailed("x")) == "failed: x")
+        #expect(kind(PeerSessionError.notConnected(bob)) == "other")
+        #expect(PeerSessionError.Code.transferFailed.description == "transferFailed")
+    }
+}

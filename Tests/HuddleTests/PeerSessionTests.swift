@@ -175,7 +175,7 @@ struct PeerSessionTests {
         let before = probe.events.count
         do {
             try await probe.session.send(bytes, to: [peer])
-        } catch PeerSessionError.notConnected {
+        } catch let error as PeerSessionError where error.code == .notConnected {
             var index = 0
             let reconnected = await probe.wait { event -> Bool? in
                 index += 1

@@ -287,7 +287,9 @@ struct CancelTransferTests {
             try await bob.session.acceptTransfer(again, into: target)
             await #expect(throws: PeerSessionError.self) { try await second.value }
             let reason = await bob.wait { event -> String? in
-                if case .transferFailed(again.id, _, .transferFailed(let reason)) = event { return reason }
+                if case .transferFailed(again.id, _, let error) = event, error.code == .transferFailed {
+                    return error.reason
+                }
                 return nil
             }
             #expect(reason?.contains("SHA-256 mismatch") == true, "\(reason ?? "no failure")")
