@@ -8,7 +8,7 @@ import NIOCore
 ///
 /// Inputs go in with the time they happened (``handle(_:now:)``); actions come out, and the actor carries them
 /// out in order. The clock and the randomness are the caller's, so every rule is tested without sockets or
-/// sleeps (`PeerSessionStateMachineTests`). See `docs/design.md`, "The session state machine".
+/// sleeps (`ConnectionRulesTests`, `ReconnectAndRedeliveryRulesTests`). See `docs/design.md`, "The session state machine".
 struct PeerSessionStateMachine {
     /// This session as its rules see it.
     struct Local {
