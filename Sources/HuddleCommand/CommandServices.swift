@@ -4,6 +4,12 @@ import NIOConcurrencyHelpers
 import ServiceLifecycle
 import UnixSignals
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Runs a command's work beside the services it uses (its ``PeerSession``, a ``ClipboardSync``) in one
 /// swift-service-lifecycle `ServiceGroup`.
 ///
@@ -36,6 +42,11 @@ enum CommandServices {
             }
             outcome.withLockedValue { $0 = result }
         }
+        // The group's signal sources catch SIGINT and SIGTERM while it runs. Ignored otherwise: a signal that
+        // reaches a thread the sources do not cover (the event loops' and the task pool's, on Linux) must not
+        // end the process before the goodbyes.
+        signal(SIGINT, SIG_IGN)
+        signal(SIGTERM, SIG_IGN)
         var logger = Logger(label: "huddle")
         logger.logLevel = .critical
         let group = ServiceGroup(
