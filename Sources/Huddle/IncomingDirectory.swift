@@ -24,9 +24,10 @@ final class IncomingDirectory {
     struct OpenEntry {
         let index: UInt32
         let sink: TransferFileSink
-        /// Where this run started writing it (what an earlier run left).
-        let openedAt: UInt64
-        var written: UInt64
+        /// Its bytes and the rules they follow (its progress counts in the tree's).
+        var bytes: IncomingBytes
+
+        var written: UInt64 { bytes.written }
     }
 
     init(transfer: IncomingTransfer, staging: DirectoryStaging, needed: [TransferResumePoint], present: UInt64) {

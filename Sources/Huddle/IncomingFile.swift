@@ -20,20 +20,25 @@ final class IncomingFile {
     /// Which file the partial file is (device and inode, from the open descriptor): what gets the final name
     /// must be that file.
     var partialIdentity: FileIdentity?
-    /// Bytes received so far, resumed bytes included.
-    var written: UInt64
-    var reportedAt: UInt64
-    let startedAt: UInt64
+    /// The bytes so far (resumed bytes included) and the rules they follow.
+    var bytes: IncomingBytes
 
-    init(transfer: IncomingTransfer, offer: TransferOffer, sink: Sink, hasher: FileHasher, written: UInt64) {
+    init(
+        transfer: IncomingTransfer,
+        offer: TransferOffer,
+        sink: Sink,
+        hasher: FileHasher,
+        written: UInt64,
+        progressInterval: Int
+    ) {
         self.transfer = transfer
         self.offer = offer
         self.sink = sink
         self.hasher = hasher
-        self.written = written
-        self.reportedAt = written
-        self.startedAt = written
+        self.bytes = IncomingBytes(size: offer.size, present: written, progressInterval: progressInterval)
     }
+
+    var written: UInt64 { bytes.written }
 }
 
 extension IncomingFile {

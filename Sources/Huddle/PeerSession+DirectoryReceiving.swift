@@ -71,9 +71,8 @@ extension PeerSession {
         let count = UInt64(data.readableBytes)
         guard var entry = openEntry(tree, index) else { return false }
         let entryInfo = tree.offer.entries[Int(index)]
-        guard offset == entry.written, entry.written + count <= entryInfo.size else {
-            let reason = "\(entryInfo.path): chunk at \(offset) of \(count) bytes does not fit (have \(entry.written))"
-            failDirectory(tree, reason: reason, keepParts: true)
+        if case .refuse(let reason) = entry.bytes.chunk(at: offset, count: count) {
+            failDirectory(tree, reason: "\(entryInfo.path): \(reason)", keepParts: true)
             return false
         }
         if let failure = entry.sink.failure {
@@ -83,7 +82,6 @@ extension PeerSession {
         // The sink takes the chunk's bytes off the budget once written; the message's header goes now.
         flow.consumedResource(counted - data.readableBytes)
         entry.sink.append(data)
-        entry.written += count
         tree.completed += count
         tree.current = entry
         if tree.completed - tree.reportedAt >= UInt64(configuration.transfers.progressInterval) {
@@ -107,7 +105,7 @@ extension PeerSession {
         }
         tree.current = nil
         tree.closing += 1
-        guard entry.written > entry.openedAt else {
+        guard entry.written > entry.bytes.startedAt else {
             // Whole from an earlier run, nothing written now: checked at once, before what comes next.
             return entryClosed(tree, entry, sha256: entry.sink.closeUnwritten(), claimed: claimed, failure: nil)
         }
@@ -134,7 +132,8 @@ extension PeerSession {
         do {
             let (handle, hasher) = try tree.staging.openPart(Int(index), at: start)
             let sink = fileSink(handle: handle, hasher: hasher)
-            tree.current = IncomingDirectory.OpenEntry(index: index, sink: sink, openedAt: start, written: start)
+            let bytes = IncomingBytes(size: tree.offer.entries[Int(index)].size, present: start, progressInterval: 1)
+            tree.current = IncomingDirectory.OpenEntry(index: index, sink: sink, bytes: bytes)
             return tree.current
         } catch {
             failDirectory(tree, reason: "\(error)", keepParts: true)

@@ -44,7 +44,14 @@ extension PeerSession {
         }
         pendingOffers[transfer.id] = nil
         offerPeers[transfer.id] = nil
-        let file = IncomingFile(transfer: transfer, offer: offer, sink: .memory, hasher: FileHasher(), written: 0)
+        let file = IncomingFile(
+            transfer: transfer,
+            offer: offer,
+            sink: .memory,
+            hasher: FileHasher(),
+            written: 0,
+            progressInterval: configuration.transfers.progressInterval
+        )
         file.memory.reserveCapacity(Int(offer.size))  // within the budget, checked above
         incoming[transfer.id] = file
         sendResourceNow(.accept(transfer.id, offset: 0), to: transfer.peer)

@@ -106,9 +106,9 @@ extension PeerSession {
     /// - Returns: whether `counted` bytes of receive budget went to the writer with the chunk.
     func receivedChunk(_ id: TransferID, offset: UInt64, data: ByteBuffer, counted: Int) -> Bool {
         guard let file = incoming[id] else { return false }
-        let count = UInt64(data.readableBytes)
-        guard offset == file.written, file.written + count <= file.offer.size else {
-            fail(file, reason: "chunk at \(offset) of \(count) bytes does not fit (have \(file.written))")
+        let chunk = file.bytes.chunk(at: offset, count: UInt64(data.readableBytes))
+        guard case .take(let reportProgress) = chunk else {
+            if case .refuse(let reason) = chunk { fail(file, reason: reason) }
             return false
         }
         var handedOver = false
@@ -126,22 +126,16 @@ extension PeerSession {
             file.memory.append(contentsOf: data.readableBytesView)
             data.withUnsafeReadableBytes { file.hasher.update($0) }
         }
-        file.written += count
-        let interval = UInt64(configuration.transfers.progressInterval)
-        if file.written - file.reportedAt >= interval || file.written == file.offer.size {
-            file.reportedAt = file.written
-            emit(
-                .transferProgress(
-                    TransferProgress(
-                        id: id,
-                        peer: file.transfer.peer,
-                        direction: .receiving,
-                        completed: file.written,
-                        total: file.offer.size,
-                        startedAt: file.startedAt
-                    )
-                )
+        if reportProgress {
+            let progress = TransferProgress(
+                id: id,
+                peer: file.transfer.peer,
+                direction: .receiving,
+                completed: file.bytes.written,
+                total: file.bytes.size,
+                startedAt: file.bytes.startedAt
             )
+            emit(.transferProgress(progress))
         }
         return handedOver
     }
@@ -150,7 +144,6 @@ extension PeerSession {
     /// and keep the file.
     func finish(_ id: TransferID, sha256 claimed: [UInt8]?) {
         guard let file = incoming.removeValue(forKey: id) else { return }
-        guard let claimed else { return fail(file, reason: "END without the file's SHA-256", keepPartial: true) }
         guard case .file(let sink, _, _) = file.sink else {
             return verify(file, sha256: file.hasher.digest(), claimed: claimed, failure: nil)
         }
@@ -160,22 +153,19 @@ extension PeerSession {
         }
     }
 
-    /// Checks a finished file's size and SHA-256 against the sender's, then keeps it under a free name (or hands
-    /// over its bytes). A mismatch discards the partial file: a resume would only build on the same bad bytes.
-    func verify(_ file: IncomingFile, sha256: [UInt8], claimed: [UInt8], failure: String?) {
+    /// Checks a finished file's size and SHA-256 against the sender's (``IncomingBytes/verdict(sha256:claimed:writeFailure:)``),
+    /// then keeps it under a free name (or hands over its bytes). A mismatch discards the partial file: a resume
+    /// would only build on the same bad bytes.
+    func verify(_ file: IncomingFile, sha256: [UInt8], claimed: [UInt8]?, failure: String?) {
         let id = file.transfer.id
-        if let failure {
-            fail(file, reason: failure, keepPartial: true)
-            return
-        }
-        guard file.written == file.offer.size else {
-            fail(file, reason: "ended at \(file.written) of \(file.offer.size) bytes", keepPartial: true)
-            return
-        }
-        guard sha256 == claimed else {
+        switch file.bytes.verdict(sha256: sha256, claimed: claimed, writeFailure: failure) {
+        case .failKeepingPartial(let reason):
+            return fail(file, reason: reason, keepPartial: true)
+        case .failDiscarding(let reason):
             if let partial = file.partial { unlink(partial.path) }
-            fail(file, reason: "SHA-256 mismatch: the data does not match the sender's")
-            return
+            return fail(file, reason: reason)
+        case .keep:
+            break
         }
         switch file.sink {
         case .memory:

@@ -141,7 +141,8 @@ extension PeerSession {
             offer: offer,
             sink: .file(sink, partial: partial, directory: directory),
             hasher: FileHasher(),
-            written: have
+            written: have,
+            progressInterval: configuration.transfers.progressInterval
         )
         file.partialIdentity = identity
         incoming[transfer.id] = file
