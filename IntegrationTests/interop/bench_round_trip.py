@@ -52,12 +52,12 @@ def session_figures(binary: str, a, b, root: str, tag: str, rtt: int, messages: 
 
 def echo_figures(binary: str, a, b, root: str, rtt: int) -> dict:
     """The floor: a bare TLS 1.3 echo between the same hosts."""
-    server = b.spawn(binary, "tls-echo", "--data-dir", os.path.join(root, "echo", "b"), "--port", "7443",
+    server = b.spawn(binary, "tls-echo", "--data-dir", os.path.join(root, "echo", "b"), "--port", "0",
                      "--bind", b.ipv4, label="b:tls-echo")
     try:
-        server.wait_line(lambda l: '"ready"' in l, 20)
+        port = json.loads(server.wait_line(lambda l: '"ready"' in l, 20))["port"]
         proc = a.spawn(binary, "tls-echo", "--data-dir", os.path.join(root, "echo", "a"), "--to",
-                       f"{b.ipv4}:7443", "--count", str(rtt), "--size", "1000", label="a:tls-echo")
+                       f"{b.ipv4}:{port}", "--count", str(rtt), "--size", "1000", label="a:tls-echo")
         line = proc.wait_line(lambda l: l.startswith("{") and '"mode"' in l, 300)
         proc.wait_exit(10)
         result = json.loads(line)

@@ -1,5 +1,6 @@
 import NIOConcurrencyHelpers
 import NIOCore
+import Synchronization
 
 /// Hands every element to every subscriber, each at its own pace (``EventSubscription``).
 ///
@@ -13,20 +14,17 @@ package final class EventBroadcast<Element: Sendable>: Sendable {
     final class Entry: Sendable {
         let element: Element
         let weight: Int
-        private let holders: NIOLockedValueBox<Int>
+        private let holders: Synchronization.Atomic<Int>
 
         init(_ element: Element, weight: Int, holders: Int) {
             self.element = element
             self.weight = weight
-            self.holders = NIOLockedValueBox(holders)
+            self.holders = Synchronization.Atomic(holders)
         }
 
         /// One holder is done with it; true for the last one.
         func drop() -> Bool {
-            holders.withLockedValue { count in
-                count -= 1
-                return count == 0
-            }
+            holders.subtract(1, ordering: .acquiringAndReleasing).newValue == 0
         }
     }
 
@@ -77,7 +75,8 @@ package final class EventBroadcast<Element: Sendable>: Sendable {
             let holders = state.subscribers.values.count { $0.waiter == nil }
             let entry = Entry(element, weight: weight, holders: holders)
             var waiting: [CheckedContinuation<Element?, Never>] = []
-            for id in state.subscribers.keys {
+            // The keys copied first: iterating the dictionary while changing it would copy it, and every buffer.
+            for id in Array(state.subscribers.keys) {
                 if let waiter = state.subscribers[id]!.waiter {
                     state.subscribers[id]!.waiter = nil
                     waiting.append(waiter)
@@ -100,7 +99,8 @@ package final class EventBroadcast<Element: Sendable>: Sendable {
         let waiting = state.withLockedValue { state -> [CheckedContinuation<Element?, Never>] in
             state.finished = true
             let waiters = state.subscribers.values.compactMap(\.waiter)
-            for id in state.subscribers.keys { state.subscribers[id]!.waiter = nil }
+            // The keys copied first: iterating the dictionary while changing it would copy it, and every buffer.
+            for id in Array(state.subscribers.keys) { state.subscribers[id]!.waiter = nil }
             return waiters
         }
         for waiter in waiting { waiter.resume(returning: nil) }
@@ -125,25 +125,51 @@ package final class EventBroadcast<Element: Sendable>: Sendable {
     /// The next element for subscriber `id`, waiting for one; nil once the broadcast finished and the subscriber
     /// has taken everything, or when the subscription ended.
     func next(for id: Int) async -> Element? {
-        await withTaskCancellationHandler {
+        // An element waiting is taken without suspending: a burst costs a lock per element, not a task switch.
+        switch take(for: id) {
+        case .element(let element): return element
+        case .end: return nil
+        case .empty: break
+        }
+        guard !Task.isCancelled else { return nil }
+        return await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Element?, Never>) in
-                let taken = state.withLockedValue { state -> Result<Entry?, Never>? in
-                    guard var subscriber = state.subscribers[id] else { return .success(nil) }
-                    if let entry = subscriber.buffer.popFirst() {
-                        state.subscribers[id] = subscriber
-                        return .success(entry)
-                    }
-                    if state.finished || Task.isCancelled { return .success(nil) }
-                    subscriber.waiter = continuation
-                    state.subscribers[id] = subscriber
-                    return nil
+                let taken = state.withLockedValue { state -> Entry?? in
+                    // Changed in place: a copy of the subscriber would copy its whole buffer.
+                    guard state.subscribers[id] != nil else { return .some(nil) }
+                    if let entry = state.subscribers[id]!.buffer.popFirst() { return .some(entry) }
+                    if state.finished || Task.isCancelled { return .some(nil) }
+                    state.subscribers[id]!.waiter = continuation
+                    return .none
                 }
-                guard case .success(let entry) = taken else { return }
+                guard case .some(let entry) = taken else { return }
                 if let entry, entry.drop(), entry.weight > 0 { release(entry.weight) }
                 continuation.resume(returning: entry?.element)
             }
         } onCancel: {
             interrupt(id)
+        }
+    }
+
+    enum Taken {
+        case element(Element)
+        case end
+        case empty
+    }
+
+    /// The next element for subscriber `id` if one waits in its buffer.
+    func take(for id: Int) -> Taken {
+        let taken = state.withLockedValue { state -> (Entry?, Bool) in
+            guard state.subscribers[id] != nil else { return (nil, true) }
+            if let entry = state.subscribers[id]!.buffer.popFirst() { return (entry, false) }
+            return (nil, state.finished)
+        }
+        switch taken {
+        case (let entry?, _):
+            if entry.drop(), entry.weight > 0 { release(entry.weight) }
+            return .element(entry.element)
+        case (nil, true): return .end
+        case (nil, false): return .empty
         }
     }
 
