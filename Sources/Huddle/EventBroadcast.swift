@@ -31,6 +31,13 @@ package final class EventBroadcast<Element: Sendable>: Sendable {
     struct Subscriber {
         var buffer = CircularBuffer<Entry>()
         var waiter: CheckedContinuation<Element?, Never>?
+
+        /// Buffers `entry`; returns the oldest one when that makes the buffer longer than `limit`.
+        mutating func hold(_ entry: Entry, limit: Int?) -> Entry? {
+            buffer.append(entry)
+            guard let limit, buffer.count > limit else { return nil }
+            return buffer.removeFirst()
+        }
     }
 
     struct State {
@@ -63,13 +70,23 @@ package final class EventBroadcast<Element: Sendable>: Sendable {
 
     package func yield(_ element: Element) {
         let weight = weigh(element)
-        var dropped: [Entry] = []
-        let (waiting, held) = state.withLockedValue { state -> ([CheckedContinuation<Element?, Never>], Bool) in
-            guard !state.finished else { return ([], false) }
+        var dropped: Entry?
+        var droppedByOthers: [Entry] = []
+        let (waiting, held) = state.withLockedValue { state -> (Waiting, Bool) in
+            guard !state.finished else { return (.none, false) }
             if state.backlog != nil {
                 state.backlog!.append(Entry(element, weight: weight, holders: 1))
-                if let bufferLimit, state.backlog!.count > bufferLimit { dropped.append(state.backlog!.removeFirst()) }
-                return ([], true)
+                if let bufferLimit, state.backlog!.count > bufferLimit { dropped = state.backlog!.removeFirst() }
+                return (.none, true)
+            }
+            // The common case, one subscriber, without collecting anything.
+            if state.subscribers.count == 1, let id = state.subscribers.keys.first {
+                if let waiter = state.subscribers[id]!.waiter {
+                    state.subscribers[id]!.waiter = nil
+                    return (.one(waiter), false)
+                }
+                dropped = state.subscribers[id]!.hold(Entry(element, weight: weight, holders: 1), limit: bufferLimit)
+                return (.none, true)
             }
             // Subscribers waiting take it now; the others hold it until they take it.
             let holders = state.subscribers.values.count { $0.waiter == nil }
@@ -80,18 +97,27 @@ package final class EventBroadcast<Element: Sendable>: Sendable {
                 if let waiter = state.subscribers[id]!.waiter {
                     state.subscribers[id]!.waiter = nil
                     waiting.append(waiter)
-                } else {
-                    state.subscribers[id]!.buffer.append(entry)
-                    if let bufferLimit, state.subscribers[id]!.buffer.count > bufferLimit {
-                        dropped.append(state.subscribers[id]!.buffer.removeFirst())
-                    }
+                } else if let old = state.subscribers[id]!.hold(entry, limit: bufferLimit) {
+                    droppedByOthers.append(old)
                 }
             }
-            return (waiting, holders > 0)
+            return (.many(waiting), holders > 0)
         }
-        for waiter in waiting { waiter.resume(returning: element) }
+        switch waiting {
+        case .none: break
+        case .one(let waiter): waiter.resume(returning: element)
+        case .many(let waiters): for waiter in waiters { waiter.resume(returning: element) }
+        }
         if weight > 0, !held { release(weight) }
-        for entry in dropped where entry.drop() && entry.weight > 0 { release(entry.weight) }
+        if let dropped { droppedByOthers.append(dropped) }
+        for entry in droppedByOthers where entry.drop() && entry.weight > 0 { release(entry.weight) }
+    }
+
+    /// The subscribers an element is handed to at once.
+    enum Waiting {
+        case none
+        case one(CheckedContinuation<Element?, Never>)
+        case many([CheckedContinuation<Element?, Never>])
     }
 
     /// Ends every subscription once it has taken what it holds; later elements go nowhere.
