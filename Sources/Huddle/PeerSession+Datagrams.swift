@@ -17,7 +17,7 @@ extension PeerSession {
     /// short to name one, or a connection ID nobody was given): garbage, or packets of a link already closed.
     public nonisolated var droppedUnroutedDatagrams: UInt64 { datagramFilter.dropped }
 
-    /// How many opened datagrams were dropped because the consumer of ``events`` had fallen
+    /// How many opened datagrams were dropped because the slowest subscriber of ``events`` had fallen
     /// ``PeerSessionConfiguration/maximumUndeliveredBytes`` behind.
     public nonisolated var droppedDatagramsOverBudget: UInt64 { flow.datagramsOverBudget }
 

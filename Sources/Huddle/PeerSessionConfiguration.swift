@@ -26,7 +26,7 @@ public struct PeerSessionConfiguration: Sendable {
     public var maximumPendingConnections = 16
     /// The same, from one address.
     public var maximumPendingConnectionsPerAddress = 4
-    /// Received bytes the consumer of ``PeerSession/events`` may fall behind by before the session stops reading
+    /// Received bytes the slowest subscriber of ``PeerSession/events`` may fall behind by before the session stops reading
     /// from its connections (`docs/security.md` §4.9: connection receive budget).
     public var maximumUndeliveredBytes = 32 * 1024 * 1024
     /// Connect to every peer found, from one side of each pair only (``DialOrder``), once per instance found; a

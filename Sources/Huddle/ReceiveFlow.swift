@@ -2,7 +2,8 @@ import HuddleTransport
 import NIOConcurrencyHelpers
 import NIOCore
 
-/// The connected peers' channels, and the bytes received but not yet taken by the consumer or written to disk.
+/// The connected peers' channels, and the bytes received but not yet taken by every subscriber of the session's
+/// events (``EventBroadcast``) or written to disk.
 ///
 /// Counting starts on the event loop, when a connection has a whole message (``PeerReceiveGate``), so the
 /// connection that pushes a total over its budget stops reading at once. Two totals have a budget each:
@@ -80,9 +81,9 @@ final class ReceiveFlow: PeerReceiveGate {
         return pause
     }
 
-    /// A datagram payload of `count` bytes is about to be handed to the consumer: it counts like a message when
-    /// the total stays within the budget (the consumer's ``PeerSessionEvents`` iterator counts every received
-    /// payload out). Past the budget it is dropped and counted in ``datagramsOverBudget``: datagrams may be lost,
+    /// A datagram payload of `count` bytes is about to be handed to the subscribers: it counts like a message when
+    /// the total stays within the budget (the event broadcast counts every received payload out once every
+    /// subscriber holding it took it). Past the budget it is dropped and counted in ``datagramsOverBudget``: datagrams may be lost,
     /// and a flood of them must not pause the connections.
     func admitDatagram(_ count: Int) -> Bool {
         state.withLockedValue { state in
@@ -95,10 +96,10 @@ final class ReceiveFlow: PeerReceiveGate {
         }
     }
 
-    /// Datagrams dropped because the consumer had fallen a whole budget behind.
+    /// Datagrams dropped because the slowest subscriber had fallen a whole budget behind.
     var datagramsOverBudget: UInt64 { state.withLockedValue { $0.datagramsOverBudget } }
 
-    /// The consumer took (or the session dropped) a message of `count` bytes.
+    /// Every subscriber took (or the session dropped) a message of `count` bytes.
     func consumed(_ count: Int) {
         let resume: [any Channel] = state.withLockedValue { state in
             state.undelivered -= count
