@@ -14,6 +14,9 @@ final class IncomingDirectory {
     var closing = 0
     /// END came while files were still closing: the tree finishes when the last of them is done.
     var endReceived = false
+    /// The transfer ended while files were still closing: this event goes out when the last of them is done, so
+    /// whoever hears of it finds on disk every file that was checked and named.
+    var endedEvent: PeerSessionEvent?
     /// Bytes of all files present (verified, or written to their parts).
     var completed: UInt64
     let startedAt: UInt64
@@ -41,13 +44,6 @@ final class IncomingDirectory {
     }
 
     var offer: DirectoryOffer { staging.offer }
-
-    /// Closes the open file, if any, once what was handed to it is written; its part stays for a resume.
-    func closeCurrent() {
-        guard let sink = current?.sink else { return }
-        current = nil
-        Task { _ = await sink.close(sync: false) }
-    }
 
     func progress(of entry: OpenEntry) -> TransferProgress {
         TransferProgress(

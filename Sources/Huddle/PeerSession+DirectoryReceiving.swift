@@ -153,6 +153,8 @@ extension PeerSession {
     ) {
         tree.closing -= 1
         let active = incomingDirectories[tree.transfer.id] === tree
+        // An ended transfer's event waits for this file (kept or not), and for any other still closing.
+        defer { if !active { reportEndIfSettled(tree) } }
         let info = tree.offer.entries[Int(entry.index)]
         if let failure {
             if active { failDirectory(tree, reason: "\(info.path): \(failure)", keepParts: true) }
@@ -210,7 +212,27 @@ extension PeerSession {
     /// Forgets a directory transfer, keeping its staging directory for a resume.
     func stopDirectory(_ tree: IncomingDirectory, reason: String) {
         incomingDirectories[tree.transfer.id] = nil
-        tree.closeCurrent()
-        emit(.transferFailed(tree.transfer.id, tree.transfer.peer, .transferFailed(reason)))
+        closeCurrentEntry(of: tree)
+        tree.endedEvent = .transferFailed(tree.transfer.id, tree.transfer.peer, .transferFailed(reason))
+        reportEndIfSettled(tree)
+    }
+
+    /// Closes the open file, if any, once what was handed to it is written; its part stays for a resume.
+    func closeCurrentEntry(of tree: IncomingDirectory) {
+        guard let sink = tree.current?.sink else { return }
+        tree.current = nil
+        tree.closing += 1
+        Task {
+            _ = await sink.close(sync: false)
+            tree.closing -= 1
+            reportEndIfSettled(tree)
+        }
+    }
+
+    /// Sends the ended transfer's event once none of its files is still closing.
+    func reportEndIfSettled(_ tree: IncomingDirectory) {
+        guard tree.closing == 0, let event = tree.endedEvent else { return }
+        tree.endedEvent = nil
+        emit(event)
     }
 }
