@@ -84,7 +84,10 @@ extension PeerSession {
         entry.sink.append(data)
         tree.completed += count
         tree.current = entry
-        if tree.completed - tree.reportedAt >= UInt64(configuration.transfers.progressInterval) {
+        // A file's last chunk reports nothing: the file is reported once, complete, when it has been checked.
+        if entry.written < entry.bytes.size,
+            tree.completed - tree.reportedAt >= UInt64(configuration.transfers.progressInterval)
+        {
             tree.reportedAt = tree.completed
             emit(.transferProgress(tree.progress(of: entry)))
         }
