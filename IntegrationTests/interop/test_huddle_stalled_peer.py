@@ -1,12 +1,13 @@
 """Issue 7: a peer that stops reading holds up only its own lines.
 
 Three chats; Cy is stopped (SIGSTOP) while Ada pastes 10,000 lines of 500 bytes — far more than the kernel and
-connection buffers towards Cy hold. Bob, who reads, shows every line, in order, while Cy is still stopped; once Cy
-continues it shows what was queued for it, in order and each once (a queue of 4,096 lines per peer is the
-limit; when Cy's is full and Cy has taken nothing for 2 s, Ada says that Cy is not reading and drops lines to Cy
-only). A full queue to a peer that is still reading holds up the paste instead: no line to Bob is ever dropped,
-however loaded the machine (a CI run of the older outbox, which dropped lines to any full queue, lost 1,007 of
-Bob's lines).
+connection buffers towards Cy hold.
+Bob, who reads, shows every line, in order, while Cy is still stopped; once Cy continues it shows what was queued
+for it, in order and each once. A queue of 4,096 lines per peer is the limit: when Cy's is full, Bob has taken
+every line he was given and Cy has taken nothing for 2 s, Ada says that Cy is not reading and drops lines to Cy
+only. A full queue to a peer that is still reading holds up the paste instead: no line to Bob is ever dropped,
+however loaded the machine (a CI run of an older outbox, which dropped lines to any full queue, lost 1,007 of
+Bob's lines; a rule that counted lines without a clock could wait for Cy for good once Bob had caught up).
 """
 
 from __future__ import annotations

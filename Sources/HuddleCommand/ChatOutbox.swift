@@ -19,6 +19,8 @@ final class ChatOutbox: Sendable {
         var waiters: [CheckedContinuation<Void, Never>] = []
         /// Peers told about as not reading, until a line to them is queued again.
         var refusing: Set<PeerID> = []
+        /// When the waiting lines are next looked at again without a take (the rule's stall limit), if set.
+        var recheck: ContinuousClock.Instant?
     }
 
     private let session: PeerSession
@@ -32,17 +34,8 @@ final class ChatOutbox: Sendable {
     /// name, a peer that stopped reading.
     func send(_ bytes: [UInt8], to peers: [PeerID]) async {
         for peer in peers {
-            var admission = ChatQueueRule.Admission.wait
-            while admission == .wait {
-                await withCheckedContinuation { continuation in
-                    admission = state.withLock { state in
-                        let admission = admit(bytes, to: peer, in: &state)
-                        if admission == .wait { state.waiters.append(continuation) }
-                        return admission
-                    }
-                    if admission != .wait { continuation.resume() }
-                }
-            }
+            var admission = ChatQueueRule.Admission.wait(recheckAt: nil)
+            while case .wait = admission { admission = await tryAdmitting(bytes, to: peer) }
             let tell = state.withLock { state -> Bool in
                 if admission == .queued {
                     state.refusing.remove(peer)
@@ -52,6 +45,25 @@ final class ChatOutbox: Sendable {
             }
             if tell { Output.line("! \(await name(peer)) is not reading: lines to it are dropped until it catches up") }
         }
+    }
+
+    /// Asks the rule about one line; when it must wait, returns once a take, a peer leaving or the rule's recheck
+    /// instant may have changed the answer.
+    private func tryAdmitting(_ bytes: [UInt8], to peer: PeerID) async -> ChatQueueRule.Admission {
+        var admission = ChatQueueRule.Admission.wait(recheckAt: nil)
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            var timer: ContinuousClock.Instant?
+            state.withLock { state in
+                admission = admit(bytes, to: peer, in: &state)
+                guard case .wait(let recheckAt) = admission else { return }
+                state.waiters.append(continuation)
+                timer = scheduleRecheck(at: recheckAt, in: &state)
+            }
+            if let timer { wakeWaiters(at: timer) }
+            if case .wait = admission { return }
+            continuation.resume()
+        }
+        return admission
     }
 
     /// The peer left: what is queued is still tried (and reported if it cannot go), then its sender ends.
@@ -71,7 +83,7 @@ final class ChatOutbox: Sendable {
             let serial = state.sendersMade
             state.senders[peer] = Sender(serial: serial, continuation: start(peer, serial: serial))
         }
-        let admission = state.rule.admit(to: peer)
+        let admission = state.rule.admit(to: peer, now: .now)
         if admission == .queued { state.senders[peer]!.continuation.yield(bytes) }
         return admission
     }
@@ -90,7 +102,7 @@ final class ChatOutbox: Sendable {
                 }
                 let waiters = self.state.withLock { state -> [CheckedContinuation<Void, Never>] in
                     guard state.senders[peer]?.serial == serial else { return [] }
-                    state.rule.took(from: peer)
+                    state.rule.took(from: peer, now: .now)
                     defer { state.waiters.removeAll() }
                     return state.waiters
                 }
@@ -98,6 +110,30 @@ final class ChatOutbox: Sendable {
             }
         }
         return continuation
+    }
+
+    /// Records that the waiting lines must be looked at again at `instant`; returns the instant to set a timer
+    /// for, or `nil` when one that fires no later is set already.
+    private func scheduleRecheck(
+        at instant: ContinuousClock.Instant?,
+        in state: inout State
+    ) -> ContinuousClock.Instant? {
+        guard let instant, state.recheck.map({ instant < $0 }) ?? true else { return nil }
+        state.recheck = instant
+        return instant
+    }
+
+    /// At `instant`, wakes the waiting lines so that the rule looks at them again.
+    private func wakeWaiters(at instant: ContinuousClock.Instant) {
+        Task {
+            try? await Task.sleep(until: instant, clock: .continuous)
+            let waiters = self.state.withLock { state -> [CheckedContinuation<Void, Never>] in
+                if state.recheck == instant { state.recheck = nil }
+                defer { state.waiters.removeAll() }
+                return state.waiters
+            }
+            for waiter in waiters { waiter.resume() }
+        }
     }
 
     fileprivate func name(_ peer: PeerID) async -> String {
