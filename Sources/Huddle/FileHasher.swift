@@ -7,8 +7,6 @@ struct FileHasher {
 
     mutating func update(_ bytes: some DataProtocol) { hash.update(data: bytes) }
 
-    func hex() -> String { hash.finalize().map { String(format: "%02x", $0) }.joined() }
-
     func digest() -> [UInt8] { Array(hash.finalize()) }
 
     /// Adds `length` bytes of `url` from its start (the part a resumed transfer already has).

@@ -46,7 +46,7 @@ extension PeerSession {
         } catch {
             throw PeerSessionError.transferFailed("cannot offer \(url.path): \(error)")
         }
-        outgoing[id] = OutgoingTransfer(peer: peer)
+        guard transfers.startSending(id, to: peer) else { throw PeerSessionError.transferFailed("transfer ID in use") }
         defer { forgetOutgoing(id) }
         // Cancelling the calling task cancels the transfer (the receiver is told, partial files stay).
         return try await withTaskCancellationHandler {

@@ -26,17 +26,12 @@ extension PeerSession {
             isDirectory: true,
             fileCount: offer.fileCount
         )
-        pendingDirectories[offer.id] = offer
-        offerPeers[offer.id] = peer
+        transfers.offered(offer, from: peer)
         emit(.transferOffered(transfer))
     }
 
     /// Makes (or reopens) the staging directory, works out which files are still needed and asks for them.
-    func acceptDirectory(_ transfer: IncomingTransfer, into directory: URL) throws {
-        offerPeers[transfer.id] = nil
-        guard let offer = pendingDirectories.removeValue(forKey: transfer.id) else {
-            throw PeerSessionError.transferFailed("no such offer")
-        }
+    func acceptDirectory(_ transfer: IncomingTransfer, offer: DirectoryOffer, into directory: URL) throws {
         let staging: DirectoryStaging
         let plan: (needed: [TransferResumePoint], present: UInt64)
         do {
@@ -50,12 +45,8 @@ extension PeerSession {
             sendResourceNow(.decline(transfer.id, reason: "cannot receive: \(error)"), to: transfer.peer)
             throw error
         }
-        incomingDirectories[transfer.id] = IncomingDirectory(
-            transfer: transfer,
-            staging: staging,
-            needed: plan.needed,
-            present: plan.present
-        )
+        let tree = IncomingDirectory(transfer: transfer, staging: staging, needed: plan.needed, present: plan.present)
+        transfers.receiving(tree)
         sendResourceNow(.directoryAccept(transfer.id, needed: plan.needed), to: transfer.peer)
     }
 
@@ -155,7 +146,7 @@ extension PeerSession {
         failure: String?
     ) {
         tree.closing -= 1
-        let active = incomingDirectories[tree.transfer.id] === tree
+        let active = transfers.isActive(tree)
         // An ended transfer's event waits for this file (kept or not), and for any other still closing.
         defer { if !active { reportEndIfSettled(tree) } }
         let info = tree.offer.entries[Int(entry.index)]
@@ -193,9 +184,9 @@ extension PeerSession {
             let missing = tree.remaining.count
             return failDirectory(tree, reason: "ended with \(missing) file(s) incomplete", keepParts: true)
         }
-        incomingDirectories[tree.transfer.id] = nil
+        transfers.forget(tree.transfer.id)
         do {
-            let final = try tree.staging.finish(keeping: Set(incomingDirectories.values.map(\.staging.root)))
+            let final = try tree.staging.finish(keeping: transfers.stagingRoots)
             sendResourceNow(.result(tree.transfer.id, ok: true, reason: ""), to: tree.transfer.peer)
             emit(.transferFinished(tree.transfer.id, tree.transfer.peer, final))
         } catch {
@@ -214,7 +205,7 @@ extension PeerSession {
 
     /// Forgets a directory transfer, keeping its staging directory for a resume.
     func stopDirectory(_ tree: IncomingDirectory, reason: String) {
-        incomingDirectories[tree.transfer.id] = nil
+        if transfers.isActive(tree) { transfers.forget(tree.transfer.id) }
         closeCurrentEntry(of: tree)
         tree.endedEvent = .transferFailed(tree.transfer.id, tree.transfer.peer, .transferFailed(reason))
         reportEndIfSettled(tree)

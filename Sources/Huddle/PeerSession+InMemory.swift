@@ -35,15 +35,16 @@ extension PeerSession {
     ///   decline it), `.transferFailed` for a directory or an unknown offer.
     public func acceptTransferIntoMemory(_ transfer: IncomingTransfer) throws {
         guard !transfer.isDirectory else { throw PeerSessionError.transferFailed("a directory cannot go to memory") }
-        guard let offer = pendingOffers[transfer.id] else { throw PeerSessionError.transferFailed("no such offer") }
+        guard let offer = transfers.fileOffer(transfer.id) else {
+            throw PeerSessionError.transferFailed("no such offer")
+        }
         let limit = configuration.transfers.maximumInMemorySize
         guard offer.size <= limit else { throw PeerSessionError.transferTooLarge(limit: limit, size: offer.size) }
         let (budget, reserved) = (configuration.transfers.maximumInMemoryBytes, inMemoryReservedBytes)
         guard offer.size <= budget, reserved <= budget - offer.size else {
             throw PeerSessionError.inMemoryBudgetExhausted(budget: budget, reserved: reserved, size: offer.size)
         }
-        pendingOffers[transfer.id] = nil
-        offerPeers[transfer.id] = nil
+        transfers.forget(transfer.id)
         let file = IncomingFile(
             transfer: transfer,
             offer: offer,
@@ -53,17 +54,12 @@ extension PeerSession {
             progressInterval: configuration.transfers.progressInterval
         )
         file.memory.reserveCapacity(Int(offer.size))  // within the budget, checked above
-        incoming[transfer.id] = file
+        transfers.receiving(file)
         sendResourceNow(.accept(transfer.id, offset: 0), to: transfer.peer)
     }
 }
 
 extension PeerSession {
     /// The bytes reserved now by all transfers into memory: each one's offered size, from accept to its end.
-    var inMemoryReservedBytes: UInt64 {
-        incoming.values.reduce(0) { total, file in
-            if case .memory = file.sink { return total + file.offer.size }
-            return total
-        }
-    }
+    var inMemoryReservedBytes: UInt64 { transfers.inMemoryReservedBytes }
 }

@@ -15,14 +15,11 @@ extension PeerSession {
         peer: PeerID,
         decisionWithin limit: Duration? = nil
     ) async throws -> OutgoingReply {
-        guard var transfer = outgoing[id] else { throw PeerSessionError.cancelled }
-        if let ready = transfer.takeEarly() {
-            outgoing[id] = transfer
-            return try ready.get()
-        }
+        guard let early = transfers.updateSending(id, { $0.takeEarly() }) else { throw PeerSessionError.cancelled }
+        if let ready = early { return try ready.get() }
         guard flow.channel(for: peer) != nil else { throw PeerSessionError.notConnected(peer) }
         return try await withCheckedThrowingContinuation { continuation in
-            outgoing[id]?.wait(answerDueBy: limit.map { .now + $0 }, isOffer: limit != nil)
+            transfers.updateSending(id) { $0.wait(answerDueBy: limit.map { .now + $0 }, isOffer: limit != nil) }
             outgoingWaiters[id] = continuation
             sendResourceNow(message, to: peer)
             guard let limit else { return }
@@ -40,7 +37,7 @@ extension PeerSession {
     /// The offer's deadline passed with no answer: the receiver is told the offer is withdrawn, the sender that
     /// it was not answered.
     func offerUnanswered(_ id: TransferID, peer: PeerID, after limit: Duration) {
-        guard outgoing[id]?.isUnanswered(at: .now) == true else { return }
+        guard transfers.sending(id)?.isUnanswered(at: .now) == true else { return }
         sendResourceNow(.cancel(id, reason: "no answer within \(PeerSessionError.spoken(limit))"), to: peer)
         answer(id, with: .failure(.transferNotAnswered(after: limit)))
     }
@@ -50,21 +47,21 @@ extension PeerSession {
     /// and a failure stops the stream at its next chunk.
     func answer(_ id: TransferID, with result: Result<OutgoingReply, PeerSessionError>) {
         decisionTimers.removeValue(forKey: id)?.cancel()
-        guard let takes = outgoing[id]?.answered(result) else { return }
-        if outgoing[id]?.stopsStream == true { cancelledTransfers.withLockedValue { _ = $0.insert(id) } }
+        guard let takes = transfers.updateSending(id, { $0.answered(result) }) else { return }
+        if transfers.sending(id)?.stopsStream == true { cancelledTransfers.withLockedValue { _ = $0.insert(id) } }
         if takes, let waiter = outgoingWaiters.removeValue(forKey: id) { waiter.resume(with: result) }
     }
 
     /// The sender's call is over: its transfer is forgotten.
     func forgetOutgoing(_ id: TransferID) {
-        outgoing[id] = nil
+        if transfers.sending(id) != nil { transfers.forget(id) }
         decisionTimers.removeValue(forKey: id)?.cancel()
         cancelledTransfers.withLockedValue { _ = $0.remove(id) }
     }
 
     /// The receiver's reason when a stream stopped because it failed, else nil.
     func earlyFailure(_ id: TransferID) -> PeerSessionError? {
-        guard case .failure(let error)? = outgoing[id]?.early else { return nil }
+        guard case .failure(let error)? = transfers.sending(id)?.early else { return nil }
         return error
     }
 }

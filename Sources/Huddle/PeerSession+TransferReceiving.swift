@@ -22,7 +22,7 @@ extension PeerSession {
         // A transfer's messages count only from the peer it is with: IDs are random, but a peer that learned
         // another's ID must not be able to answer, feed or cancel that transfer.
         if let id = message.transferID {
-            guard let owner = transferPeer(id) else {
+            guard let owner = transfers.peer(of: id) else {
                 // Late (the transfer ended or was cancelled) or made up.
                 configuration.logger.notice(
                     "dropped a transfer message about no transfer this side has",
@@ -52,31 +52,38 @@ extension PeerSession {
         case .result(let id, let ok, let reason):
             answer(id, with: ok ? .success(.verified) : .failure(.transferFailed(reason)))
         case .cancel(let id, let reason):
-            if outgoing[id] != nil { cancelledTransfers.withLockedValue { _ = $0.insert(id) } }
-            answer(id, with: .failure(.transferFailed("cancelled: \(reason)")))
-            if let file = incoming.removeValue(forKey: id) { closeKeepingPartial(file, reason: reason) }
-            if let tree = incomingDirectories[id] { stopDirectory(tree, reason: reason) }
-            // An offer withdrawn before it was answered (the sender's deadline passed): its question is void.
-            if pendingOffers.removeValue(forKey: id) != nil || pendingDirectories.removeValue(forKey: id) != nil {
-                offerPeers[id] = nil
-                emit(.transferFailed(id, peer, .transferFailed("the offer was withdrawn: \(reason)")))
-            }
+            receivedCancel(id, reason: reason, from: peer)
         case .chunk(let id, let offset, let data):
             return receivedChunk(id, offset: offset, data: data, counted: buffer.readableBytes)
         case .entryChunk(let id, let index, let offset, let data):
-            guard let tree = incomingDirectories[id] else { return false }
+            guard let tree = transfers.directory(id) else { return false }
             return receivedEntryChunk(tree, index: index, offset: offset, data: data, counted: buffer.readableBytes)
         case .entryEnd(let id, let index, let sha256):
-            if let tree = incomingDirectories[id] { receivedEntryEnd(tree, index: index, sha256: sha256) }
+            if let tree = transfers.directory(id) { receivedEntryEnd(tree, index: index, sha256: sha256) }
         case .end(let id, let sha256):
-            if let tree = incomingDirectories[id] { finishDirectory(tree) } else { finish(id, sha256: sha256) }
+            if let tree = transfers.directory(id) { finishDirectory(tree) } else { finish(id, sha256: sha256) }
         }
         return false
     }
 
-    /// The peer transfer `id` (in either direction, offered or under way) is with; `nil` when there is none.
-    func transferPeer(_ id: TransferID) -> PeerID? {
-        outgoing[id]?.peer ?? incoming[id]?.transfer.peer ?? incomingDirectories[id]?.transfer.peer ?? offerPeers[id]
+    /// The other side stopped transfer `id`: a sender's call fails, a file or directory being received keeps what
+    /// it has for a resume, and an offer withdrawn before it was answered (the sender's deadline passed) is void.
+    func receivedCancel(_ id: TransferID, reason: String, from peer: PeerID) {
+        switch transfers[id] {
+        case .sending?:
+            cancelledTransfers.withLockedValue { _ = $0.insert(id) }
+            answer(id, with: .failure(.transferFailed("cancelled: \(reason)")))
+        case .receivingFile(let file)?:
+            transfers.forget(id)
+            closeKeepingPartial(file, reason: reason)
+        case .receivingDirectory(let tree)?:
+            stopDirectory(tree, reason: reason)
+        case .offeredFile?, .offeredDirectory?:
+            transfers.forget(id)
+            emit(.transferFailed(id, peer, .transferFailed("the offer was withdrawn: \(reason)")))
+        case nil:
+            break
+        }
     }
 
     func receivedOffer(_ offer: TransferOffer, from peer: PeerID) {
@@ -93,8 +100,7 @@ extension PeerSession {
                 isDirectory: false,
                 fileCount: 1
             )
-            pendingOffers[offer.id] = offer
-            offerPeers[offer.id] = peer
+            transfers.offered(offer, from: peer)
             emit(.transferOffered(transfer))
         } catch {
             sendResourceNow(.decline(offer.id, reason: "refused name: \(error)"), to: peer)
@@ -105,7 +111,7 @@ extension PeerSession {
     /// Takes one chunk of a file: into memory, or gathered for the file's writer.
     /// - Returns: whether `counted` bytes of receive budget went to the writer with the chunk.
     func receivedChunk(_ id: TransferID, offset: UInt64, data: ByteBuffer, counted: Int) -> Bool {
-        guard let file = incoming[id] else { return false }
+        guard let file = transfers.file(id) else { return false }
         let chunk = file.bytes.chunk(at: offset, count: UInt64(data.readableBytes))
         guard case .take(let reportProgress) = chunk else {
             if case .refuse(let reason) = chunk { fail(file, reason: reason) }
@@ -143,7 +149,8 @@ extension PeerSession {
     /// The sender is done and says the file's SHA-256: once the writer has written (and hashed) everything, check
     /// and keep the file.
     func finish(_ id: TransferID, sha256 claimed: [UInt8]?) {
-        guard let file = incoming.removeValue(forKey: id) else { return }
+        guard let file = transfers.file(id) else { return }
+        transfers.forget(id)
         guard case .file(let sink, _, _) = file.sink else {
             return verify(file, sha256: file.hasher.digest(), claimed: claimed, failure: nil)
         }
@@ -188,7 +195,7 @@ extension PeerSession {
     }
 
     func fail(_ file: IncomingFile, reason: String, keepPartial: Bool = false) {
-        incoming[file.transfer.id] = nil
+        if transfers.file(file.transfer.id) === file { transfers.forget(file.transfer.id) }
         // Removed at once: a write still under way goes to the unlinked file, never to a partial file made anew.
         // unlink, not a recursive remove: whatever someone may have put at the name since is not gone through.
         if !keepPartial, let partial = file.partial { unlink(partial.path) }
@@ -223,44 +230,30 @@ extension PeerSession {
     /// A refused offer is reported as a ``PeerSessionEvent/peerError(_:_:)``; one past the limit is declined,
     /// while one reusing an ID gets no answer: any answer names the ID, and so the transfer already under way.
     func admitsOffer(_ id: TransferID, from peer: PeerID) -> Bool {
-        if pendingOffers[id] != nil || pendingDirectories[id] != nil || incoming[id] != nil
-            || incomingDirectories[id] != nil || outgoing[id] != nil
-        {
+        switch transfers.admit(offer: id, from: peer) {
+        case .admitted:
+            return true
+        case .reusesID:
             emit(.peerError(peer, .transferFailed("refused an offer that reuses the ID of a transfer in progress")))
-            return false
-        }
-        let limit = configuration.transfers.maximumIncomingTransfersPerPeer
-        let count =
-            offerPeers.values.count { $0 == peer } + incoming.values.count { $0.transfer.peer == peer }
-            + incomingDirectories.values.count { $0.transfer.peer == peer }
-        guard count < limit else {
+        case .overLimit(let limit):
             sendResourceNow(.decline(id, reason: "too many transfers at once: the limit is \(limit)"), to: peer)
             emit(.peerError(peer, .tooManyTransfers(limit: limit)))
-            return false
         }
-        return true
+        return false
     }
 
-    /// The peer went away: partial files and staging directories stay for a resume, senders' calls fail, and its
-    /// offers not yet answered are dropped (their sender's call failed; accepting one now throws).
-    /// Ends every transfer with `peer`: partial files are kept for a resume, and a waiting sender is told
-    /// `error` (by default that the peer is not connected).
+    /// The peer went away: partial files and staging directories stay for a resume, a waiting sender is told
+    /// `error` (by default that the peer is not connected), and its offers not yet answered are dropped (their
+    /// sender's call failed; accepting one now throws).
     func transfersEnded(with peer: PeerID, error: PeerSessionError? = nil) {
-        for (id, owner) in offerPeers where owner == peer {
-            offerPeers[id] = nil
-            pendingOffers[id] = nil
-            pendingDirectories[id] = nil
-        }
-        for (id, file) in incoming where file.transfer.peer == peer {
-            incoming[id] = nil
+        let ended = transfers.connectionEnded(with: peer)
+        for file in ended.files {
             closeKeepingPartial(file, reason: "the connection ended; the partial file is kept for a resume")
         }
-        for tree in incomingDirectories.values where tree.transfer.peer == peer {
+        for tree in ended.directories {
             stopDirectory(tree, reason: "the connection ended; the files so far are kept for a resume")
         }
-        for (id, transfer) in outgoing where transfer.peer == peer {
-            answer(id, with: .failure(error ?? .notConnected(peer)))
-        }
+        for id in ended.sending { answer(id, with: .failure(error ?? .notConnected(peer))) }
     }
 
     /// Renames `partial` to `name` in `directory`, or `name (2)`, `name (3)`, … — never over an existing file.

@@ -62,7 +62,7 @@ extension PeerSession {
     /// Offers one file's worth of bytes, streams what the receiver lacks and waits for its verdict.
     func sendSingle(_ send: SingleSend, source: TransferSource, to peer: PeerID) async throws -> TransferID {
         let id = send.id ?? TransferID.random()
-        outgoing[id] = OutgoingTransfer(peer: peer)
+        guard transfers.startSending(id, to: peer) else { throw PeerSessionError.transferFailed("transfer ID in use") }
         defer { forgetOutgoing(id) }
         // Cancelling the calling task cancels the transfer (the receiver is told, partial files stay).
         return try await withTaskCancellationHandler {
@@ -111,10 +111,11 @@ extension PeerSession {
     /// the staging directory: files it has complete are not sent again (each is still checked against the SHA-256
     /// the sender computes now), partial ones resume.
     public func acceptTransfer(_ transfer: IncomingTransfer, into directory: URL) throws {
-        if pendingDirectories[transfer.id] != nil { return try acceptDirectory(transfer, into: directory) }
-        offerPeers[transfer.id] = nil
-        guard let offer = pendingOffers.removeValue(forKey: transfer.id) else {
-            throw PeerSessionError.transferFailed("no such offer")
+        let offer: TransferOffer
+        switch transfers.takeOffer(transfer.id) {
+        case .file(let file)?: offer = file
+        case .directory(let tree)?: return try acceptDirectory(transfer, offer: tree, into: directory)
+        case nil: throw PeerSessionError.transferFailed("no such offer")
         }
         do {
             try openPartial(transfer, offer: offer, in: directory)
@@ -130,7 +131,7 @@ extension PeerSession {
             ".\(transfer.name).\(transfer.contentKey.prefix(16)).huddle-partial"
         )
         // Two offers of the same content at once would write one partial file from two offsets.
-        guard !incoming.values.contains(where: { $0.partial == partial }) else {
+        guard !transfers.partialsInUse.contains(partial) else {
             throw PeerSessionError.transferFailed("\(transfer.name) is being received already")
         }
         removeStalePartials(of: transfer.name, keeping: partial, in: directory)
@@ -145,7 +146,7 @@ extension PeerSession {
             progressInterval: configuration.transfers.progressInterval
         )
         file.partialIdentity = identity
-        incoming[transfer.id] = file
+        transfers.receiving(file)
         sendResourceNow(.accept(transfer.id, offset: have), to: transfer.peer)
     }
 
@@ -204,7 +205,7 @@ extension PeerSession {
     func removeStalePartials(of name: String, keeping partial: URL, in directory: URL) {
         let (prefix, suffix) = (".\(name).", ".huddle-partial")
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path) else { return }
-        let inUse = Set(incoming.values.compactMap { $0.partial?.lastPathComponent })
+        let inUse = Set(transfers.partialsInUse.map(\.lastPathComponent))
         for candidate in names where candidate.hasPrefix(prefix) && candidate.hasSuffix(suffix) {
             let key = candidate.dropFirst(prefix.count).dropLast(suffix.count)
             guard key.count == 16, key.allSatisfy(\.isHexDigit), candidate != partial.lastPathComponent,
@@ -216,32 +217,28 @@ extension PeerSession {
 
     /// Declines an offered file or directory; the sender's call throws `.transferDeclined`.
     public func declineTransfer(_ transfer: IncomingTransfer, reason: String = "declined") {
-        offerPeers[transfer.id] = nil
-        let wasPending =
-            pendingOffers.removeValue(forKey: transfer.id) != nil
-            || pendingDirectories.removeValue(forKey: transfer.id) != nil
-        guard wasPending else { return }
+        guard transfers.takeOffer(transfer.id) != nil else { return }
         sendResourceNow(.decline(transfer.id, reason: reason), to: transfer.peer)
     }
 
     /// Stops a transfer from either side: the other side is told (CANCEL), the sender's call throws `.cancelled`,
     /// and the receiver keeps its partial file (or staging directory) for a later resume.
     public func cancelTransfer(_ id: TransferID) {
-        if let transfer = outgoing[id] {
+        guard let transfer = transfers[id] else { return }
+        switch transfer {
+        case .sending(let outgoing):
             cancelledTransfers.withLockedValue { _ = $0.insert(id) }
-            sendResourceNow(.cancel(id, reason: "cancelled by the sender"), to: transfer.peer)
+            sendResourceNow(.cancel(id, reason: "cancelled by the sender"), to: outgoing.peer)
             answer(id, with: .failure(.cancelled))
-        }
-        if let file = incoming.removeValue(forKey: id) {
+        case .receivingFile(let file):
+            transfers.forget(id)
             sendResourceNow(.cancel(id, reason: "cancelled by the receiver"), to: file.transfer.peer)
             closeKeepingPartial(file, reason: "cancelled")
-        }
-        if let tree = incomingDirectories[id] {
+        case .receivingDirectory(let tree):
             sendResourceNow(.cancel(id, reason: "cancelled by the receiver"), to: tree.transfer.peer)
             stopDirectory(tree, reason: "cancelled")
-        }
-        let offer = pendingOffers.removeValue(forKey: id) != nil || pendingDirectories.removeValue(forKey: id) != nil
-        if offer, let peer = offerPeers.removeValue(forKey: id) {
+        case .offeredFile(_, let peer), .offeredDirectory(_, let peer):
+            transfers.forget(id)
             sendResourceNow(.decline(id, reason: "cancelled"), to: peer)
         }
     }

@@ -77,16 +77,12 @@ public actor PeerSession {
     var connectWaiters: [Int: CheckedContinuation<Void, any Error>] = [:]
     /// What the rules decided for a `connect` that was not waiting yet.
     var finishedWaiters: [Int: PeerSessionError?] = [:]
-    var outgoing: [TransferID: OutgoingTransfer] = [:]
+    /// Every transfer, by ID, in one state each: the transfers' rules; this actor keeps their I/O.
+    var transfers: TransferCoordinator
     /// The sender's call waiting for the receiver's next answer, by transfer.
     var outgoingWaiters: [TransferID: CheckedContinuation<OutgoingReply, any Error>] = [:]
     /// Withdraws an offer after ``TransferConfiguration/decisionTimeout``, by transfer.
     var decisionTimers: [TransferID: Task<Void, Never>] = [:]
-    var incoming: [TransferID: IncomingFile] = [:]
-    var pendingOffers: [TransferID: TransferOffer] = [:]
-    var pendingDirectories: [TransferID: DirectoryOffer] = [:]
-    var incomingDirectories: [TransferID: IncomingDirectory] = [:]
-    var offerPeers: [TransferID: PeerID] = [:]
     /// Outgoing transfers to stop at their next chunk.
     nonisolated let cancelledTransfers = NIOLockedValueBox<Set<TransferID>>([])
     var started = false
@@ -126,6 +122,9 @@ public actor PeerSession {
             local: .init(device: self.identity.deviceID, instance: self.peerID, mode: mode),
             configuration: configuration,
             trust: self.trustStore
+        )
+        self.transfers = TransferCoordinator(
+            maximumIncomingPerPeer: configuration.transfers.maximumIncomingTransfersPerPeer
         )
         self.admission = PeerAdmission(
             maximumTotal: configuration.maximumPendingConnections,

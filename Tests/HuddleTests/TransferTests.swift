@@ -112,15 +112,6 @@ struct TransferTests {
     }
 }
 
-extension FileHasher {
-    static func hex(of data: Data) -> String {
-        SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined()
-    }
-}
-
-/// Mirrors the session's private helper type so the test can compute the partial name.
-enum FileHasher {}
-
 @Suite("Messages during a transfer", .timeLimit(.minutes(2)))
 struct MessagesDuringTransferTests {
     @Test func messagesKeepFlowingWhileAFileIsSent() async throws {
