@@ -61,7 +61,7 @@ extension PeerSession {
             }
             let sent: UInt64
             do {
-                sent = try await streamDirectory(offer, scan: scan, needed: needed, to: peer)
+                sent = try await streamer.streamDirectory(offer, scan: scan, needed: needed, to: peer)
             } catch PeerSessionError.cancelled {
                 throw earlyFailure(id) ?? .cancelled
             } catch let error as PeerSessionError {
@@ -83,84 +83,5 @@ extension PeerSession {
         } onCancel: { [weak self] in
             Task { await self?.cancelTransfer(id) }
         }
-    }
-
-    /// Sends the files the receiver asked for, in the order it asked, each from its offset.
-    /// - Returns: the bytes of file data sent.
-    nonisolated func streamDirectory(
-        _ offer: DirectoryOffer,
-        scan: DirectoryScan,
-        needed: [TransferResumePoint],
-        to peer: PeerID
-    ) async throws -> UInt64 {
-        var asked = Set<UInt32>()
-        for point in needed {
-            let index = Int(point.index)
-            guard index < offer.entries.count, offer.entries[index].isFile, point.offset <= offer.entries[index].size,
-                asked.insert(point.index).inserted
-            else { throw PeerSessionError.transferFailed("the receiver asked for file \(index) at \(point.offset)") }
-        }
-        let missing = needed.reduce(UInt64(0)) { $0 + offer.entries[Int($1.index)].size - $1.offset }
-        var progress = DirectoryProgress(
-            id: offer.id,
-            peer: peer,
-            total: offer.totalSize,
-            completed: offer.totalSize - missing,
-            filesCompleted: offer.fileCount - needed.count,
-            fileCount: offer.fileCount,
-            interval: UInt64(configuration.transfers.progressInterval)
-        )
-        var sent: UInt64 = 0
-        var pipeline = ResourcePipeline(window: configuration.transfers.sendWindow)
-        let chunk = UInt64(configuration.transfers.chunkSize)
-        for point in needed {
-            let entry = offer.entries[Int(point.index)]
-            let index = Int(point.index)
-            guard let url = scan.files[index], let stamp = scan.stamps[index], let identity = scan.identities[index]
-            else { continue }
-            // The file the scan saw, never a link or another file put at its path since.
-            let handle = try TransferSource.openFile(url, followingLinks: false, identity: identity, path: entry.path)
-            var reader = TransferSource.Reader.file(handle)
-            defer { reader.close() }
-            guard try reader.stamp() == stamp else {
-                throw PeerSessionError.transferFailed("\(entry.path) changed while being sent")
-            }
-            // The SHA-256 covers the whole file: the part the receiver has is read and hashed first (all of it
-            // for a file the receiver has whole, which is sent no bytes, only this).
-            var hasher = FileHasher()
-            try reader.hashPrefix(length: point.offset, into: &hasher)
-            try reader.seek(to: point.offset)
-            var position = point.offset
-            if position == entry.size, let event = progress.advance(by: 0, in: entry, at: position) {
-                reportSending(event)
-            }
-            while position < entry.size {
-                if cancelledTransfers.withLockedValue({ $0.contains(offer.id) }) { throw PeerSessionError.cancelled }
-                // The header, then the file read straight in after it (as for a single file).
-                let want = Int(min(chunk, entry.size - position))
-                var message = ByteBuffer()
-                message.reserveCapacity(TransferMessage.entryChunkHeaderSize + want)
-                TransferMessage.writeEntryChunkHeader(offer.id, index: point.index, offset: position, into: &message)
-                let count = try reader.read(upTo: want, appendingTo: &message)
-                guard count > 0 else { throw PeerSessionError.transferFailed("\(entry.path) shrank while being sent") }
-                message.withUnsafeReadableBytes { hasher.update(UnsafeRawBufferPointer(rebasing: $0.suffix(count))) }
-                try await pipeline.send(encoded: message, to: peer, on: self)
-                position += UInt64(count)
-                sent += UInt64(count)
-                if let event = progress.advance(by: UInt64(count), in: entry, at: position) {
-                    reportSending(event)
-                }
-            }
-            guard try reader.stamp() == stamp, try FileStamp.of(url) == stamp else {
-                throw PeerSessionError.transferFailed("\(entry.path) changed while being sent")
-            }
-            try await pipeline.send(
-                .entryEnd(offer.id, index: point.index, sha256: hasher.digest()),
-                to: peer,
-                on: self
-            )
-        }
-        try await pipeline.drain()
-        return sent
     }
 }

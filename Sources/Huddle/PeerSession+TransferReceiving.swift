@@ -180,7 +180,7 @@ extension PeerSession {
             emit(.transferReceivedData(id, file.transfer.peer, file.memory))
         case .file(_, let partial, let directory):
             do {
-                let final = try Self.keep(
+                let final = try PartialFile.keep(
                     partial,
                     as: file.transfer.name,
                     in: directory,
@@ -254,25 +254,5 @@ extension PeerSession {
             stopDirectory(tree, reason: "the connection ended; the files so far are kept for a resume")
         }
         for id in ended.sending { answer(id, with: .failure(error ?? .notConnected(peer))) }
-    }
-
-    /// Renames `partial` to `name` in `directory`, or `name (2)`, `name (3)`, … — never over an existing file.
-    /// When `identity` is given, the name must have gone to that file: a partial file swapped for another (or a
-    /// link) since it was written is not kept.
-    static func keep(_ partial: URL, as name: String, in directory: URL, identity: FileIdentity? = nil) throws -> URL {
-        for candidate in FreeNames(name) {
-            let target = directory.appendingPathComponent(candidate)
-            // link() fails if the target exists, so a file appearing meanwhile is never replaced.
-            if link(partial.path, target.path) == 0 {
-                if let identity, FileIdentity(lstatOf: target.path) != identity {
-                    unlink(target.path)
-                    throw PeerSessionError.transferFailed("the partial file was replaced while it was written")
-                }
-                unlink(partial.path)
-                return target
-            }
-            guard errno == EEXIST else { throw PeerSessionError.transferFailed(String(cString: strerror(errno))) }
-        }
-        throw PeerSessionError.transferFailed("no free name for \(name)")
     }
 }

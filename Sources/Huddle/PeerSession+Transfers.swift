@@ -40,10 +40,18 @@ extension PeerSession {
         return TransferSending(id: id, progress: progress, task: task)
     }
 
-    /// A sender's progress: to the session's events and to the transfer's ``TransferSending/progress``.
-    nonisolated func reportSending(_ progress: TransferProgress) {
-        broadcast.yield(.transferProgress(progress))
-        transferWatchers.withLockedValue { $0[progress.id] }?.yield(progress)
+    /// Streams what is sent, off the actor; a sender's progress goes to the session's events and to the
+    /// transfer's ``TransferSending/progress``.
+    nonisolated var streamer: TransferStreamer {
+        let (broadcast, watchers) = (self.broadcast, self.transferWatchers)
+        return TransferStreamer(
+            flow: flow,
+            configuration: configuration.transfers,
+            cancelled: cancelledTransfers
+        ) { progress in
+            broadcast.yield(.transferProgress(progress))
+            watchers.withLockedValue { $0[progress.id] }?.yield(progress)
+        }
     }
 
     func sendFile(at url: URL, to peer: PeerID, type: String, id: TransferID?) async throws -> TransferID {
@@ -82,7 +90,7 @@ extension PeerSession {
             }
             let sha256: [UInt8]
             do {
-                sha256 = try await streamSingle(source, send, id: id, from: offset, to: peer)
+                sha256 = try await streamer.streamSingle(source, send, id: id, from: offset, to: peer)
             } catch PeerSessionError.cancelled {
                 throw earlyFailure(id) ?? .cancelled
             } catch let error as PeerSessionError {
@@ -134,8 +142,9 @@ extension PeerSession {
         guard !transfers.partialsInUse.contains(partial) else {
             throw PeerSessionError.transferFailed("\(transfer.name) is being received already")
         }
-        removeStalePartials(of: transfer.name, keeping: partial, in: directory)
-        let (handle, have, hasher, identity) = try Self.openPartialFile(partial, limit: offer.size)
+        let inUse = Set(transfers.partialsInUse.map(\.lastPathComponent))
+        PartialFile.removeStale(of: transfer.name, keeping: partial, in: directory, inUse: inUse)
+        let (handle, have, hasher, identity) = try PartialFile.openForWriting(partial, limit: offer.size)
         let sink = fileSink(handle: handle, hasher: hasher)
         let file = IncomingFile(
             transfer: transfer,
@@ -159,60 +168,6 @@ extension PeerSession {
             writeSize: configuration.transfers.writeSize,
             beforeWrite: configuration.beforeTransferWrite
         )
-    }
-
-    /// Opens (or makes, mode 0600) the partial file for writing, positioned at the end of what it holds of use:
-    /// all of it, or nothing when it is longer than `limit`. Never through a link (`O_NOFOLLOW`), and only a
-    /// regular file of this user's with no other name — in a directory others may write in, a name planted there
-    /// (a link, a hard link to someone's file, a file of theirs) is refused and left as it is.
-    /// - Returns: the handle, the bytes it holds, their SHA-256 (read from the open file), and which file it is.
-    static func openPartialFile(
-        _ partial: URL,
-        limit: UInt64
-    ) throws
-        -> (FileHandle, UInt64, FileHasher, FileIdentity)
-    {
-        let name = partial.lastPathComponent
-        let descriptor = open(partial.path, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else {
-            let reason = errno == ELOOP ? "it is a symbolic link" : String(cString: strerror(errno))
-            throw PeerSessionError.transferFailed("cannot write the partial file \(name): \(reason)")
-        }
-        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
-        var info = stat()
-        guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_uid == geteuid(),
-            info.st_nlink == 1
-        else {
-            throw PeerSessionError.transferFailed(
-                "\(name) is not a partial file of this user's (a regular file with one name); not touched"
-            )
-        }
-        var have = UInt64(info.st_size)
-        if have > limit {
-            try handle.truncate(atOffset: 0)
-            have = 0
-        }
-        var hasher = FileHasher()
-        try hasher.update(reading: descriptor, length: have)
-        try handle.seek(toOffset: have)
-        return (handle, have, hasher, FileIdentity(info))
-    }
-
-    /// Removes the partial files an earlier transfer of `name` left with other content (the file changed since,
-    /// so no offer will ever resume them): they would stay hidden in the directory for good. Only names of the
-    /// exact form `.NAME.<16 hex digits>.huddle-partial` go, never one a transfer is writing; links are unlinked,
-    /// not followed.
-    func removeStalePartials(of name: String, keeping partial: URL, in directory: URL) {
-        let (prefix, suffix) = (".\(name).", ".huddle-partial")
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path) else { return }
-        let inUse = Set(transfers.partialsInUse.map(\.lastPathComponent))
-        for candidate in names where candidate.hasPrefix(prefix) && candidate.hasSuffix(suffix) {
-            let key = candidate.dropFirst(prefix.count).dropLast(suffix.count)
-            guard key.count == 16, key.allSatisfy(\.isHexDigit), candidate != partial.lastPathComponent,
-                !inUse.contains(candidate)
-            else { continue }
-            unlink(directory.appendingPathComponent(candidate).path)
-        }
     }
 
     /// Declines an offered file or directory; the sender's call throws `.transferDeclined`.
@@ -245,76 +200,10 @@ extension PeerSession {
 
     // MARK: - Sending side
 
-    nonisolated func sendResource(_ message: TransferMessage, to peer: PeerID) async throws {
-        guard let channel = flow.channel(for: peer) else { throw PeerSessionError.notConnected(peer) }
-        var buffer = channel.allocator.buffer(capacity: 64)
-        message.encode(into: &buffer)
-        do {
-            try await channel.writeAndFlush(PeerOutbound.resource(buffer))
-        } catch let error as PeerConnectionError {
-            throw PeerSessionError.connection(error)
-        }
-    }
-
     func sendResourceNow(_ message: TransferMessage, to peer: PeerID) {
         guard let channel = flow.channel(for: peer) else { return }
         var buffer = channel.allocator.buffer(capacity: 64)
         message.encode(into: &buffer)
         channel.writeAndFlush(PeerOutbound.resource(buffer), promise: nil)
-    }
-
-    /// Reads the file (or data) in chunks and sends them through a ``ResourcePipeline``: no hand-over to the event
-    /// loop and back per chunk, and a wait whenever the connection's buffer is full. Each chunk is added to the
-    /// SHA-256 before it goes (on this task's thread, beside the event loop's encryption); a resume first hashes
-    /// the part the receiver has.
-    /// - Returns: the SHA-256 of the whole file.
-    nonisolated func streamSingle(
-        _ source: TransferSource,
-        _ send: SingleSend,
-        id: TransferID,
-        from offset: UInt64,
-        to peer: PeerID
-    ) async throws -> [UInt8] {
-        // The file its key was made from (a file replaced since is refused), hashed from the open descriptor.
-        var reader = try source.open(at: offset, identity: send.identity)
-        defer { reader.close() }
-        var hasher = FileHasher()
-        try reader.hashPrefix(length: offset, into: &hasher)
-        var position = offset
-        var reported = offset
-        let (size, chunk) = (send.size, configuration.transfers.chunkSize)
-        var pipeline = ResourcePipeline(window: configuration.transfers.sendWindow)
-        while position < size {
-            if cancelledTransfers.withLockedValue({ $0.contains(id) }) { throw PeerSessionError.cancelled }
-            // The message's header, then the file read straight in after it: no copy between file and message.
-            let want = Int(min(UInt64(chunk), size - position))
-            var message = ByteBuffer()
-            message.reserveCapacity(TransferMessage.chunkHeaderSize + want)
-            TransferMessage.writeChunkHeader(id, offset: position, into: &message)
-            let count = try reader.read(upTo: want, appendingTo: &message)
-            guard count > 0 else { throw PeerSessionError.transferFailed("\(send.name) shrank while being sent") }
-            message.withUnsafeReadableBytes { hasher.update(UnsafeRawBufferPointer(rebasing: $0.suffix(count))) }
-            try await pipeline.send(encoded: message, to: peer, on: self)
-            position += UInt64(count)
-            if position - reported >= UInt64(configuration.transfers.progressInterval) || position == size {
-                reported = position
-                let progress = TransferProgress(
-                    id: id,
-                    peer: peer,
-                    direction: .sending,
-                    completed: position,
-                    total: size,
-                    startedAt: offset
-                )
-                reportSending(progress)
-            }
-        }
-        try await pipeline.drain()
-        if let stamp = send.stamp, case .file(let url) = source,
-            try reader.stamp() != stamp || FileStamp.of(url) != stamp
-        {
-            throw PeerSessionError.transferFailed("\(send.name) changed while being sent")
-        }
-        return hasher.digest()
     }
 }

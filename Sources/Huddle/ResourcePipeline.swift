@@ -17,15 +17,15 @@ struct ResourcePipeline {
         self.window = window
     }
 
-    mutating func send(_ message: TransferMessage, to peer: PeerID, on session: PeerSession) async throws {
+    mutating func send(_ message: TransferMessage, to peer: PeerID, through flow: ReceiveFlow) async throws {
         var buffer = ByteBuffer()
         message.encode(into: &buffer)
-        try await send(encoded: buffer, to: peer, on: session)
+        try await send(encoded: buffer, to: peer, through: flow)
     }
 
     /// Sends a message already encoded (a CHUNK read straight into its buffer).
-    mutating func send(encoded buffer: ByteBuffer, to peer: PeerID, on session: PeerSession) async throws {
-        guard let channel = session.flow.channel(for: peer) else { throw PeerSessionError.notConnected(peer) }
+    mutating func send(encoded buffer: ByteBuffer, to peer: PeerID, through flow: ReceiveFlow) async throws {
+        guard let channel = flow.channel(for: peer) else { throw PeerSessionError.notConnected(peer) }
         unconfirmed += buffer.readableBytes
         latest = channel.writeAndFlush(PeerOutbound.resource(buffer))
         if unconfirmed >= window || !channel.isWritable { try await drain() }
