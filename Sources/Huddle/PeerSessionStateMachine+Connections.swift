@@ -64,6 +64,7 @@ extension PeerSessionStateMachine {
                 actions.append(.endTransfers(peer, nil))
             }
             connections[existing]?.peer = nil
+            if old.hasConnected { connections[existing]?.replacedFor = peer }
             moveWaiter(from: existing, to: id)
             slot.waiter = connections[id]?.waiter
             write(.close(.duplicate), on: existing)
@@ -181,6 +182,10 @@ extension PeerSessionStateMachine {
             guard attach(outcome.peerHello, on: id) != nil else { return }
         }
         guard var slot = connections[id], let peer = slot.peer, let device = slot.remote else { return }
+        if connections.values.contains(where: { $0.replacedFor == peer }) {
+            connections[id]?.heldOutcome = outcome
+            return
+        }
         if let owner = verifiedDevice(of: peer), owner != device {
             // Another device proved this instance while the users decided.
             connections[id]?.peer = nil
@@ -246,6 +251,7 @@ extension PeerSessionStateMachine {
                 orReport: !lost
             )
         }
+        if let peer = slot.replacedFor { replacedConnectionEnded(slot, peer: peer) }
         guard let peer = slot.peer, peers[peer]?.connection == id else { return settleDial(slot) }
         actions.append(.closeFlow(peer, connection: id))
         actions.append(.endTransfers(peer, nil))
@@ -261,6 +267,27 @@ extension PeerSessionStateMachine {
             droppedDevices.insert(device)
             scheduleReconnect(to: peer, attempt: 0)
         }
+    }
+
+    /// A connection the duplicate tie-break replaced has ended. What was sent on it after `connect` returned and is
+    /// unacknowledged goes first in the survivor's RESUME, and a survivor both sides accepted meanwhile, held
+    /// until now, speaks for the peer from here, numbering above everything the replaced connection used.
+    mutating func replacedConnectionEnded(_ slot: SessionConnection, peer: PeerID) {
+        if let (messages, next) = slot.unacknowledged {
+            keepForRedelivery(
+                messages + slot.unsent,
+                next: next,
+                unsentCount: slot.unsent.count,
+                to: peer,
+                orReport: false
+            )
+        }
+        guard
+            let (survivor, held) = connections.first(where: { $0.value.peer == peer && $0.value.heldOutcome != nil })
+                .map({ ($0.key, $0.value.heldOutcome!) })
+        else { return }
+        connections[survivor]?.heldOutcome = nil
+        connected(held, on: survivor)
     }
 
     /// A dial that ended before its peer was bound (a first contact that failed): the peer it was meant for is

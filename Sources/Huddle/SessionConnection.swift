@@ -28,6 +28,12 @@ struct SessionConnection {
     var phase: Phase
     /// The peer its HELLO named, while this connection may speak for it.
     var peer: PeerID?
+    /// The peer this connection spoke for until the duplicate tie-break replaced it with another connection to the
+    /// same peer: what it leaves unacknowledged goes on the survivor.
+    var replacedFor: PeerID?
+    /// Both sides accepted this connection while the one it replaced was still closing: it speaks for the peer once
+    /// that one has ended, so that its RESUME starts above every number the replaced one used.
+    var heldOutcome: PeerHandshake.Outcome?
     /// The device TLS proved.
     var remote: DeviceID?
     /// The peer a `connect` dialled this connection for.

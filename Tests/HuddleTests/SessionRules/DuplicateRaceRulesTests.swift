@@ -1,0 +1,57 @@
+import HuddleTransport
+import HuddleWire
+import NIOCore
+import Testing
+
+@testable import Huddle
+
+/// Both sides dialled, and this side's `connect` returned on its own dial before the peer's dial won the
+/// tie-break: what was sent on the replaced connection still arrives.
+@Suite("Session rules: a connection replaced by the tie-break")
+struct DuplicateRaceRulesTests {
+    typealias H = SessionRulesHarness
+    let ann = PeerID(rawValue: "ann")
+
+    @Test func messagesSentOnAConnectionTheTieBreakReplacesGoOnTheSurvivor() throws {
+        var rules = H(device: H.highDevice)
+        try rules.pin(H.lowDevice)
+        rules.handle(.found(H.advert("ann", device: H.lowDevice, name: "Ann")))
+        rules.handle(.dialStarted(1, peer: ann))
+        rules.handle(.opened(1))
+        rules.handle(.authenticated(1, H.lowDevice))
+        #expect(rules.handle(.connected(1, H.outcome("ann"))).last == "finish 1 ok")
+        // The caller sends at once; the peer's dial arrives and wins: ours is closed as a duplicate.
+        rules.acceptAndAuthenticate(2, device: H.lowDevice)
+        rules.handle(.prompted(2, H.prompt("ann", code: false)))
+        rules.handle(.unacknowledged(1, messages: [ByteBuffer(string: "hello")], next: 1))
+        #expect(
+            rules.handle(.closed(1, nil)) == [
+                "forgetDatagrams 1", "schedule redeliveryWindow(ann, generation: 1) 60.0 seconds",
+            ]
+        )
+        let actions = rules.handle(.connected(2, H.outcome("ann")))
+        #expect(actions.contains("write 2 resume 0 [\"hello\"]"))
+        #expect(!actions.contains { $0.hasPrefix("emit undelivered") })
+    }
+
+    @Test func aSurvivorAcceptedBeforeTheReplacedConnectionEndedWaitsForItAndNumbersAboveIt() throws {
+        var rules = H(device: H.highDevice)
+        try rules.pin(H.lowDevice)
+        rules.handle(.found(H.advert("ann", device: H.lowDevice, name: "Ann")))
+        rules.handle(.dialStarted(1, peer: ann))
+        rules.handle(.opened(1))
+        rules.handle(.authenticated(1, H.lowDevice))
+        rules.handle(.connected(1, H.outcome("ann")))
+        rules.acceptAndAuthenticate(2, device: H.lowDevice)
+        rules.handle(.prompted(2, H.prompt("ann", code: false)))
+        // Both sides accept the survivor before the replaced connection's end is known: it waits.
+        #expect(rules.handle(.connected(2, H.outcome("ann"))).isEmpty)
+        // The replaced connection used numbers 0…4; 3 and 4 ("d", "e") were not acknowledged.
+        rules.handle(.unacknowledged(1, messages: ["d", "e"].map { ByteBuffer(string: $0) }, next: 5))
+        let actions = rules.handle(.closed(1, nil))
+        #expect(actions.contains("write 2 resume 3 [\"d\", \"e\"]"))
+        #expect(actions.last == "emit stateChanged ann connected")
+        #expect(!actions.contains { $0.hasPrefix("emit undelivered") })
+        #expect(rules.machine.connection(of: ann) == 2)
+    }
+}
