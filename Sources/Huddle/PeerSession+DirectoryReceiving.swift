@@ -45,7 +45,13 @@ extension PeerSession {
             sendResourceNow(.decline(transfer.id, reason: "cannot receive: \(error)"), to: transfer.peer)
             throw error
         }
-        let tree = IncomingDirectory(transfer: transfer, staging: staging, needed: plan.needed, present: plan.present)
+        let tree = IncomingDirectory(
+            transfer: transfer,
+            staging: staging,
+            needed: plan.needed,
+            present: plan.present,
+            progressInterval: configuration.transfers.progressInterval
+        )
         transfers.receiving(tree)
         sendResourceNow(.directoryAccept(transfer.id, needed: plan.needed), to: transfer.peer)
     }
@@ -59,174 +65,106 @@ extension PeerSession {
         data: ByteBuffer,
         counted: Int
     ) -> Bool {
-        let count = UInt64(data.readableBytes)
-        guard var entry = openEntry(tree, index) else { return false }
-        let entryInfo = tree.offer.entries[Int(index)]
-        if case .refuse(let reason) = entry.bytes.chunk(at: offset, count: count) {
-            failDirectory(tree, reason: "\(entryInfo.path): \(reason)", keepParts: true)
-            return false
+        var handedOver = false
+        for action in tree.rules.chunk(index, offset: offset, count: UInt64(data.readableBytes)) {
+            guard case .write = action else {
+                perform(action, on: tree)
+                continue
+            }
+            guard let sink = tree.sink else { continue }
+            if let failure = sink.failure {
+                perform(tree.rules.fail("\(tree.staging.offer.entries[Int(index)].path): \(failure)"), on: tree)
+                break
+            }
+            // The sink takes the chunk's bytes off the budget once written; the message's header goes now.
+            flow.consumedResource(counted - data.readableBytes)
+            sink.append(data)
+            handedOver = true
         }
-        if let failure = entry.sink.failure {
-            failDirectory(tree, reason: "\(entryInfo.path): \(failure)", keepParts: true)
-            return false
-        }
-        // The sink takes the chunk's bytes off the budget once written; the message's header goes now.
-        flow.consumedResource(counted - data.readableBytes)
-        entry.sink.append(data)
-        tree.completed += count
-        tree.current = entry
-        // A file's last chunk reports nothing: the file is reported once, complete, when it has been checked.
-        if entry.written < entry.bytes.size,
-            tree.completed - tree.reportedAt >= UInt64(configuration.transfers.progressInterval)
-        {
-            tree.reportedAt = tree.completed
-            emit(.transferProgress(tree.progress(of: entry)))
-        }
-        return true
+        return handedOver
     }
 
-    /// The sender has sent all of file `index`, with its SHA-256: once its sink has written everything, check the
-    /// part and give it its name. (A part that was already whole from an earlier run gets no chunks, only this.)
+    /// The sender has sent all of file `index`, with its SHA-256: once its sink has written everything, the part
+    /// is checked and given its name.
     func receivedEntryEnd(_ tree: IncomingDirectory, index: UInt32, sha256 claimed: [UInt8]) {
-        guard let entry = openEntry(tree, index) else { return }
-        let info = tree.offer.entries[Int(index)]
-        guard entry.written == info.size else {
-            return failDirectory(
-                tree,
-                reason: "\(info.path) ended at \(entry.written) of \(info.size) bytes",
-                keepParts: true
-            )
-        }
-        tree.current = nil
-        tree.closing += 1
-        guard entry.written > entry.bytes.startedAt else {
-            // Whole from an earlier run, nothing written now: checked at once, before what comes next.
-            return entryClosed(tree, entry, sha256: entry.sink.closeUnwritten(), claimed: claimed, failure: nil)
-        }
-        Task {
-            let (sha256, failure) = await entry.sink.close(sync: false)
-            entryClosed(tree, entry, sha256: sha256, claimed: claimed, failure: failure)
-        }
-    }
-
-    /// The open part of file `index`: the current one, or — when the sender moves on to it — that file's part,
-    /// opened at the offset asked for. Nil when the transfer failed instead (a file left unfinished, or one not
-    /// asked for).
-    func openEntry(_ tree: IncomingDirectory, _ index: UInt32) -> IncomingDirectory.OpenEntry? {
-        if let current = tree.current {
-            if current.index == index { return current }
-            let path = tree.offer.entries[Int(current.index)].path
-            failDirectory(tree, reason: "\(path) ended at \(current.written) bytes", keepParts: true)
-            return nil
-        }
-        guard let start = tree.remaining[index] else {
-            failDirectory(tree, reason: "file \(index) was not asked for", keepParts: true)
-            return nil
-        }
-        do {
-            let (handle, hasher) = try tree.staging.openPart(Int(index), at: start)
-            let sink = fileSink(handle: handle, hasher: hasher)
-            let bytes = IncomingBytes(size: tree.offer.entries[Int(index)].size, present: start, progressInterval: 1)
-            tree.current = IncomingDirectory.OpenEntry(index: index, sink: sink, bytes: bytes)
-            return tree.current
-        } catch {
-            failDirectory(tree, reason: "\(error)", keepParts: true)
-            return nil
-        }
-    }
-
-    /// A file's sink has written all its bytes: check them against the sender's SHA-256 and give the file its
-    /// name; the tree finishes here when END came meanwhile. When the transfer ended meanwhile (cancelled, the
-    /// connection lost), a file that checks out still gets its name in the staging directory, for the next run.
-    func entryClosed(
-        _ tree: IncomingDirectory,
-        _ entry: IncomingDirectory.OpenEntry,
-        sha256: [UInt8],
-        claimed: [UInt8],
-        failure: String?
-    ) {
-        tree.closing -= 1
-        let active = transfers.isActive(tree)
-        // An ended transfer's event waits for this file (kept or not), and for any other still closing.
-        defer { if !active { reportEndIfSettled(tree) } }
-        let info = tree.offer.entries[Int(entry.index)]
-        if let failure {
-            if active { failDirectory(tree, reason: "\(info.path): \(failure)", keepParts: true) }
-            return
-        }
-        guard sha256 == claimed else {
-            tree.staging.discardPart(Int(entry.index))
-            let reason = "SHA-256 mismatch: \(info.path) does not match what was sent"
-            if active { failDirectory(tree, reason: reason, keepParts: true) }
-            return
-        }
-        do {
-            try tree.staging.keep(Int(entry.index))
-        } catch {
-            if active { failDirectory(tree, reason: "\(error)", keepParts: true) }
-            return
-        }
-        tree.remaining[entry.index] = nil
-        tree.filesCompleted += 1
-        guard active else { return }
-        tree.reportedAt = tree.completed
-        emit(.transferProgress(tree.progress(of: entry)))
-        if tree.endReceived, tree.closing == 0 { finishDirectory(tree) }
+        perform(tree.rules.entryEnd(index, sha256: claimed), on: tree)
     }
 
     /// The sender is done: every file must be here and verified; then the tree moves into place.
     func finishDirectory(_ tree: IncomingDirectory) {
-        if tree.current == nil, tree.closing > 0 {
-            tree.endReceived = true
-            return
-        }
-        guard tree.current == nil, tree.remaining.isEmpty else {
-            let missing = tree.remaining.count
-            return failDirectory(tree, reason: "ended with \(missing) file(s) incomplete", keepParts: true)
-        }
-        transfers.forget(tree.transfer.id)
-        do {
-            let final = try tree.staging.finish(keeping: transfers.stagingRoots)
-            sendResourceNow(.result(tree.transfer.id, ok: true, reason: ""), to: tree.transfer.peer)
-            emit(.transferFinished(tree.transfer.id, tree.transfer.peer, final))
-        } catch {
-            sendResourceNow(.result(tree.transfer.id, ok: false, reason: "\(error)"), to: tree.transfer.peer)
-            emit(.transferFailed(tree.transfer.id, tree.transfer.peer, .transferFailed("\(error)")))
-        }
+        perform(tree.rules.end(), on: tree)
     }
 
-    /// Ends a directory transfer with the sender told why. The staging directory stays: every file in its tree
-    /// was verified, and parts hold only bytes that were in order (a part whose check failed is removed).
-    func failDirectory(_ tree: IncomingDirectory, reason: String, keepParts: Bool = false) {
-        if !keepParts, let current = tree.current { tree.staging.discardPart(Int(current.index)) }
-        sendResourceNow(.result(tree.transfer.id, ok: false, reason: reason), to: tree.transfer.peer)
-        stopDirectory(tree, reason: reason)
-    }
-
-    /// Forgets a directory transfer, keeping its staging directory for a resume.
+    /// Ends a directory transfer without a RESULT (cancelled, the connection lost), keeping its staging directory
+    /// for a resume.
     func stopDirectory(_ tree: IncomingDirectory, reason: String) {
-        if transfers.isActive(tree) { transfers.forget(tree.transfer.id) }
-        closeCurrentEntry(of: tree)
-        tree.endedEvent = .transferFailed(tree.transfer.id, tree.transfer.peer, .transferFailed(reason))
-        reportEndIfSettled(tree)
+        perform(tree.rules.stop(reason: reason), on: tree)
     }
 
-    /// Closes the open file, if any, once what was handed to it is written; its part stays for a resume.
-    func closeCurrentEntry(of tree: IncomingDirectory) {
-        guard let sink = tree.current?.sink else { return }
-        tree.current = nil
-        tree.closing += 1
-        Task {
-            _ = await sink.close(sync: false)
-            tree.closing -= 1
-            reportEndIfSettled(tree)
+    func perform(_ actions: [IncomingDirectoryRules.Action], on tree: IncomingDirectory) {
+        for action in actions { perform(action, on: tree) }
+    }
+
+    /// Carries out one action of a directory's rules (``IncomingDirectoryRules/Action``).
+    func perform(_ action: IncomingDirectoryRules.Action, on tree: IncomingDirectory) {
+        let id = tree.transfer.id
+        switch action {
+        case .open(let index, let start):
+            do {
+                let (handle, hasher) = try tree.staging.openPart(Int(index), at: start)
+                tree.sink = fileSink(handle: handle, hasher: hasher)
+            } catch {
+                perform(tree.rules.fail("\(error)"), on: tree)
+            }
+        case .write:
+            break  // only with the chunk's bytes, in receivedEntryChunk
+        case .closeAndCheck(let index, let wroteNothing):
+            guard let sink = tree.sink else {
+                // Its part could not be opened (the transfer failed already): nothing to check.
+                return perform(tree.rules.checked(index, sha256: [], failure: "the part is not open"), on: tree)
+            }
+            tree.sink = nil
+            // Whole from an earlier run, nothing written now: checked at once, before what comes next.
+            if wroteNothing {
+                return perform(tree.rules.checked(index, sha256: sink.closeUnwritten(), failure: nil), on: tree)
+            }
+            Task {
+                let (sha256, failure) = await sink.close(sync: false)
+                perform(tree.rules.checked(index, sha256: sha256, failure: failure), on: tree)
+            }
+        case .closeForResume:
+            guard let sink = tree.sink else { return perform(tree.rules.closedForResume(), on: tree) }
+            tree.sink = nil
+            Task {
+                _ = await sink.close(sync: false)
+                perform(tree.rules.closedForResume(), on: tree)
+            }
+        case .keep(let index):
+            do {
+                try tree.staging.keep(Int(index))
+                perform(tree.rules.kept(index), on: tree)
+            } catch {
+                perform(tree.rules.keepFailed(index, reason: "\(error)"), on: tree)
+            }
+        case .discardPart(let index):
+            tree.staging.discardPart(Int(index))
+        case .progress(let progress):
+            emit(.transferProgress(progress))
+        case .sendFailure(let reason):
+            sendResourceNow(.result(id, ok: false, reason: reason), to: tree.transfer.peer)
+        case .forget:
+            if transfers.isActive(tree) { transfers.forget(id) }
+        case .finish:
+            do {
+                let final = try tree.staging.finish(keeping: transfers.stagingRoots)
+                sendResourceNow(.result(id, ok: true, reason: ""), to: tree.transfer.peer)
+                emit(.transferFinished(id, tree.transfer.peer, final))
+            } catch {
+                sendResourceNow(.result(id, ok: false, reason: "\(error)"), to: tree.transfer.peer)
+                emit(.transferFailed(id, tree.transfer.peer, .transferFailed("\(error)")))
+            }
+        case .reportEnded(let reason):
+            emit(.transferFailed(id, tree.transfer.peer, .transferFailed(reason)))
         }
-    }
-
-    /// Sends the ended transfer's event once none of its files is still closing.
-    func reportEndIfSettled(_ tree: IncomingDirectory) {
-        guard tree.closing == 0, let event = tree.endedEvent else { return }
-        tree.endedEvent = nil
-        emit(event)
     }
 }
