@@ -12,6 +12,7 @@ import Foundation
 import Huddle
 import HuddleDiscovery
 import HuddleTransport
+import NIOPosix
 
 @main
 struct PeerBench: AsyncParsableCommand {
@@ -29,6 +30,14 @@ struct BenchSessionOptions: ParsableArguments {
     @Option(name: .customLong("data-dir")) var dataDirectory: String
     @Option var interface: [String] = []
     @Option var host: String?
+    @Flag(
+        name: .customLong("on-event-loop"),
+        help: "Run every connection on one event loop and handle events on it (EventLoopTaskExecutor)."
+    )
+    var onEventLoop = false
+
+    /// The one loop every connection runs on with `--on-event-loop`.
+    static let loop = MultiThreadedEventLoopGroup.singleton.next()
 
     func start() async throws -> PeerSession {
         var discovery = DiscoveryConfiguration()
@@ -38,6 +47,7 @@ struct BenchSessionOptions: ParsableArguments {
         configuration.dataDirectory = URL(fileURLWithPath: dataDirectory)
         configuration.trustsOnFirstUse = true
         configuration.connection.maximumMessageSize = 16 * 1024 * 1024
+        if onEventLoop { configuration.eventLoopGroup = Self.loop }
         let stack = try await MDNSStack.start(configuration: discovery)
         let session = try await PeerSession(
             sessionID: session,

@@ -15,6 +15,14 @@ struct Serve: AsyncParsableCommand {
     func run() async throws {
         let session = try await options.start()
         emit(["event": "ready", "device": session.identity.deviceID.shortID])
+        guard options.onEventLoop else { return try await serve(session) }
+        // Events are handled, and replies written, on the connections' own loop.
+        try await withTaskExecutorPreference(EventLoopTaskExecutor(BenchSessionOptions.loop)) {
+            try await serve(session)
+        }
+    }
+
+    func serve(_ session: PeerSession) async throws {
         var counted = 0
         var firstMessage: ContinuousClock.Instant?
         var datagrams = Set<UInt64>()

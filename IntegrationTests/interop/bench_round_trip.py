@@ -2,7 +2,8 @@
 """Round trip and message rate, before and after a change, beside their floor (not collected by pytest).
 
   python3 IntegrationTests/interop/bench_round_trip.py --new .build/release/huddle-peer-bench \\
-      --baseline /tmp/base/.build/release/huddle-peer-bench [--rounds 3] [--rtt 5000] [--messages 200000]
+      --baseline /tmp/base/.build/release/huddle-peer-bench [--rounds 3] [--rtt 5000] [--messages 200000] \\
+      [--new-serve-arg=--on-event-loop]
 
 Two test hosts a (client) and b (server), one run, side by side, each round in alternating order:
   floor:     huddle-peer-bench tls-echo (a bare NIO handler echoing over mutual TLS 1.3, same keys and settings)
@@ -30,9 +31,11 @@ def common(host, name: str, home: str) -> list[str]:
     return ["--name", name, "--data-dir", home, "--interface", host.ifname, "--host", f"pb-{host.letter}"]
 
 
-def session_figures(binary: str, a, b, root: str, tag: str, rtt: int, messages: int) -> dict:
+def session_figures(binary: str, a, b, root: str, tag: str, rtt: int, messages: int,
+                    serve_args: list[str]) -> dict:
     """The session's 1000-byte round trip and one-way message rate with `binary` on both hosts."""
-    server = b.spawn(binary, "serve", *common(b, "Server", os.path.join(root, tag, "b")), label=f"b:serve {tag}")
+    server = b.spawn(binary, "serve", *common(b, "Server", os.path.join(root, tag, "b")), *serve_args,
+                     label=f"b:serve {tag}")
     try:
         server.wait_line(lambda l: '"ready"' in l, 20)
         home = os.path.join(root, tag, "a")
@@ -73,6 +76,9 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--rtt", type=int, default=5000, help="round trips measured per run")
     parser.add_argument("--messages", type=int, default=200_000, help="messages in each throughput run")
+    parser.add_argument("--new-serve-arg", action="append", default=[],
+                        help="an argument for the new binary's `serve` only (repeatable), e.g. --on-event-loop; "
+                             "--baseline may then name the same binary")
     args = parser.parse_args()
     reason = netns_available()
     if reason:
@@ -85,11 +91,12 @@ def main() -> int:
         a, b = tb[0], tb[1]
         for number in range(args.rounds):
             figures = {"echo": echo_figures(args.new, a, b, root, args.rtt)}
-            order = [("new", args.new), ("baseline", args.baseline)]
+            order = [("new", args.new, args.new_serve_arg), ("baseline", args.baseline, [])]
             if number % 2:
                 order.reverse()
-            for tag, binary in order:
-                figures[tag] = session_figures(binary, a, b, root, f"{tag}{number}", args.rtt, args.messages)
+            for tag, binary, serve_args in order:
+                figures[tag] = session_figures(binary, a, b, root, f"{tag}{number}", args.rtt, args.messages,
+                                               serve_args)
             rounds.append(figures)
             print(f"round {number + 1}: " + json.dumps(figures, sort_keys=True), flush=True)
     finally:

@@ -57,7 +57,7 @@ public actor PeerSession {
     var directory: (any PeerDirectory)?
     /// The multicast DNS stack the session started because it was given no directory; only this one it shuts down.
     var ownStack: MDNSStack?
-    let group: any EventLoopGroup = PeerChannels.defaultEventLoopGroup
+    var group: any EventLoopGroup { configuration.eventLoopGroup }
 
     var listener: (any Channel)?
     var datagramChannel: (any Channel)?

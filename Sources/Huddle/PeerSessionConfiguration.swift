@@ -3,7 +3,7 @@ public import HuddleDiscovery
 public import HuddleTransport
 public import HuddleWire
 public import Logging
-import NIOCore
+public import NIOCore
 
 /// How a ``PeerSession`` behaves; every limit has a documented default (`docs/security.md` §4.9).
 public struct PeerSessionConfiguration: Sendable {
@@ -57,6 +57,11 @@ public struct PeerSessionConfiguration: Sendable {
     /// How many pairing runs may start, and when (``PairingBudget``): one pairing at a time, one new run per
     /// source every 2 s, and a 60 s pause after 5 runs end unpaired within 10 minutes.
     public var pairingBudget = PairingBudget.Configuration()
+    /// The event loops the session's sockets run on. Default: NIO's shared group, one loop per core. Give one
+    /// loop (an `EventLoop` is a group of one) to run every connection on it, and read ``PeerSession/events`` in a
+    /// task preferring ``EventLoopTaskExecutor`` on that loop: messages are then handled and answered on the
+    /// connection's thread, without a hand-off each way.
+    public var eventLoopGroup: any EventLoopGroup = PeerChannels.defaultEventLoopGroup
     /// Forged datagrams a link takes before it stops receiving (``DatagramOpener/defaultAuthenticationFailureLimit``);
     /// tests lower it.
     var datagramAuthenticationFailureLimit = DatagramOpener.defaultAuthenticationFailureLimit
