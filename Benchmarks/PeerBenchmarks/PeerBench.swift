@@ -49,7 +49,7 @@ struct BenchSessionOptions: ParsableArguments {
         configuration.connection.maximumMessageSize = 16 * 1024 * 1024
         if onEventLoop { configuration.eventLoopGroup = Self.loop }
         let stack = try await MDNSStack.start(configuration: discovery)
-        let session = try await PeerSession(
+        let session = try await PeerSession.loadingIdentity(
             sessionID: session,
             displayName: name,
             mode: .peer,

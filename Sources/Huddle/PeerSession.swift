@@ -13,7 +13,8 @@ import Synchronization
 /// ```swift
 /// var configuration = PeerSessionConfiguration()
 /// configuration.connectsToFoundPeers = true  // one side of each pair dials (DialOrder)
-/// let session = try await PeerSession(sessionID: "TypingTogether", displayName: "Ada", configuration: configuration)
+/// let session = try await PeerSession.loadingIdentity(
+///     sessionID: "TypingTogether", displayName: "Ada", configuration: configuration)
 /// try await session.start()
 /// for await event in session.events {
 ///     switch event {
@@ -92,21 +93,27 @@ public actor PeerSession {
     /// verified peer.
     public var ignoredAdverts: Int { machine.ignoredAdverts }
 
+    /// Makes a session from what it needs, already loaded: it does no I/O until ``start()`` (or ``run()``). To load
+    /// this device's key and trust store from ``PeerSessionConfiguration/dataDirectory`` first, use
+    /// ``loadingIdentity(sessionID:displayName:mode:configuration:directory:)``.
     /// - Parameters:
     ///   - sessionID: apps with the same ID meet; others never do.
     ///   - displayName: shown to others (advertised as the DNS-SD instance name).
     ///   - directory: how to find peers; `nil` for multicast DNS as ``PeerSessionConfiguration/discovery`` says,
     ///     with a stack the session owns. A directory passed in stays the caller's: ``stop()`` does not shut it
     ///     down.
-    /// - Throws: ``IdentityError`` when the device key cannot be read, TLS errors when it cannot be used.
+    ///   - identity: this device's key (``DeviceIdentity/loadOrCreate(in:)``, or ``DeviceIdentity/ephemeral()``).
+    ///   - trustStore: the devices this one has paired with (``TrustStore/init(directory:)``, or an empty one).
+    /// - Throws: ``PeerSessionError`` for a configuration that does not hold together, TLS errors when the key
+    ///   cannot be used.
     public init(
         sessionID: String,
         displayName: String,
         mode: PeerSessionMode = .peer,
         configuration: PeerSessionConfiguration = .init(),
         directory: (any PeerDirectory)? = nil,
-        identity: DeviceIdentity? = nil,
-        trustStore: TrustStore? = nil
+        identity: DeviceIdentity,
+        trustStore: TrustStore
     ) async throws {
         try configuration.validate()
         self.sessionID = sessionID
@@ -115,8 +122,8 @@ public actor PeerSession {
         self.configuration = configuration
         self.peerID = .random()
         self.serviceType = MDNSServiceType(sessionID: sessionID).description
-        self.identity = try identity ?? DeviceIdentity.loadOrCreate(in: configuration.dataDirectory)
-        self.trustStore = trustStore ?? TrustStore(directory: configuration.dataDirectory)
+        self.identity = identity
+        self.trustStore = trustStore
         self.tls = try PeerTLS(identity: self.identity)
         self.machine = PeerSessionStateMachine(
             local: .init(device: self.identity.deviceID, instance: self.peerID, mode: mode),
@@ -155,6 +162,29 @@ public actor PeerSession {
         self.flow = flow
         self.broadcast = broadcast
         (inboxStream, inbox) = AsyncStream.makeStream()
+    }
+
+    /// Loads (or makes) this device's key and loads its trust store from ``PeerSessionConfiguration/dataDirectory``,
+    /// then makes the session (``init(sessionID:displayName:mode:configuration:directory:identity:trustStore:)``).
+    /// - Throws: ``IdentityError`` when the device key cannot be read or the data directory is not this user's
+    ///   alone, and what the initializer throws.
+    public static func loadingIdentity(
+        sessionID: String,
+        displayName: String,
+        mode: PeerSessionMode = .peer,
+        configuration: PeerSessionConfiguration = .init(),
+        directory: (any PeerDirectory)? = nil
+    ) async throws -> PeerSession {
+        let identity = try DeviceIdentity.loadOrCreate(in: configuration.dataDirectory)
+        return try await PeerSession(
+            sessionID: sessionID,
+            displayName: displayName,
+            mode: mode,
+            configuration: configuration,
+            directory: directory,
+            identity: identity,
+            trustStore: TrustStore(directory: configuration.dataDirectory)
+        )
     }
 
     /// Starts accepting (server, peer) and advertising and browsing as the mode says.

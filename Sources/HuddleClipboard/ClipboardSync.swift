@@ -11,7 +11,8 @@ public import ServiceLifecycle
 /// ```swift
 /// var configuration = PeerSessionConfiguration()
 /// configuration.connectsToFoundPeers = true  // keep in step with every machine found
-/// let session = try await PeerSession(sessionID: "Clipboard", displayName: "Ada", configuration: configuration)
+/// let session = try await PeerSession.loadingIdentity(
+///     sessionID: "Clipboard", displayName: "Ada", configuration: configuration)
 /// try await session.start()
 /// let sync = ClipboardSync(session: session, pasteboard: try SystemPasteboard.make())
 /// Task { for await event in sync.events { print(event) } }

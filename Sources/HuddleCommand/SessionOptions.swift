@@ -110,7 +110,7 @@ struct SessionOptions: ParsableArguments {
         // that cannot start (its key unreadable, no usable interface) is said so and exits with its code.
         let sessionID = sessionID(default: defaultSession)
         return try await CommandFailure.run {
-            let session = try await PeerSession(
+            let session = try await PeerSession.loadingIdentity(
                 sessionID: sessionID,
                 displayName: displayName,
                 mode: mode,

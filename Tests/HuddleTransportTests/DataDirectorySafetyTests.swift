@@ -93,7 +93,7 @@ struct DataDirectorySafetyTests {
         configuration.dataDirectory = temporary.url
         configuration.listenHost = "127.0.0.1"
         await #expect(throws: IdentityError.self) {
-            _ = try await PeerSession(
+            _ = try await PeerSession.loadingIdentity(
                 sessionID: "TypingTogether",
                 displayName: "Ada",
                 configuration: configuration,
