@@ -18,62 +18,65 @@ extension PeerSession {
     /// device, or the peer is busy pairing one, this waits and tries again within `timeout`; while pairing is
     /// paused after failed runs it throws `.pairingRateLimited`.
     public func connect(to peer: PeerID, timeout: Duration = .seconds(60), context: [UInt8] = []) async throws {
-        let deadline = ContinuousClock.now + timeout
+        let attempts = ConnectAttempts(peer: peer, timeout: timeout, now: .now)
         while true {
             guard !Task.isCancelled || stopped else { throw PeerSessionError.cancelled }
             let plan = try machine.connectPlan(to: peer, contextSize: context.count)
             guard case .dial(let address, let expected, let pairing) = plan else { return }
-            if let pairing { try await waitForPairingBudget(pairing, peer: peer, until: deadline) }
+            if let pairing { try await waitForPairingBudget(pairing, attempts) }
+            let step: ConnectAttempts.Step
             do {
-                return try await dial(peer, at: address, expecting: expected, until: deadline, context: context)
-            } catch let error as PeerSessionError
-                where error.wireError.flatMap(PeerSessionStateMachine.pairingRefusal) != nil
-            {
-                guard error.wireError.flatMap(PeerSessionStateMachine.pairingRefusal) == .pairingBusy else {
-                    throw PeerSessionError.pairingRateLimited
-                }
-                // The peer is pairing another device, or heard from us a moment ago: try again shortly.
-                let retry = ContinuousClock.now + machine.pairingRetryDelay()
-                guard retry < deadline else { throw PeerSessionError.connectTimedOut(peer) }
-                do { try await Task.sleep(until: retry) } catch { throw PeerSessionError.cancelled }
+                return try await dial(
+                    peer,
+                    at: address,
+                    expecting: expected,
+                    until: attempts.deadline,
+                    context: context
+                )
+            } catch let error as PeerSessionError where error.code != .cancelled {
+                step = attempts.dialFailed(error, now: .now, retryDelay: machine.pairingRetryDelay())
             }
+            try await carryOut(step)
         }
     }
 
-    /// Waits until this session's pairing budget would let a first-contact dial to `source` start.
-    func waitForPairingBudget(
-        _ source: PairingBudget.Source,
-        peer: PeerID,
-        until deadline: ContinuousClock.Instant
-    )
-        async throws
-    {
-        while let refusal = pairingGate.check(source, role: .initiator) {
-            switch refusal {
-            case .paused:
-                throw PeerSessionError.pairingRateLimited
-            case .tooSoon(let retryAt):
-                guard retryAt < deadline else { throw PeerSessionError.connectTimedOut(peer) }
-                do { try await Task.sleep(until: retryAt) } catch { throw PeerSessionError.cancelled }
-            case .pairingInProgress:
-                let gate = pairingGate
-                let ended = await withTaskGroup(of: Bool.self) { group in
-                    group.addTask {
-                        await gate.runEnded()
-                        return true
-                    }
-                    group.addTask {
-                        try? await Task.sleep(until: deadline)
-                        return false
-                    }
-                    let first = await group.next()!
-                    group.cancelAll()
-                    return first
-                }
-                guard !Task.isCancelled else { throw PeerSessionError.cancelled }
-                guard ended else { throw PeerSessionError.connectTimedOut(peer) }
-            }
+    /// Waits until this session's pairing budget lets a first-contact dial to `source` start.
+    func waitForPairingBudget(_ source: PairingBudget.Source, _ attempts: ConnectAttempts) async throws {
+        while true {
+            let step = attempts.budget(pairingGate.check(source, role: .initiator))
+            guard step != .dial else { return }
+            try await carryOut(step, attempts)
             guard !stopped else { throw PeerSessionError.stopped }
+        }
+    }
+
+    /// Carries out a step of ``ConnectAttempts`` other than dialling: waits, or throws.
+    func carryOut(_ step: ConnectAttempts.Step, _ attempts: ConnectAttempts? = nil) async throws {
+        switch step {
+        case .dial:
+            return
+        case .fail(let error):
+            throw error
+        case .waitUntil(let instant):
+            do { try await Task.sleep(until: instant) } catch { throw PeerSessionError.cancelled }
+        case .waitForPairingRun:
+            guard let attempts else { return }
+            let gate = pairingGate
+            let ended = await withTaskGroup(of: Bool.self) { group in
+                group.addTask {
+                    await gate.runEnded()
+                    return true
+                }
+                group.addTask {
+                    try? await Task.sleep(until: attempts.deadline)
+                    return false
+                }
+                let first = await group.next()!
+                group.cancelAll()
+                return first
+            }
+            guard !Task.isCancelled else { throw PeerSessionError.cancelled }
+            if let failed = attempts.pairingRunWaitEnded(runEnded: ended) { try await carryOut(failed) }
         }
     }
 
