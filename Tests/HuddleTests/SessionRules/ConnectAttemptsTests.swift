@@ -35,7 +35,10 @@ struct ConnectAttemptsTests {
 
     @Test func aBusyPeerIsTriedAgainWithinTheDeadlineOnly() {
         let busy = Self.refused(.pairingBusy)
-        #expect(attempts.dialFailed(busy, now: at(3), retryDelay: .milliseconds(700)) == .waitUntil(at(3) + .milliseconds(700)))
+        #expect(
+            attempts.dialFailed(busy, now: at(3), retryDelay: .milliseconds(700))
+                == .waitUntil(at(3) + .milliseconds(700))
+        )
         #expect(attempts.dialFailed(busy, now: at(9.5), retryDelay: .milliseconds(500)) == .fail(.connectTimedOut(bob)))
         // The same refusal as the peer's closing reason.
         let closed = PeerSessionError.connection(.wire(.closedByPeer(reason: .pairingBusy)))
