@@ -77,6 +77,13 @@ struct ReconnectAndRedeliveryRulesTests {
         #expect(rules.handle(.disconnect(bob)) == ["closeFlow bob 1", "write 1 close(\(PeerCloseReason.goodbye))"])
         #expect(rules.handle(.closed(1, dropped)).allSatisfy { !$0.hasPrefix("schedule reconnect") })
         #expect(rules.machine.reconnecting.isEmpty)
+        // The side that receives the goodbye: its connection ends without an error, and it does not dial back.
+        var receiver = H()
+        try connected(&receiver)
+        let ended = receiver.handle(.closed(1, nil))
+        #expect(ended.contains("emit stateChanged bob disconnected"))
+        #expect(ended.allSatisfy { !$0.hasPrefix("schedule reconnect") })
+        #expect(receiver.machine.reconnecting.isEmpty && receiver.machine.droppedDevices.isEmpty)
     }
 
     @Test func unacknowledgedMessagesGoFirstOnTheNextConnection() throws {
@@ -99,7 +106,10 @@ struct ReconnectAndRedeliveryRulesTests {
         var rules = H()
         try connected(&rules)
         rules.handle(.unacknowledged(1, messages: [ByteBuffer(string: "one")], next: 1))
-        rules.handle(.closed(1, dropped))
+        // Kept when the connection is lost, not reported: the report waits for the window.
+        let lost = rules.handle(.closed(1, dropped))
+        #expect(lost.contains("schedule redeliveryWindow(bob, generation: 1) 60.0 seconds"))
+        #expect(lost.allSatisfy { !$0.hasPrefix("emit undelivered") })
         #expect(rules.handle(.unsent(ByteBuffer(string: "late"), to: bob, connection: nil)).isEmpty)
         #expect(
             rules.handle(.timer(.redeliveryWindow(bob, generation: 1))) == ["emit undelivered bob [\"one\", \"late\"]"]
