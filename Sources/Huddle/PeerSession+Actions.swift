@@ -52,10 +52,8 @@ extension PeerSession {
         case .startDatagrams(let id, let outcome):
             startDatagrams(on: id, outcome: outcome)
         case .forgetDatagrams(let id):
-            guard let link = io[id]?.datagram else { return }
-            io[id]?.datagram = nil
-            datagramRoutes[link.opener.connectionID] = nil
-            datagramFilter.forget(link.opener.connectionID)
+            guard let cid = datagrams.remove(on: id) else { return }
+            datagramFilter.forget(cid)
         case .rememberTrust(let device, let level, let name, let version):
             do {
                 if let level {

@@ -10,7 +10,7 @@ extension PeerSession {
     /// What the datagram layer of the connection to `peer` counted (delivered, replays, forgeries, …).
     public func datagramCounters(for peer: PeerID) -> DatagramCounters? {
         guard let id = machine.connection(of: peer) else { return nil }
-        return io[id]?.datagram?.opener.counters
+        return datagrams.counters(on: id)
     }
 
     /// How many received datagrams were dropped before opening because they named no link of this session (too
@@ -53,7 +53,7 @@ extension PeerSession {
             )
         else { return }
         let keys = schedule.keys(for: slot.role == .initiator ? .initiator : .responder)
-        io[id]?.datagram = DatagramLink(
+        let link = DatagramLink(
             sealer: DatagramSealer(keys: keys, now: datagramNow),
             opener: DatagramOpener(
                 keys: keys,
@@ -61,7 +61,7 @@ extension PeerSession {
             ),
             remote: remote
         )
-        datagramRoutes[keys.localConnectionID] = id
+        datagrams.add(link, on: id)
         // Packets the peer sent before this side had the link: opened now, in the order they came.
         for early in datagramFilter.allow(keys.localConnectionID) {
             receivedDatagram(early.bytes, from: early.source)
@@ -77,12 +77,15 @@ extension PeerSession {
     }
 
     func receivedDatagram(_ bytes: [UInt8], from source: SocketAddress) {
-        guard let cid = DatagramConnectionID(destinationOf: bytes), let id = datagramRoutes[cid],
-            var link = io[id]?.datagram, let peer = machine.peer(on: id)
-        else { return }
-        let result = link.opener.open(bytes, now: datagramNow)
-        if case .delivered(let payload) = result {
-            link.remote = datagramAddress(source)
+        let opened = datagrams.open(bytes, from: source, now: datagramNow, address: datagramAddress)
+        let id: Int
+        switch opened {
+        case .unrouted: return
+        case .dropped(let connection): id = connection
+        case .delivered(_, let connection): id = connection
+        }
+        guard let peer = machine.peer(on: id) else { return }
+        if case .delivered(let payload, _) = opened {
             if flow.admitDatagram(payload.count) {
                 emit(.received(payload, from: peer))
             } else {
@@ -93,22 +96,18 @@ extension PeerSession {
                 )
             }
         }
-        io[id]?.datagram = link
-        if link.opener.isCloseRecommended {
-            // Anyone on the path can send packets with this link's connection ID: the forgeries end the link's
-            // receiving, never the TLS session and what runs on it (`docs/threat-model.md`, "Datagrams").
-            datagramRoutes[cid] = nil
-            datagramFilter.forget(cid)
-            emit(.peerError(peer, .datagramsStopped(peer, forgeries: link.opener.counters.authFailures)))
-        }
+        // Anyone on the path can send packets with this link's connection ID: the forgeries end the link's
+        // receiving (this packet was the last it routes), never the TLS session and what runs on it
+        // (`docs/threat-model.md`, "Datagrams").
+        guard let forgeries = datagrams.stoppedReceiving(on: id), let cid = DatagramConnectionID(destinationOf: bytes)
+        else { return }
+        datagramFilter.forget(cid)
+        emit(.peerError(peer, .datagramsStopped(peer, forgeries: forgeries)))
     }
 
     /// The connection ID this side receives `peer`'s datagrams under, while it does.
     func receivingDatagramConnectionID(from peer: PeerID) -> DatagramConnectionID? {
-        guard let id = machine.connection(of: peer), let cid = io[id]?.datagram?.opener.connectionID,
-            datagramRoutes[cid] == id
-        else { return nil }
-        return cid
+        machine.connection(of: peer).flatMap { datagrams.receivingConnectionID(on: $0) }
     }
 
     func sendDatagram(_ bytes: [UInt8], to peers: [PeerID]) throws {
@@ -119,20 +118,19 @@ extension PeerSession {
         }
         var packets: [(SocketAddress, [UInt8])] = []
         for peer in peers {
-            guard let id = machine.connection(of: peer), var link = io[id]?.datagram else {
-                throw PeerSessionError.notConnected(peer)
-            }
-            // Rekey at 2^32 packets or 120 s (`docs/security.md` §3.7); the peer's opener moves to the next epoch
-            // when the first packet sealed under it authenticates, and keeps the old one for its grace period.
-            if link.sealer.isRekeyDue(now: datagramNow) { link.sealer.rekey(now: datagramNow) }
+            guard let id = machine.connection(of: peer) else { throw PeerSessionError.notConnected(peer) }
             do {
-                packets.append((link.remote, try link.sealer.seal(bytes)))
+                guard let packet = try datagrams.seal(bytes, for: id, now: datagramNow) else {
+                    throw PeerSessionError.notConnected(peer)
+                }
+                packets.append(packet)
             } catch let error as PeerWireError {
                 throw PeerSessionError.connection(.wire(error))
+            } catch let error as PeerSessionError {
+                throw error
             } catch {
                 throw PeerSessionError.notConnected(peer)
             }
-            io[id]?.datagram = link
         }
         guard let channel = datagramChannel else { throw PeerSessionError.stopped }
         for (remote, packet) in packets {

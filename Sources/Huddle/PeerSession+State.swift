@@ -22,6 +22,5 @@ extension PeerSession {
         var channel: (any Channel)?
         /// How this connection's messages reach ``PeerSession/events``.
         let route: MessageRoute
-        var datagram: DatagramLink?
     }
 }

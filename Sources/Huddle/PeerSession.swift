@@ -62,7 +62,8 @@ public actor PeerSession {
 
     var listener: (any Channel)?
     var datagramChannel: (any Channel)?
-    var datagramRoutes: [DatagramConnectionID: Int] = [:]
+    /// Each connection's datagram keys and the routes of received packets to them.
+    var datagrams = DatagramLinks()
     let startInstant = ContinuousClock.now
     var registration: (any PeerDirectoryRegistration)?
     var browsing: Task<Void, Never>?
