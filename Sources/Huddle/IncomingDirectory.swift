@@ -9,6 +9,8 @@ final class IncomingDirectory {
     var rules: IncomingDirectoryRules
     /// The sink of the file being written: the sender sends one file after another.
     var sink: TransferFileSink?
+    /// It ended while files were still being written to its staging directory, and has not reported its end yet.
+    var isSettling = false
 
     init(
         transfer: IncomingTransfer,

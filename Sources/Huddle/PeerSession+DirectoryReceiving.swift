@@ -40,6 +40,13 @@ extension PeerSession {
                 throw PeerSessionError.transferFailed("the sending device is not known")
             }
             staging = try DirectoryStaging(offer: offer, digest: transfer.contentKey, sender: sender, in: directory)
+            // A run of the same directory that ended a moment ago may still be writing a part: reading the parts
+            // now could take a length a write then changes.
+            guard !transfers.isSettling(staging.root) else {
+                throw PeerSessionError.transferFailed(
+                    "the last run of this directory is still writing its files; accept its next offer"
+                )
+            }
             plan = try staging.prepare()
         } catch {
             sendResourceNow(.decline(transfer.id, reason: "cannot receive: \(error)"), to: transfer.peer)
@@ -154,6 +161,10 @@ extension PeerSession {
             sendResourceNow(.result(id, ok: false, reason: reason), to: tree.transfer.peer)
         case .forget:
             if transfers.isActive(tree) { transfers.forget(id) }
+            if tree.rules.closing > 0 {
+                tree.isSettling = true
+                transfers.settling(tree.staging.root)
+            }
         case .finish:
             do {
                 let final = try tree.staging.finish(keeping: transfers.stagingRoots)
@@ -164,6 +175,7 @@ extension PeerSession {
                 emit(.transferFailed(id, tree.transfer.peer, .transferFailed("\(error)")))
             }
         case .reportEnded(let reason):
+            if tree.isSettling { transfers.settled(tree.staging.root) }
             emit(.transferFailed(id, tree.transfer.peer, .transferFailed(reason)))
         }
     }

@@ -65,6 +65,9 @@ struct TransferCoordinator {
 
     let maximumIncomingPerPeer: Int
     private(set) var transfers: [TransferID: Transfer] = [:]
+    /// Staging directories of directory transfers that ended while files were still being written to them, with
+    /// how many such runs each has.
+    private var settlingRoots: [URL: Int] = [:]
 
     init(maximumIncomingPerPeer: Int) {
         self.maximumIncomingPerPeer = maximumIncomingPerPeer
@@ -187,6 +190,21 @@ struct TransferCoordinator {
         }
         return ended
     }
+
+    /// A directory transfer into `root` ended with files still being written: until ``settled(_:)``, another run
+    /// must not read its parts.
+    mutating func settling(_ root: URL) {
+        settlingRoots[root, default: 0] += 1
+    }
+
+    /// A run that ended into `root` has no file being written any more.
+    mutating func settled(_ root: URL) {
+        guard let count = settlingRoots[root] else { return }
+        settlingRoots[root] = count > 1 ? count - 1 : nil
+    }
+
+    /// Whether an ended run is still writing files into staging directory `root`.
+    func isSettling(_ root: URL) -> Bool { settlingRoots[root] != nil }
 
     /// The bytes reserved now by all transfers into memory: each one's offered size, from accept to its end.
     var inMemoryReservedBytes: UInt64 {

@@ -143,3 +143,21 @@ struct TransferCoordinatorRulesTests {
         #expect(table.partialsInUse.isEmpty)
     }
 }
+
+extension TransferCoordinatorRulesTests {
+    @Test func aStagingDirectoryIsSettlingUntilEveryRunThatEndedIntoItHasSettled() {
+        var table = TransferCoordinator(maximumIncomingPerPeer: 8)
+        let root = URL(fileURLWithPath: "/tmp/staging-a")
+        #expect(!table.isSettling(root))
+        table.settling(root)
+        table.settling(root)
+        table.settled(root)
+        #expect(table.isSettling(root))
+        table.settled(root)
+        #expect(!table.isSettling(root))
+        // A settle that was never announced changes nothing.
+        table.settled(root)
+        #expect(!table.isSettling(root))
+        #expect(!table.isSettling(URL(fileURLWithPath: "/tmp/staging-b")))
+    }
+}
