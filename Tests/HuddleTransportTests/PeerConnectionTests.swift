@@ -29,6 +29,17 @@ struct Link {
 
 @Suite("Peer connections over TLS on loopback", .timeLimit(.minutes(2)))
 struct PeerConnectionTests {
+    /// Two pinned peers connected over TLS: each accepted the other's request.
+    func connectedLink(configuration: PeerConnectionConfiguration = .init()) async throws -> Link {
+        let link = try await connect(try TransportPeer("ada"), try TransportPeer("bob"), configuration: configuration)
+        _ = try #require(await link.serverLog.wait(for: Self.prompt))
+        try await link.decide(server: true)
+        try await link.decide(client: true)
+        _ = try #require(await link.serverLog.wait(for: Self.connected))
+        _ = try #require(await link.clientLog.wait(for: Self.connected))
+        return link
+    }
+
     let group = MultiThreadedEventLoopGroup.singleton
 
     func connect(
@@ -209,7 +220,7 @@ struct PeerConnectionTests {
     /// (ACK, RESUME, empty frames, PING flood, heartbeat) are checked on embedded channels, in "Peers that lie
     /// about delivery" and "Connected phase on embedded channels".
     @Test func protocolViolationReachesTheLiarOverTLS() async throws {
-        let link = try await ReliableDeliveryTests().connectedLink()
+        let link = try await connectedLink()
         let server = try #require(link.server())
         for text in ["one", "two"] { try await server.writeAndFlush(PeerOutbound.message(ByteBuffer(string: text))) }
         for text in ["one", "two"] {
