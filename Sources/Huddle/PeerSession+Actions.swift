@@ -27,10 +27,9 @@ extension PeerSession {
             track { [weak self] in
                 do {
                     try await self?.connect(to: peer, timeout: timeout)
-                    await self?.apply(.connectEnded(peer, reason: reason, succeeded: true))
+                    await self?.apply(.connectEnded(peer, reason: reason, failure: nil))
                 } catch let error as PeerSessionError {
-                    if reason == .found { await self?.emit(.peerError(peer, .autoConnectFailed(error))) }
-                    await self?.apply(.connectEnded(peer, reason: reason, succeeded: false))
+                    await self?.apply(.connectEnded(peer, reason: reason, failure: error))
                 } catch {
                     // Only cancellation: the session is stopping.
                 }

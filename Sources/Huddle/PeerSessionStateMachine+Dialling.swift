@@ -135,9 +135,12 @@ extension PeerSessionStateMachine {
         actions.append(.connect(peer, timeout: .seconds(30), reason: .reconnect(attempt: attempt)))
     }
 
-    mutating func connectEnded(_ peer: PeerID, reason: ConnectReason, succeeded: Bool) {
+    /// A `connect` the rules asked for ended. An automatic dial of a found peer that failed is reported
+    /// (`autoConnectFailed`, with why); a failed reconnect is tried again later, a successful one ends the schedule.
+    mutating func connectEnded(_ peer: PeerID, reason: ConnectReason, failure: PeerSessionError?) {
+        if reason == .found, let failure { emit(.peerError(peer, .autoConnectFailed(failure))) }
         guard case .reconnect(let attempt) = reason else { return }
-        if succeeded {
+        if failure == nil {
             reconnecting.remove(peer)
         } else {
             scheduleReconnect(to: peer, attempt: attempt + 1)

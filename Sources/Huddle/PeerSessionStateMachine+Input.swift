@@ -33,8 +33,9 @@ extension PeerSessionStateMachine {
         case disconnectAll
         /// The trust store changed (another process blocked or forgot a device).
         case trustChanged
-        /// A `connect` the rules asked for (``Action/connect(_:timeout:reason:)``) ended.
-        case connectEnded(PeerID, reason: ConnectReason, succeeded: Bool)
+        /// A `connect` the rules asked for (``Action/connect(_:timeout:reason:)``) ended: connected (`failure`
+        /// nil) or not.
+        case connectEnded(PeerID, reason: ConnectReason, failure: PeerSessionError?)
         case timer(Timer)
         case stop
     }
@@ -61,7 +62,7 @@ extension PeerSessionStateMachine {
         case closeChannel(Int)
         /// The `connect` waiting under this number returns, or throws the error.
         case finishConnect(Int, PeerSessionError?)
-        /// Call `connect` in the background and report ``Input/connectEnded(_:reason:succeeded:)``.
+        /// Call `connect` in the background and report ``Input/connectEnded(_:reason:failure:)``.
         case connect(PeerID, timeout: Duration, reason: ConnectReason)
         case schedule(Timer, after: Duration)
         /// Sends to `peer` go through this connection from now on.

@@ -82,8 +82,8 @@ struct PeerSessionStateMachine {
         case .disconnectAll:
             for peer in peers.keys.sorted() where peers[peer]?.connection != nil { disconnect(peer) }
         case .trustChanged: trustChanged()
-        case .connectEnded(let peer, let reason, let succeeded):
-            connectEnded(peer, reason: reason, succeeded: succeeded)
+        case .connectEnded(let peer, let reason, let failure):
+            connectEnded(peer, reason: reason, failure: failure)
         case .timer(.reconnect(let peer, let attempt)): reconnectDue(peer, attempt: attempt)
         case .timer(.redeliveryWindow(let peer, let generation)):
             redeliveryWindowPassed(for: peer, generation: generation)

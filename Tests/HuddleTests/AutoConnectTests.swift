@@ -50,22 +50,4 @@ struct AutoConnectTests {
             #expect(requests(other) == [.incoming])
         }
     }
-
-    /// A refused automatic dial is reported as `autoConnectFailed` with the reason.
-    @Test func aRefusedAutomaticDialIsReported() async throws {
-        try await withTestScope { scope in
-            let probes = try await scope.sessions(["Ada", "Bob"]) { $0.connectsToFoundPeers = true }
-            let adaDials = DialOrder.localDials(local: Self.ids(probes[0]), remote: Self.ids(probes[1]))
-            let (dialler, other) = adaDials ? (probes[0], probes[1]) : (probes[1], probes[0])
-            let request = try #require(await other.request(direction: .incoming))
-            await other.session.deny(request)
-            let failure = await dialler.wait { event -> PeerSessionError? in
-                if case .peerError(other.session.peerID, let error) = event, error.code == .autoConnectFailed {
-                    return error.underlying
-                }
-                return nil
-            }
-            #expect(failure == .connection(.wire(.pairingRejected(reason: .denied))))
-        }
-    }
 }

@@ -207,8 +207,25 @@ struct ConnectionRulesTests {
         var low = H(device: H.lowDevice) { $0.connectsToFoundPeers = true }
         #expect(low.handle(.found(H.advert("bob"))).last == "connect bob 120.0 seconds found")
         #expect(low.handle(.found(H.advert("bob"))) == ["emit peerFound bob"])
+        // The higher side of the pair waits to be dialled.
         var high = H(device: H.highDevice) { $0.connectsToFoundPeers = true }
-        #expect(high.handle(.found(H.advert("ann", device: H.lowDevice))).count == 2)
+        let found = high.handle(.found(H.advert("ann", device: H.lowDevice)))
+        #expect(found.contains("emit peerFound ann"))
+        #expect(found.allSatisfy { !$0.hasPrefix("connect") })
+    }
+
+    @Test func aFailedAutomaticDialIsReportedWithWhy() {
+        var low = H(device: H.lowDevice) { $0.connectsToFoundPeers = true }
+        low.handle(.found(H.advert("bob")))
+        let denied = PeerSessionError.connection(.wire(.pairingRejected(reason: .denied)))
+        #expect(
+            low.handle(.connectEnded(bob, reason: .found, failure: denied)) == [
+                "emit peerError bob \(PeerSessionError.autoConnectFailed(denied))"
+            ]
+        )
+        #expect(low.handle(.connectEnded(bob, reason: .found, failure: nil)).isEmpty)
+        // Not dialled again for being found again: once per instance.
+        #expect(low.handle(.found(H.advert("bob"))) == ["emit peerFound bob"])
     }
 
     @Test func aBlockedDeviceIsRefusedAtOnce() throws {

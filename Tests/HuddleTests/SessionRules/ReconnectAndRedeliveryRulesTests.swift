@@ -44,7 +44,7 @@ struct ReconnectAndRedeliveryRulesTests {
                     "connect bob 30.0 seconds reconnect(attempt: \(attempt))"
                 ]
             )
-            let next = rules.handle(.connectEnded(bob, reason: .reconnect(attempt: attempt), succeeded: false))
+            let next = rules.handle(.connectEnded(bob, reason: .reconnect(attempt: attempt), failure: dropped))
             if attempt < 11 { delays.append(try #require(Self.delay(of: next.last))) } else { #expect(next.isEmpty) }
         }
         // 0.5 s doubling to 30 s, each within ±20 %.
@@ -60,7 +60,7 @@ struct ReconnectAndRedeliveryRulesTests {
         rules.handle(.closed(1, dropped))
         rules.dialAndAuthenticate(2, "bob")
         rules.handle(.connected(2, H.outcome("bob")))
-        #expect(rules.handle(.connectEnded(bob, reason: .reconnect(attempt: 0), succeeded: true)).isEmpty)
+        #expect(rules.handle(.connectEnded(bob, reason: .reconnect(attempt: 0), failure: nil)).isEmpty)
         #expect(rules.machine.reconnecting.isEmpty)
         #expect(rules.handle(.timer(.reconnect(bob, attempt: 0))).isEmpty)
     }
