@@ -7,16 +7,6 @@ import Testing
 /// paired one it looks like, and is never accepted without its user.
 @Suite("Borrowed names", .timeLimit(.minutes(2)))
 struct NamesakeTests {
-    @Test(arguments: ["Bob", "bob", " Bob  ", "ＢＯＢ", "B\u{200B}ob", "Bób", "Воb", "B\u{202E}ob", "Bo\u{0301}b"])
-    func looksLikeBob(name: String) {
-        #expect(DisplayText.lookalikeKey(name) == "bob")
-    }
-
-    @Test(arguments: ["Bo", "Bobby", "Rob", "B ob", "", "\u{200B}"])
-    func doesNotLookLikeBob(name: String) {
-        #expect(DisplayText.lookalikeKey(name) != "bob")
-    }
-
     @Test func aBorrowedNameIsAskedAboutEvenWhenTrustingOnFirstUse() async throws {
         try await withTestScope { scope in
             let probes = try await scope.sessions(["Ada", "Bob", "ｂob ", "Cy"]) { $0.trustsOnFirstUse = true }
