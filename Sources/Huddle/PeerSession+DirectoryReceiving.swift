@@ -73,9 +73,13 @@ extension PeerSession {
         counted: Int
     ) -> Bool {
         var handedOver = false
-        for action in tree.rules.chunk(index, offset: offset, count: UInt64(data.readableBytes)) {
+        let actions = tree.rules.chunk(index, offset: offset, count: UInt64(data.readableBytes))
+        let endedByRules = tree.rules.isEnded
+        for action in actions {
             guard case .write = action else {
                 perform(action, on: tree)
+                // Opening the part failed, and with it the transfer: what the rules asked for next is void.
+                if !endedByRules, tree.rules.isEnded { break }
                 continue
             }
             guard let sink = tree.sink else { continue }
@@ -108,8 +112,14 @@ extension PeerSession {
         perform(tree.rules.stop(reason: reason), on: tree)
     }
 
+    /// Carries out `actions` in order; once one of them fails the transfer (opening a part, keeping a file), the
+    /// rest are void.
     func perform(_ actions: [IncomingDirectoryRules.Action], on tree: IncomingDirectory) {
-        for action in actions { perform(action, on: tree) }
+        let endedByRules = tree.rules.isEnded
+        for action in actions {
+            perform(action, on: tree)
+            if !endedByRules, tree.rules.isEnded { break }
+        }
     }
 
     /// Carries out one action of a directory's rules (``IncomingDirectoryRules/Action``).
