@@ -89,6 +89,14 @@ def rate_limit(host: Host, mbit: int) -> None:
              "latency", "200ms")
 
 
+def small_tcp_buffers(host: Host, kib: int = 64) -> None:
+    """TCP sockets made in host from now on buffer at most `kib` KiB each way (net.ipv4.tcp_rmem and tcp_wmem are
+    per namespace), so a peer that stops reading fills what lies between quickly."""
+    size = kib * 1024
+    host.run("sysctl", "-q", "-w", f"net.ipv4.tcp_rmem=4096 16384 {size}")
+    host.run("sysctl", "-q", "-w", f"net.ipv4.tcp_wmem=4096 16384 {size}")
+
+
 def link(host: Host, up: bool) -> None:
     """Sets host's link up or down (nothing tells either side: both notice by silence)."""
     host.run("ip", "link", "set", host.ifname, "up" if up else "down")

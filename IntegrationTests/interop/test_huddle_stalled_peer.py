@@ -36,6 +36,10 @@ def pasted(i: int) -> str:
 @pytest.mark.hosts(3)
 def test_a_stopped_peer_does_not_hold_up_the_others(testbed, huddle, homes):
     names = ["Ada", "Bob", "Cy"]
+    # Small TCP buffers on Ada's and Cy's hosts: with the kernel's defaults, the buffers towards a stopped Cy take
+    # most of the 5 MB paste and Cy's queue never fills, so the rule that drops lines to it would go untested.
+    for host in (testbed[0], testbed[2]):
+        faults.small_tcp_buffers(host)
     procs = [chat(testbed[i], names[i], homes(names[i]), "--yes", "--disconnect-timeout", "60") for i in range(3)]
     for i, proc in enumerate(procs):
         for j, other in enumerate(names):
@@ -73,8 +77,8 @@ def test_a_stopped_peer_does_not_hold_up_the_others(testbed, huddle, homes):
     got = [int(line[:5]) for line in lines_from(cy, "Ada", mark_c) if line[:5].isdigit()]
     print(f"Cy showed {len(got)} of {COUNT} lines after it continued; Ada reported dropping: {dropped}")
     assert got == sorted(set(got)), "Cy's lines are in order and each once"
-    assert len(got) == COUNT or dropped
-    assert len(got) >= 4096
+    assert dropped, "Cy's queue filled and Ada said Cy was not reading: " + ada.output()[-2000:]
+    assert 4096 <= len(got) < COUNT
     for proc in procs:
         assert proc.stop() == 0, proc.output()
 
