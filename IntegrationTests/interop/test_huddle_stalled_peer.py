@@ -19,7 +19,7 @@ import time
 import pytest
 
 import faults
-from testbed import TestbedError
+from testbed import TestbedError as NoMatchYet
 from test_huddle_chat import chat
 from test_huddle_faults import lines_from
 
@@ -70,7 +70,7 @@ def test_a_stopped_peer_does_not_hold_up_the_others(testbed, huddle, homes):
         try:
             cy.wait_line(lambda l: l.startswith("Ada: marker "), 5, start=mark_c)
             break
-        except TestbedError:
+        except NoMatchYet:
             continue
     else:
         pytest.fail("no marker reached Cy within 60 s of it continuing")
