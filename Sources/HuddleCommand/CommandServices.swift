@@ -2,7 +2,6 @@ import ArgumentParser
 import Logging
 import NIOConcurrencyHelpers
 import ServiceLifecycle
-import UnixSignals
 
 #if canImport(Glibc)
 import Glibc
@@ -42,21 +41,18 @@ enum CommandServices {
             }
             outcome.withLockedValue { $0 = result }
         }
-        // The group's signal sources catch SIGINT and SIGTERM while it runs. Ignored otherwise: a signal that
-        // reaches a thread the sources do not cover (the event loops' and the task pool's, on Linux) must not
-        // end the process before the goodbyes.
-        signal(SIGINT, SIG_IGN)
-        signal(SIGTERM, SIG_IGN)
         var logger = Logger(label: "huddle")
         logger.logLevel = .critical
         let group = ServiceGroup(
             configuration: .init(
                 services: services.map { .init(service: $0) }
                     + [.init(service: worker, successTerminationBehavior: .gracefullyShutdownGroup)],
-                gracefulShutdownSignals: [.sigint, .sigterm],
                 logger: logger
             )
         )
+        // SIGINT and SIGTERM shut the group down gracefully, caught by our own handler on any thread
+        // (`ShutdownSignals`), not by the group's dispatch signal sources.
+        ShutdownSignals.install { Task { await group.triggerGracefulShutdown() } }
         try await group.run()
         if signalled.withLockedValue({ $0 }) { return nil }
         return try outcome.withLockedValue { $0 }?.get()
