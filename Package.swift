@@ -130,7 +130,6 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ],
             // Not Sources/huddle: beside Sources/Huddle that folder would merge with it on a case-insensitive
             // file system (macOS's default).
