@@ -12,7 +12,9 @@ struct DuplicateRaceRulesTests {
     typealias H = SessionRulesHarness
     let ann = PeerID(rawValue: "ann")
 
-    @Test func messagesSentOnAConnectionTheTieBreakReplacesGoOnTheSurvivor() throws {
+    /// The higher side (ours) dialled Ann and its `connect` returned on connection 1; then Ann's own dial (2)
+    /// arrived and, hers being the lower side, won the tie-break: 1 is being closed as a duplicate.
+    func replacedAfterConnect() throws -> H {
         var rules = H(device: H.highDevice)
         try rules.pin(H.lowDevice)
         rules.handle(.found(H.advert("ann", device: H.lowDevice, name: "Ann")))
@@ -20,9 +22,17 @@ struct DuplicateRaceRulesTests {
         rules.handle(.opened(1))
         rules.handle(.authenticated(1, H.lowDevice))
         #expect(rules.handle(.connected(1, H.outcome("ann"))).last == "finish 1 ok")
-        // The caller sends at once; the peer's dial arrives and wins: ours is closed as a duplicate.
         rules.acceptAndAuthenticate(2, device: H.lowDevice)
-        rules.handle(.prompted(2, H.prompt("ann", code: false)))
+        #expect(
+            rules.handle(.prompted(2, H.prompt("ann", code: false))).contains(
+                "write 1 close(\(PeerCloseReason.duplicate))"
+            )
+        )
+        return rules
+    }
+
+    @Test func messagesSentOnAConnectionTheTieBreakReplacesGoOnTheSurvivor() throws {
+        var rules = try replacedAfterConnect()
         rules.handle(.unacknowledged(1, messages: [ByteBuffer(string: "hello")], next: 1))
         #expect(
             rules.handle(.closed(1, nil)) == [
@@ -35,15 +45,7 @@ struct DuplicateRaceRulesTests {
     }
 
     @Test func aSurvivorAcceptedBeforeTheReplacedConnectionEndedWaitsForItAndNumbersAboveIt() throws {
-        var rules = H(device: H.highDevice)
-        try rules.pin(H.lowDevice)
-        rules.handle(.found(H.advert("ann", device: H.lowDevice, name: "Ann")))
-        rules.handle(.dialStarted(1, peer: ann))
-        rules.handle(.opened(1))
-        rules.handle(.authenticated(1, H.lowDevice))
-        rules.handle(.connected(1, H.outcome("ann")))
-        rules.acceptAndAuthenticate(2, device: H.lowDevice)
-        rules.handle(.prompted(2, H.prompt("ann", code: false)))
+        var rules = try replacedAfterConnect()
         // Both sides accept the survivor before the replaced connection's end is known: it waits.
         #expect(rules.handle(.connected(2, H.outcome("ann"))).isEmpty)
         // The replaced connection used numbers 0…4; 3 and 4 ("d", "e") were not acknowledged.
