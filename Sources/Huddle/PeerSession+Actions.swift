@@ -47,7 +47,7 @@ extension PeerSession {
         case .openRoute(let id, let peer, let delivery):
             io[id]?.route.open(to: peer, delivery: delivery)
         case .endTransfers(let peer, let error):
-            transfersEnded(with: peer, error: error)
+            transfers.assumeIsolated { $0.transfersEnded(with: peer, error: error) }
         case .startDatagrams(let id, let outcome):
             startDatagrams(on: id, outcome: outcome)
         case .forgetDatagrams(let id):

@@ -53,7 +53,8 @@ extension PeerSession {
         case .resource(let buffer):
             guard let peer = machine.peer(on: id) else { return flow.consumedResource(buffer.readableBytes) }
             // A chunk of a file being written counts until its writer has written it; the rest count until now.
-            if !receivedResource(buffer, from: peer) { flow.consumedResource(buffer.readableBytes) }
+            let handedOver = transfers.assumeIsolated { $0.receivedResource(buffer, from: peer) }
+            if !handedOver { flow.consumedResource(buffer.readableBytes) }
         case .closed(let error):
             connectionClosed(id, error: error.map { .connection($0) })
         }

@@ -41,8 +41,6 @@ public actor PeerSession {
 
     nonisolated let configuration: PeerSessionConfiguration
     nonisolated let broadcast: EventBroadcast<PeerSessionEvent>
-    /// The progress streams of ``FileSending`` handles, by transfer.
-    nonisolated let transferWatchers = NIOLockedValueBox<[TransferID: AsyncStream<TransferProgress>.Continuation]>([:])
     nonisolated let inbox: AsyncStream<Inbox>.Continuation
     nonisolated let inboxStream: AsyncStream<Inbox>
     nonisolated let connectionIDs = Atomic<Int>(0)
@@ -79,16 +77,14 @@ public actor PeerSession {
     var connectWaiters: [Int: CheckedContinuation<Void, any Error>] = [:]
     /// What the rules decided for a `connect` that was not waiting yet.
     var finishedWaiters: [Int: PeerSessionError?] = [:]
-    /// Every transfer, by ID, in one state each: the transfers' rules; this actor keeps their I/O.
-    var transfers: TransferCoordinator
-    /// The sender's call waiting for the receiver's next answer, by transfer.
-    var outgoingWaiters: [TransferID: CheckedContinuation<OutgoingReply, any Error>] = [:]
-    /// Withdraws an offer after ``TransferConfiguration/decisionTimeout``, by transfer.
-    var decisionTimers: [TransferID: Task<Void, Never>] = [:]
-    /// Outgoing transfers to stop at their next chunk.
-    nonisolated let cancelledTransfers = NIOLockedValueBox<Set<TransferID>>([])
+    /// Every transfer and its I/O; it runs on this actor's executor.
+    nonisolated let transfers: SessionTransfers
     var started = false
     var stopped: Bool { machine.stopped }
+
+    /// The session shares its transfers' executor: it hands them its connections' transfer messages and endings
+    /// synchronously, in the order they came, and its transfer calls need no thread switch.
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { transfers.unownedExecutor }
 
     /// Adverts ignored because the peer table was full (`docs/security.md` §5 C8) or they named another key for a
     /// verified peer.
@@ -131,9 +127,6 @@ public actor PeerSession {
             configuration: configuration,
             trust: self.trustStore
         )
-        self.transfers = TransferCoordinator(
-            maximumIncomingPerPeer: configuration.transfers.maximumIncomingTransfersPerPeer
-        )
         self.admission = PeerAdmission(
             maximumTotal: configuration.maximumPendingConnections,
             maximumPerAddress: configuration.maximumPendingConnectionsPerAddress
@@ -162,6 +155,7 @@ public actor PeerSession {
         }
         self.flow = flow
         self.broadcast = broadcast
+        self.transfers = SessionTransfers(configuration: configuration, flow: flow, broadcast: broadcast)
         (inboxStream, inbox) = AsyncStream.makeStream()
     }
 

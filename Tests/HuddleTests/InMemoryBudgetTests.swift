@@ -70,7 +70,7 @@ struct InMemoryBudgetTests {
                 } catch let error as PeerSessionError {
                     refusals.append(error)
                 }
-                #expect(await bob.session.inMemoryReservedBytes <= budget)
+                #expect(await bob.session.transfers.inMemoryReservedBytes <= budget)
             }
             #expect(accepted == items.prefix(3).map(\.0))
             #expect(refusals.count == 17)
@@ -89,7 +89,7 @@ struct InMemoryBudgetTests {
                 try await Self.stream(bytes, id: id, from: mallory, to: bobID)
                 #expect(await data(id, from: bob) == Data(bytes))
             }
-            #expect(await bob.session.inMemoryReservedBytes == 0)
+            #expect(await bob.session.transfers.inMemoryReservedBytes == 0)
             let (laterID, laterBytes) = items[3]
             try await bob.session.acceptTransferIntoMemory(try #require(offered[laterID]))
             try await Self.stream(laterBytes, id: laterID, from: mallory, to: bobID)
@@ -160,7 +160,7 @@ struct InMemoryBudgetTests {
             #expect(outcome == "refused an offer that reuses the ID of a transfer in progress")
             try await Self.stream(first, id: id, from: mallory, to: bobID)
             #expect(await data(id, from: bob) == Data(first))
-            #expect(await bob.session.inMemoryReservedBytes == 0)
+            #expect(await bob.session.transfers.inMemoryReservedBytes == 0)
         }
     }
 

@@ -55,7 +55,7 @@ struct SessionLoggingTests {
                 configuration.logger = Logger(label: "test", factory: { _ in handler })
             }
             let stranger = TransferID(bytes: Array(repeating: 0xAB, count: 16))
-            await ada.session.sendResourceNow(.cancel(stranger, reason: "not yours"), to: bobID)
+            await ada.session.transfers.sendResourceNow(.cancel(stranger, reason: "not yours"), to: bobID)
             // An offer after it on the same stream: once Bob sees the offer, the CANCEL was handled (transfer
             // messages are handled in order; a reliable message could overtake them).
             let url = try scope.directory().appendingPathComponent("marker.bin")

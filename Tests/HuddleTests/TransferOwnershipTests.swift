@@ -26,7 +26,10 @@ struct TransferOwnershipTests {
             let sending = Task { try await ada.session.sendFile(at: file, to: bobID) }
             let offer = try #require(await bob.offer())
             // Mallory answers for Bob with the transfer's ID; Ada must not take it.
-            await mallory.session.sendResourceNow(.decline(offer.id, reason: "declined by Mallory"), to: adaAtMallory)
+            await mallory.session.transfers.sendResourceNow(
+                .decline(offer.id, reason: "declined by Mallory"),
+                to: adaAtMallory
+            )
             try await mallory.session.send(Array("after the decline".utf8), to: [adaAtMallory])
             let malloryAtAda = try #require(await ada.found(named: "Mallory")).id
             #expect(await ada.message(from: malloryAtAda, equalTo: "after the decline"))

@@ -3,7 +3,7 @@ import Foundation
 import HuddleWire
 import NIOCore
 
-extension PeerSession {
+extension SessionTransfers {
     /// Checks a directory offer's whole manifest before anyone is asked: a bad name, path or size declines it.
     func receivedDirectoryOffer(_ offer: DirectoryOffer, from peer: PeerID) {
         guard admitsOffer(offer.id, from: peer) else { return }
@@ -26,23 +26,28 @@ extension PeerSession {
             isDirectory: true,
             fileCount: offer.fileCount
         )
-        transfers.offered(offer, from: peer)
+        table.offered(offer, from: peer)
         emit(.transferOffered(transfer))
     }
 
     /// Makes (or reopens) the staging directory, works out which files are still needed and asks for them.
-    func acceptDirectory(_ transfer: IncomingTransfer, offer: DirectoryOffer, into directory: URL) throws {
+    func acceptDirectory(
+        _ transfer: IncomingTransfer,
+        offer: DirectoryOffer,
+        into directory: URL,
+        sender: DeviceID?
+    ) throws {
         let staging: DirectoryStaging
         let plan: (needed: [TransferResumePoint], present: UInt64)
         do {
             // Staging is the sending device's: another peer's run of the same manifest is never taken for it.
-            guard let sender = machine.verifiedDevice(of: transfer.peer) else {
+            guard let sender else {
                 throw PeerSessionError.transferFailed("the sending device is not known")
             }
             staging = try DirectoryStaging(offer: offer, digest: transfer.contentKey, sender: sender, in: directory)
             // A run of the same directory that ended a moment ago may still be writing a part: reading the parts
             // now could take a length a write then changes.
-            guard !transfers.isSettling(staging.root) else {
+            guard !table.isSettling(staging.root) else {
                 throw PeerSessionError.transferFailed(
                     "the last run of this directory is still writing its files; accept its next offer"
                 )
@@ -59,7 +64,7 @@ extension PeerSession {
             present: plan.present,
             progressInterval: configuration.transfers.progressInterval
         )
-        transfers.receiving(tree)
+        table.receiving(tree)
         sendResourceNow(.directoryAccept(transfer.id, needed: plan.needed), to: transfer.peer)
     }
 
@@ -170,14 +175,14 @@ extension PeerSession {
         case .sendFailure(let reason):
             sendResourceNow(.result(id, ok: false, reason: reason), to: tree.transfer.peer)
         case .forget:
-            if transfers.isActive(tree) { transfers.forget(id) }
+            if table.isActive(tree) { table.forget(id) }
             if tree.rules.closing > 0 {
                 tree.isSettling = true
-                transfers.settling(tree.staging.root)
+                table.settling(tree.staging.root)
             }
         case .finish:
             do {
-                let final = try tree.staging.finish(keeping: transfers.stagingRoots)
+                let final = try tree.staging.finish(keeping: table.stagingRoots)
                 sendResourceNow(.result(id, ok: true, reason: ""), to: tree.transfer.peer)
                 emit(.transferFinished(id, tree.transfer.peer, final))
             } catch {
@@ -185,7 +190,7 @@ extension PeerSession {
                 emit(.transferFailed(id, tree.transfer.peer, .transferFailed("\(error)")))
             }
         case .reportEnded(let reason):
-            if tree.isSettling { transfers.settled(tree.staging.root) }
+            if tree.isSettling { table.settled(tree.staging.root) }
             emit(.transferFailed(id, tree.transfer.peer, .transferFailed(reason)))
         }
     }

@@ -1,31 +1,18 @@
-public import Foundation
+import Foundation
 import HuddleTransport
 import HuddleWire
 import NIOConcurrencyHelpers
 import NIOCore
 
-extension PeerSession {
-    /// Sends the directory at `url`, recursively and with its structure, to `peer`.
-    ///
-    /// The offer carries the whole manifest (paths, sizes, resume keys — a key reads at most the first and last MiB
-    /// of a file), so the receiver answers once with the files it still needs — a tree it partly has from an
-    /// interrupted run costs only what is missing, even if some files changed since — and the files follow back
-    /// to back, without a round trip each. Each file is hashed while it is sent and its SHA-256 follows its last
-    /// chunk; the receiver checks it before the file gets its name, and moves the tree into place when all are
-    /// verified. Symbolic links and special files are not sent (see ``DirectoryTransferReport/skipped``).
-    ///
-    /// Progress arrives as ``PeerSessionEvent/transferProgress(_:)`` with ``TransferProgress/file`` set.
-    /// - Returns: when the receiver has verified every file: what was sent.
-    /// - Throws: ``PeerSessionError``: `.transferDeclined`, `.transferFailed` (also when the tree is over the
-    ///   manifest limits, or a file changed while being sent), `.notConnected`, file errors.
+extension SessionTransfers {
+    /// The work of ``PeerSession/sendDirectory(at:to:type:)``.
     @discardableResult
-    public func sendDirectory(at url: URL, to peer: PeerID, type: String = "") async throws -> DirectoryTransferReport {
+    func sendDirectory(at url: URL, to peer: PeerID, type: String = "") async throws -> DirectoryTransferReport {
         try await sendDirectory(at: url, to: peer, type: type, id: .random())
     }
 
-    /// Starts sending the directory at `url` to `peer` (as ``sendDirectory(at:to:type:)``) and hands back at once
-    /// its ID, its progress and a way to cancel it; ``TransferSending/value`` waits for the report.
-    public nonisolated func startSendingDirectory(at url: URL, to peer: PeerID, type: String = "") -> DirectorySending {
+    /// The work of ``PeerSession/startSendingDirectory(at:to:type:)``.
+    nonisolated func startSendingDirectory(at url: URL, to peer: PeerID, type: String = "") -> DirectorySending {
         startSending { id in try await self.sendDirectory(at: url, to: peer, type: type, id: id) }
     }
 
@@ -46,7 +33,7 @@ extension PeerSession {
         } catch {
             throw PeerSessionError.transferFailed("cannot offer \(url.path): \(error)")
         }
-        guard transfers.startSending(id, to: peer) else { throw PeerSessionError.transferFailed("transfer ID in use") }
+        guard table.startSending(id, to: peer) else { throw PeerSessionError.transferFailed("transfer ID in use") }
         defer { forgetOutgoing(id) }
         // Cancelling the calling task cancels the transfer (the receiver is told, partial files stay).
         return try await withTaskCancellationHandler {

@@ -1,7 +1,7 @@
 import HuddleWire
 import NIOConcurrencyHelpers
 
-extension PeerSession {
+extension SessionTransfers {
     /// Sends `message` for outgoing transfer `id` and waits for the receiver's answer (ACCEPT's offset, or RESULT).
     ///
     /// The waiter is in place before the message goes out: on a fast link the answer can come back before an
@@ -15,11 +15,11 @@ extension PeerSession {
         peer: PeerID,
         decisionWithin limit: Duration? = nil
     ) async throws -> OutgoingReply {
-        guard let early = transfers.updateSending(id, { $0.takeEarly() }) else { throw PeerSessionError.cancelled }
+        guard let early = table.updateSending(id, { $0.takeEarly() }) else { throw PeerSessionError.cancelled }
         if let ready = early { return try ready.get() }
         guard flow.channel(for: peer) != nil else { throw PeerSessionError.notConnected(peer) }
         return try await withCheckedThrowingContinuation { continuation in
-            transfers.updateSending(id) { $0.wait(answerDueBy: limit.map { .now + $0 }, isOffer: limit != nil) }
+            table.updateSending(id) { $0.wait(answerDueBy: limit.map { .now + $0 }, isOffer: limit != nil) }
             outgoingWaiters[id] = continuation
             sendResourceNow(message, to: peer)
             guard let limit else { return }
@@ -37,7 +37,7 @@ extension PeerSession {
     /// The offer's deadline passed with no answer: the receiver is told the offer is withdrawn, the sender that
     /// it was not answered.
     func offerUnanswered(_ id: TransferID, peer: PeerID, after limit: Duration) {
-        guard transfers.sending(id)?.isUnanswered(at: .now) == true else { return }
+        guard table.sending(id)?.isUnanswered(at: .now) == true else { return }
         sendResourceNow(.cancel(id, reason: "no answer within \(PeerSessionError.spoken(limit))"), to: peer)
         answer(id, with: .failure(.transferNotAnswered(after: limit)))
     }
@@ -47,21 +47,21 @@ extension PeerSession {
     /// and a failure stops the stream at its next chunk.
     func answer(_ id: TransferID, with result: Result<OutgoingReply, PeerSessionError>) {
         decisionTimers.removeValue(forKey: id)?.cancel()
-        guard let takes = transfers.updateSending(id, { $0.answered(result) }) else { return }
-        if transfers.sending(id)?.stopsStream == true { cancelledTransfers.withLockedValue { _ = $0.insert(id) } }
+        guard let takes = table.updateSending(id, { $0.answered(result) }) else { return }
+        if table.sending(id)?.stopsStream == true { cancelledTransfers.withLockedValue { _ = $0.insert(id) } }
         if takes, let waiter = outgoingWaiters.removeValue(forKey: id) { waiter.resume(with: result) }
     }
 
     /// The sender's call is over: its transfer is forgotten.
     func forgetOutgoing(_ id: TransferID) {
-        if transfers.sending(id) != nil { transfers.forget(id) }
+        if table.sending(id) != nil { table.forget(id) }
         decisionTimers.removeValue(forKey: id)?.cancel()
         cancelledTransfers.withLockedValue { _ = $0.remove(id) }
     }
 
     /// The receiver's reason when a stream stopped because it failed, else nil.
     func earlyFailure(_ id: TransferID) -> PeerSessionError? {
-        guard case .failure(let error)? = transfers.sending(id)?.early else { return nil }
+        guard case .failure(let error)? = table.sending(id)?.early else { return nil }
         return error
     }
 }

@@ -4,7 +4,7 @@ import Logging
 import NIOConcurrencyHelpers
 import NIOCore
 
-extension PeerSession {
+extension SessionTransfers {
     /// Handles one message of the resource stream; messages that do not decode are dropped.
     /// - Returns: whether the message's bytes went to a file's writer, which takes them off the receive budget
     ///   once written; otherwise the caller does so now.
@@ -22,7 +22,7 @@ extension PeerSession {
         // A transfer's messages count only from the peer it is with: IDs are random, but a peer that learned
         // another's ID must not be able to answer, feed or cancel that transfer.
         if let id = message.transferID {
-            guard let owner = transfers.peer(of: id) else {
+            guard let owner = table.peer(of: id) else {
                 // Late (the transfer ended or was cancelled) or made up.
                 configuration.logger.notice(
                     "dropped a transfer message about no transfer this side has",
@@ -56,12 +56,12 @@ extension PeerSession {
         case .chunk(let id, let offset, let data):
             return receivedChunk(id, offset: offset, data: data, counted: buffer.readableBytes)
         case .entryChunk(let id, let index, let offset, let data):
-            guard let tree = transfers.directory(id) else { return false }
+            guard let tree = table.directory(id) else { return false }
             return receivedEntryChunk(tree, index: index, offset: offset, data: data, counted: buffer.readableBytes)
         case .entryEnd(let id, let index, let sha256):
-            if let tree = transfers.directory(id) { receivedEntryEnd(tree, index: index, sha256: sha256) }
+            if let tree = table.directory(id) { receivedEntryEnd(tree, index: index, sha256: sha256) }
         case .end(let id, let sha256):
-            if let tree = transfers.directory(id) { finishDirectory(tree) } else { finish(id, sha256: sha256) }
+            if let tree = table.directory(id) { finishDirectory(tree) } else { finish(id, sha256: sha256) }
         }
         return false
     }
@@ -69,17 +69,17 @@ extension PeerSession {
     /// The other side stopped transfer `id`: a sender's call fails, a file or directory being received keeps what
     /// it has for a resume, and an offer withdrawn before it was answered (the sender's deadline passed) is void.
     func receivedCancel(_ id: TransferID, reason: String, from peer: PeerID) {
-        switch transfers[id] {
+        switch table[id] {
         case .sending?:
             cancelledTransfers.withLockedValue { _ = $0.insert(id) }
             answer(id, with: .failure(.transferFailed("cancelled: \(reason)")))
         case .receivingFile(let file)?:
-            transfers.forget(id)
+            table.forget(id)
             closeKeepingPartial(file, reason: reason)
         case .receivingDirectory(let tree)?:
             stopDirectory(tree, reason: reason)
         case .offeredFile?, .offeredDirectory?:
-            transfers.forget(id)
+            table.forget(id)
             emit(.transferFailed(id, peer, .transferFailed("the offer was withdrawn: \(reason)")))
         case nil:
             break
@@ -100,7 +100,7 @@ extension PeerSession {
                 isDirectory: false,
                 fileCount: 1
             )
-            transfers.offered(offer, from: peer)
+            table.offered(offer, from: peer)
             emit(.transferOffered(transfer))
         } catch {
             sendResourceNow(.decline(offer.id, reason: "refused name: \(error)"), to: peer)
@@ -111,7 +111,7 @@ extension PeerSession {
     /// Takes one chunk of a file: into memory, or gathered for the file's writer.
     /// - Returns: whether `counted` bytes of receive budget went to the writer with the chunk.
     func receivedChunk(_ id: TransferID, offset: UInt64, data: ByteBuffer, counted: Int) -> Bool {
-        guard let file = transfers.file(id) else { return false }
+        guard let file = table.file(id) else { return false }
         let chunk = file.bytes.chunk(at: offset, count: UInt64(data.readableBytes))
         guard case .take(let reportProgress) = chunk else {
             if case .refuse(let reason) = chunk { fail(file, reason: reason) }
@@ -149,8 +149,8 @@ extension PeerSession {
     /// The sender is done and says the file's SHA-256: once the writer has written (and hashed) everything, check
     /// and keep the file.
     func finish(_ id: TransferID, sha256 claimed: [UInt8]?) {
-        guard let file = transfers.file(id) else { return }
-        transfers.forget(id)
+        guard let file = table.file(id) else { return }
+        table.forget(id)
         guard case .file(let sink, _, _) = file.sink else {
             return verify(file, sha256: file.hasher.digest(), claimed: claimed, failure: nil)
         }
@@ -195,7 +195,7 @@ extension PeerSession {
     }
 
     func fail(_ file: IncomingFile, reason: String, keepPartial: Bool = false) {
-        if transfers.file(file.transfer.id) === file { transfers.forget(file.transfer.id) }
+        if table.file(file.transfer.id) === file { table.forget(file.transfer.id) }
         // Removed at once: a write still under way goes to the unlinked file, never to a partial file made anew.
         // unlink, not a recursive remove: whatever someone may have put at the name since is not gone through.
         if !keepPartial, let partial = file.partial { unlink(partial.path) }
@@ -230,7 +230,7 @@ extension PeerSession {
     /// A refused offer is reported as a ``PeerSessionEvent/peerError(_:_:)``; one past the limit is declined,
     /// while one reusing an ID gets no answer: any answer names the ID, and so the transfer already under way.
     func admitsOffer(_ id: TransferID, from peer: PeerID) -> Bool {
-        switch transfers.admit(offer: id, from: peer) {
+        switch table.admit(offer: id, from: peer) {
         case .admitted:
             return true
         case .reusesID:
@@ -246,7 +246,7 @@ extension PeerSession {
     /// `error` (by default that the peer is not connected), and its offers not yet answered are dropped (their
     /// sender's call failed; accepting one now throws).
     func transfersEnded(with peer: PeerID, error: PeerSessionError? = nil) {
-        let ended = transfers.connectionEnded(with: peer)
+        let ended = table.connectionEnded(with: peer)
         for file in ended.files {
             closeKeepingPartial(file, reason: "the connection ended; the partial file is kept for a resume")
         }
