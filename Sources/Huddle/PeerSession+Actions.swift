@@ -48,11 +48,10 @@ extension PeerSession {
             io[id]?.route.open(to: peer, delivery: delivery)
         case .endTransfers(let peer, let error):
             transfers.assumeIsolated { $0.transfersEnded(with: peer, error: error) }
-        case .startDatagrams(let id, let outcome):
-            startDatagrams(on: id, outcome: outcome)
+        case .startDatagrams(let id, let peer, let device, let role, let outcome):
+            startDatagrams(on: id, peer: peer, device: device, role: role, outcome: outcome)
         case .forgetDatagrams(let id):
-            guard let cid = datagrams.remove(on: id) else { return }
-            datagramFilter.forget(cid)
+            datagrams.assumeIsolated { $0.forget(id) }
         case .rememberTrust(let device, let level, let name, let version):
             do {
                 if let level {

@@ -26,7 +26,7 @@ extension PeerSession {
         case .directory(.lost(let peer)):
             apply(.lost(peer))
         case .datagram(let bytes, let source):
-            receivedDatagram(bytes, from: source)
+            await datagrams.received(bytes, from: source)
         }
     }
 

@@ -44,10 +44,8 @@ public actor PeerSession {
     nonisolated let inbox: AsyncStream<Inbox>.Continuation
     nonisolated let inboxStream: AsyncStream<Inbox>
     nonisolated let connectionIDs = Atomic<Int>(0)
-    nonisolated let datagramPort = Atomic<Int>(0)
     /// The channel of each connected peer (for sends that need not wait for the actor) and the receive budget.
     nonisolated let flow: ReceiveFlow
-    nonisolated let datagramFilter = DatagramFilter()
     let tls: PeerTLS
     nonisolated let admission: PeerAdmission
     /// The pairing budget, charged by every connection before a pairing run starts.
@@ -59,10 +57,8 @@ public actor PeerSession {
     var group: any EventLoopGroup { configuration.eventLoopGroup }
 
     var listener: (any Channel)?
-    var datagramChannel: (any Channel)?
-    /// Each connection's datagram keys and the routes of received packets to them.
-    var datagrams = DatagramLinks()
-    let startInstant = ContinuousClock.now
+    /// The UDP socket and each connection's datagram link; it runs on this actor's executor.
+    nonisolated let datagrams: SessionDatagrams
     var registration: (any PeerDirectoryRegistration)?
     var browsing: Task<Void, Never>?
     /// Background work the session cancels when it stops; each task leaves the table when it ends, so a long-lived
@@ -155,7 +151,14 @@ public actor PeerSession {
         }
         self.flow = flow
         self.broadcast = broadcast
-        self.transfers = SessionTransfers(configuration: configuration, flow: flow, broadcast: broadcast)
+        let transfers = SessionTransfers(configuration: configuration, flow: flow, broadcast: broadcast)
+        self.transfers = transfers
+        self.datagrams = SessionDatagrams(
+            configuration: configuration,
+            flow: flow,
+            broadcast: broadcast,
+            sharingExecutorOf: transfers
+        )
         (inboxStream, inbox) = AsyncStream.makeStream()
     }
 
@@ -195,8 +198,9 @@ public actor PeerSession {
         let stream = inboxStream
         track { await self.runInbox(stream) }
         watchTrustStore()
-        datagramChannel = try await openDatagramSocket(host: configuration.listenHost)
-        datagramPort.store(datagramChannel?.localAddress?.port ?? 0, ordering: .relaxed)
+        try await datagrams.open(host: configuration.listenHost, group: group) { [inbox] bytes, source in
+            inbox.yield(.datagram(bytes, source))
+        }
         if mode.advertises { listener = try await listen() }
         try await setAvailable(true)
     }
@@ -234,7 +238,7 @@ public actor PeerSession {
         registration = nil
         for channel in channels { try? await channel.closeFuture.get() }
         try? await listener?.close()
-        try? await datagramChannel?.close()
+        await datagrams.close()
         for task in tasks.values { task.cancel() }
         browsing?.cancel()
         await ownStack?.shutdown()
@@ -319,7 +323,7 @@ public actor PeerSession {
             instance: peerID.rawValue,
             displayName: displayName,
             mode: mode.wireValue,
-            datagramPort: UInt16(datagramPort.load(ordering: .relaxed))
+            datagramPort: UInt16(datagrams.port.load(ordering: .relaxed))
         )
         let setup = PeerConnectionHandler.Setup(
             role: role,

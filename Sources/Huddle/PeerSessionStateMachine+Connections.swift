@@ -205,7 +205,7 @@ extension PeerSessionStateMachine {
         slot.waiter = nil
         connections[id] = slot
         if peers[peer]?.connection != id { bind(peer, name: name, device: device, connection: id) }
-        actions.append(.startDatagrams(id, outcome))
+        actions.append(.startDatagrams(id, peer, device, slot.role, outcome))
         // RESUME and the messages sent again go out before `send` can see the connection.
         resumeDelivery(to: peer, on: id)
         actions.append(.openFlow(peer, connection: id))

@@ -71,7 +71,8 @@ extension PeerSessionStateMachine {
         /// The connection's messages count as `peer`'s, against its delivery record.
         case openRoute(Int, PeerID, DeliveryCounter)
         case endTransfers(PeerID, PeerSessionError?)
-        case startDatagrams(Int, PeerHandshake.Outcome)
+        /// Set up the datagram link of a connection that just completed its handshake with `peer`'s `device`.
+        case startDatagrams(Int, PeerID, DeviceID, PeerRole, PeerHandshake.Outcome)
         case forgetDatagrams(Int)
         /// Record a device in the trust store: pinned at `level`, or (nil) only seen again.
         case rememberTrust(DeviceID, level: TrustLevel?, displayName: String, version: UInt8)

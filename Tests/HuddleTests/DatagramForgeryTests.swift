@@ -19,7 +19,7 @@ struct DatagramForgeryTests {
             try await ada.session.send(Array("ready".utf8), to: [bobID], mode: .unreliable)
             #expect(await bob.message(from: adaID) == "ready")
             let cid = try #require(await bob.session.receivingDatagramConnectionID(from: adaID))
-            let port = bob.session.datagramPort.load(ordering: .relaxed)
+            let port = bob.session.datagrams.port.load(ordering: .relaxed)
             let client = try await DatagramBootstrap(group: MultiThreadedEventLoopGroup.singleton)
                 .bind(host: "127.0.0.1", port: 0).get()
             let target = try SocketAddress(ipAddress: "127.0.0.1", port: port)

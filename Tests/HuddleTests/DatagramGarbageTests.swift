@@ -34,7 +34,7 @@ struct DatagramGarbageTests {
             let (ada, bob, bobID, adaID) = try await scope.connectedPair()
             try await bob.session.send(Array("ready".utf8), to: [adaID], mode: .unreliable)
             #expect(await ada.message(from: bobID) == "ready")
-            let port = bob.session.datagramPort.load(ordering: .relaxed)
+            let port = bob.session.datagrams.port.load(ordering: .relaxed)
             let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
             scope.onExit { try? await group.shutdownGracefully() }
             let client = try await DatagramBootstrap(group: group).bind(host: "127.0.0.1", port: 0).get()

@@ -106,7 +106,7 @@ struct SessionRulesHarness {
         case .closeFlow(let peer, let id): "closeFlow \(peer) \(id)"
         case .openRoute(let id, let peer, _): "openRoute \(id) \(peer)"
         case .endTransfers(let peer, let error): "endTransfers \(peer) \(error.map { "\($0)" } ?? "-")"
-        case .startDatagrams(let id, _): "startDatagrams \(id)"
+        case .startDatagrams(let id, _, _, _, _): "startDatagrams \(id)"
         case .forgetDatagrams(let id): "forgetDatagrams \(id)"
         case .rememberTrust(_, let level, let name, _): "rememberTrust \(level.map(\.rawValue) ?? "seen") \(name)"
         case .log(let level, let message, _): "log \(level) \(message)"
