@@ -89,11 +89,11 @@ extension PeerSession {
         context: [UInt8]
     ) async throws {
         let timeout = ContinuousClock.now.duration(to: deadline)
-        let id = connectionIDs.add(1, ordering: .relaxed).newValue
+        let id = wiring.nextConnectionID()
         let route = MessageRoute()
         io[id] = ConnectionIO(channel: nil, route: route)
         apply(.dialStarted(id, peer: peer))
-        let wiring = wiring(role: .initiator, connection: id, route: route, context: context, expected: expected)
+        let wiring = wiring.setup(role: .initiator, connection: id, route: route, context: context, expected: expected)
         let (inbox, group, tls) = (self.inbox, self.group, self.tls)
         track {
             do {

@@ -43,7 +43,8 @@ public actor PeerSession {
     nonisolated let broadcast: EventBroadcast<PeerSessionEvent>
     nonisolated let inbox: AsyncStream<Inbox>.Continuation
     nonisolated let inboxStream: AsyncStream<Inbox>
-    nonisolated let connectionIDs = Atomic<Int>(0)
+    /// How connections are set up, dialled or accepted.
+    nonisolated let wiring: ConnectionWiring
     /// The channel of each connected peer (for sends that need not wait for the actor) and the receive budget.
     nonisolated let flow: ReceiveFlow
     let tls: PeerTLS
@@ -127,13 +128,8 @@ public actor PeerSession {
             maximumTotal: configuration.maximumPendingConnections,
             maximumPerAddress: configuration.maximumPendingConnectionsPerAddress
         )
-        if let directory {
-            self.directory = directory
-            self.ownStack = nil
-        } else {
-            self.directory = nil
-            self.ownStack = nil
-        }
+        self.directory = directory
+        self.ownStack = nil
         let flow = ReceiveFlow(
             budget: configuration.maximumUndeliveredBytes,
             transferBudget: configuration.transfers.maximumBufferedBytes,
@@ -151,6 +147,7 @@ public actor PeerSession {
         }
         self.flow = flow
         self.broadcast = broadcast
+        (inboxStream, inbox) = AsyncStream.makeStream()
         let transfers = SessionTransfers(configuration: configuration, flow: flow, broadcast: broadcast)
         self.transfers = transfers
         self.datagrams = SessionDatagrams(
@@ -159,7 +156,24 @@ public actor PeerSession {
             broadcast: broadcast,
             sharingExecutorOf: transfers
         )
-        (inboxStream, inbox) = AsyncStream.makeStream()
+        let datagrams = self.datagrams
+        wiring = ConnectionWiring(
+            hello: PeerHello(
+                versions: configuration.connection.handshake.versions,
+                sessionType: serviceType,
+                instance: peerID.rawValue,
+                displayName: displayName,
+                mode: mode.wireValue
+            ),
+            identity: identity,
+            trustStore: trustStore,
+            configuration: configuration,
+            flow: flow,
+            pairingGate: pairingGate,
+            inbox: inbox,
+            broadcast: broadcast,
+            datagramPort: { datagrams.port.load(ordering: .relaxed) }
+        )
     }
 
     /// Loads (or makes) this device's key and loads its trust store from ``PeerSessionConfiguration/dataDirectory``,
@@ -201,7 +215,7 @@ public actor PeerSession {
         try await datagrams.open(host: configuration.listenHost, group: group) { [inbox] bytes, source in
             inbox.yield(.datagram(bytes, source))
         }
-        if mode.advertises { listener = try await listen() }
+        if mode.advertises { listener = try await wiring.listen(group: group, tls: tls, admission: admission) }
         try await setAvailable(true)
     }
 
@@ -266,97 +280,4 @@ public actor PeerSession {
     ///
     /// Bounded by ``TransferConfiguration/maximumBufferedBytes`` plus what one read of the socket brings.
     public nonisolated var bufferedTransferBytes: (now: Int, peak: Int) { flow.bufferedTransferBytes }
-
-    func listen() async throws -> any Channel {
-        let wire: @Sendable (any Channel) -> PeerChannels.Wiring = { [inbox] channel in
-            let id = self.connectionIDs.add(1, ordering: .relaxed).newValue
-            let route = MessageRoute()
-            inbox.yield(.accepted(id, channel, route))
-            return self.wiring(role: .responder, connection: id, route: route, context: [], expected: nil)
-        }
-        if let host = configuration.listenHost {
-            return try await PeerChannels.listen(
-                host: host,
-                port: configuration.listenPort,
-                group: group,
-                tls: tls,
-                admission: admission,
-                wire: wire
-            )
-        }
-        do {
-            return try await PeerChannels.listen(
-                host: "::",
-                port: configuration.listenPort,
-                group: group,
-                tls: tls,
-                admission: admission,
-                wire: wire
-            )
-        } catch {
-            return try await PeerChannels.listen(
-                host: "0.0.0.0",
-                port: configuration.listenPort,
-                group: group,
-                tls: tls,
-                admission: admission,
-                wire: wire
-            )
-        }
-    }
-
-    /// What a new connection is set up with; safe from any thread.
-    nonisolated func wiring(
-        role: PeerRole,
-        connection: Int,
-        route: MessageRoute,
-        context: [UInt8],
-        expected: DeviceID?
-    )
-        -> PeerChannels.Wiring
-    {
-        let store = trustStore
-        let ownID = identity.deviceID
-        let hello = PeerHello(
-            versions: configuration.connection.handshake.versions,
-            sessionType: serviceType,
-            instance: peerID.rawValue,
-            displayName: displayName,
-            mode: mode.wireValue,
-            datagramPort: UInt16(datagrams.port.load(ordering: .relaxed))
-        )
-        let setup = PeerConnectionHandler.Setup(
-            role: role,
-            hello: hello,
-            fingerprint: identity.fingerprint,
-            context: context,
-            configuration: configuration.connection,
-            receiveGate: flow,
-            pairingGate: pairingGate,
-            trust: { id in
-                if id == ownID { return .pinned(maximumVersionSeen: 1) }
-                guard let record = store.record(for: id), record.trust != .blocked else { return .unknown }
-                return .pinned(maximumVersionSeen: record.maximumVersionSeen)
-            }
-        )
-        let verifier = PeerVerifier(expected: expected, isBlocked: { store.isBlocked($0) })
-        let (inbox, events, flow) = (self.inbox, self.broadcast, self.flow)
-        return (
-            setup, verifier,
-            { event in
-                switch event {
-                case .resumed(let sequence):
-                    route.resume(at: sequence)
-                case .message(let buffer):
-                    switch route.arrived() {
-                    case .direct(let peer): events.yield(.received(Array(buffer.readableBytesView), from: peer))
-                    case .duplicate: flow.consumed(buffer.readableBytes)
-                    case .inbox(let sequence): inbox.yield(.message(connection, buffer, sequence: sequence))
-                    }
-                default:
-                    inbox.yield(.connection(connection, event))
-                }
-            }
-        )
-    }
 }

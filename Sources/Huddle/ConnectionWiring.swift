@@ -1,0 +1,124 @@
+import HuddleTransport
+import HuddleWire
+import NIOCore
+import Synchronization
+
+/// How a session's connections are set up, dialled or accepted: the hello this side sends, the trust lookups and
+/// the pairing budget the handshake asks, and where each connection's events go (the session's inbox, or straight
+/// to ``PeerSession/events`` for messages the route lets through). Safe from any thread: the listener calls it on
+/// an event loop for each accepted socket.
+final class ConnectionWiring: Sendable {
+    let hello: PeerHello
+    let fingerprint: [UInt8]
+    let ownID: DeviceID
+    let trustStore: TrustStore
+    let configuration: PeerSessionConfiguration
+    let flow: ReceiveFlow
+    let pairingGate: PairingGate
+    let inbox: AsyncStream<PeerSession.Inbox>.Continuation
+    let broadcast: EventBroadcast<PeerSessionEvent>
+    let datagramPort: @Sendable () -> Int
+    private let connectionIDs = Atomic<Int>(0)
+
+    init(
+        hello: PeerHello,
+        identity: DeviceIdentity,
+        trustStore: TrustStore,
+        configuration: PeerSessionConfiguration,
+        flow: ReceiveFlow,
+        pairingGate: PairingGate,
+        inbox: AsyncStream<PeerSession.Inbox>.Continuation,
+        broadcast: EventBroadcast<PeerSessionEvent>,
+        datagramPort: @escaping @Sendable () -> Int
+    ) {
+        self.hello = hello
+        self.fingerprint = identity.fingerprint
+        self.ownID = identity.deviceID
+        self.trustStore = trustStore
+        self.configuration = configuration
+        self.flow = flow
+        self.pairingGate = pairingGate
+        self.inbox = inbox
+        self.broadcast = broadcast
+        self.datagramPort = datagramPort
+    }
+
+    /// A number for a new connection, unique in the session.
+    func nextConnectionID() -> Int {
+        connectionIDs.add(1, ordering: .relaxed).newValue
+    }
+
+    /// Listens on ``PeerSessionConfiguration/listenHost`` (or on every address, IPv6 and IPv4 if it can, else
+    /// IPv4); each accepted connection is reported to the inbox and wired as a responder.
+    func listen(group: any EventLoopGroup, tls: PeerTLS, admission: PeerAdmission) async throws -> any Channel {
+        let wire: @Sendable (any Channel) -> PeerChannels.Wiring = { [inbox] channel in
+            let id = self.nextConnectionID()
+            let route = MessageRoute()
+            inbox.yield(.accepted(id, channel, route))
+            return self.setup(role: .responder, connection: id, route: route, context: [], expected: nil)
+        }
+        let port = configuration.listenPort
+        func listen(on host: String) async throws -> any Channel {
+            try await PeerChannels.listen(
+                host: host,
+                port: port,
+                group: group,
+                tls: tls,
+                admission: admission,
+                wire: wire
+            )
+        }
+        if let host = configuration.listenHost { return try await listen(on: host) }
+        do {
+            return try await listen(on: "::")
+        } catch {
+            return try await listen(on: "0.0.0.0")
+        }
+    }
+
+    /// What a new connection is set up with.
+    func setup(
+        role: PeerRole,
+        connection: Int,
+        route: MessageRoute,
+        context: [UInt8],
+        expected: DeviceID?
+    ) -> PeerChannels.Wiring {
+        let (store, ownID) = (trustStore, ownID)
+        var hello = self.hello
+        hello.datagramPort = UInt16(datagramPort())
+        let setup = PeerConnectionHandler.Setup(
+            role: role,
+            hello: hello,
+            fingerprint: fingerprint,
+            context: context,
+            configuration: configuration.connection,
+            receiveGate: flow,
+            pairingGate: pairingGate,
+            trust: { id in
+                if id == ownID { return .pinned(maximumVersionSeen: 1) }
+                guard let record = store.record(for: id), record.trust != .blocked else { return .unknown }
+                return .pinned(maximumVersionSeen: record.maximumVersionSeen)
+            }
+        )
+        let verifier = PeerVerifier(expected: expected, isBlocked: { store.isBlocked($0) })
+        let (inbox, events, flow) = (self.inbox, self.broadcast, self.flow)
+        return (
+            setup, verifier,
+            { event in
+                switch event {
+                case .resumed(let sequence):
+                    route.resume(at: sequence)
+                case .message(let buffer):
+                    switch route.arrived() {
+                    case .direct(let peer): events.yield(.received(Array(buffer.readableBytesView), from: peer))
+                    case .duplicate: flow.consumed(buffer.readableBytes)
+                    case .inbox(let sequence): inbox.yield(.message(connection, buffer, sequence: sequence))
+                    }
+                default:
+                    inbox.yield(.connection(connection, event))
+                }
+            }
+        )
+    }
+}
