@@ -92,7 +92,7 @@ extension PeerSession {
         let id = wiring.nextConnectionID()
         let route = MessageRoute()
         io[id] = ConnectionIO(channel: nil, route: route)
-        apply(.dialStarted(id, peer: peer))
+        apply(.dialStarted(id, peer: peer, timeout: timeout))
         let wiring = wiring.setup(role: .initiator, connection: id, route: route, context: context, expected: expected)
         let (inbox, group, tls) = (self.inbox, self.group, self.tls)
         track {
@@ -106,12 +106,6 @@ extension PeerSession {
                 inbox.yield(.dialed(id, .failure(.connection(.connectFailed("\(error)")))))
             }
         }
-        let timer = Task { [weak self] in
-            try? await Task.sleep(for: timeout)
-            guard !Task.isCancelled else { return }
-            await self?.apply(.connectTimedOut(id, peer: peer))
-        }
-        defer { timer.cancel() }
         // Cancelling the calling task gives up this attempt (the rules' cancelDial runs on the actor, so after the
         // waiter below is in place).
         try await withTaskCancellationHandler {

@@ -18,6 +18,10 @@ extension PeerSession {
         case .closeChannel(let id):
             io.removeValue(forKey: id)?.channel?.close(promise: nil)
         case .finishConnect(let waiter, let error):
+            // The call's deadline no longer matters (the rules would ignore it): its task need not wait.
+            if let deadline = connectDeadlines.removeValue(forKey: waiter) {
+                tasks.removeValue(forKey: deadline)?.cancel()
+            }
             guard let continuation = connectWaiters.removeValue(forKey: waiter) else {
                 finishedWaiters[waiter] = .some(error)
                 return
@@ -35,11 +39,12 @@ extension PeerSession {
                 }
             }
         case .schedule(let timer, let delay):
-            track { [weak self] in
+            let task = track { [weak self] in
                 try? await Task.sleep(for: delay)
                 guard !Task.isCancelled else { return }
-                await self?.apply(.timer(timer))
+                await self?.fired(timer)
             }
+            if case .connectDeadline(let dial, _) = timer { connectDeadlines[dial] = task }
         case .openFlow(let peer, let id):
             if let channel = io[id]?.channel { flow.connected(peer, channel: channel) }
         case .closeFlow(let peer, let id):
@@ -69,5 +74,10 @@ extension PeerSession {
         case .log(let level, let message, let metadata):
             configuration.logger.log(level: level, message, metadata: metadata)
         }
+    }
+
+    func fired(_ timer: PeerSessionStateMachine.Timer) {
+        if case .connectDeadline(let dial, _) = timer { connectDeadlines[dial] = nil }
+        apply(.timer(timer))
     }
 }

@@ -72,6 +72,8 @@ public actor PeerSession {
     var io: [Int: ConnectionIO] = [:]
     /// The `connect` calls waiting for their dial, by its number.
     var connectWaiters: [Int: CheckedContinuation<Void, any Error>] = [:]
+    /// The task of each waiting `connect` call's deadline timer, by its dial number.
+    var connectDeadlines: [Int: Int] = [:]
     /// What the rules decided for a `connect` that was not waiting yet.
     var finishedWaiters: [Int: PeerSessionError?] = [:]
     /// Every transfer and its I/O; it runs on this actor's executor.
@@ -220,7 +222,8 @@ public actor PeerSession {
     }
 
     /// Runs `work` in the background until it ends or the session stops.
-    func track(_ work: @escaping @Sendable () async -> Void) {
+    @discardableResult
+    func track(_ work: @escaping @Sendable () async -> Void) -> Int {
         let number = nextTaskNumber
         nextTaskNumber += 1
         // The task cannot reach `forget` before this actor-isolated call has stored it.
@@ -228,6 +231,7 @@ public actor PeerSession {
             await work()
             await self?.forget(task: number)
         }
+        return number
     }
 
     func forget(task number: Int) {

@@ -9,8 +9,9 @@ extension PeerSessionStateMachine {
         connections[id] = SessionConnection(id: id, role: .responder, phase: .handshaking)
     }
 
-    mutating func dialStarted(_ id: Int, peer: PeerID) {
+    mutating func dialStarted(_ id: Int, peer: PeerID, timeout: Duration) {
         guard !stopped else { return finish(waiter: id, .stopped) }
+        actions.append(.schedule(.connectDeadline(id, peer: peer), after: timeout))
         var slot = SessionConnection(id: id, role: .initiator, phase: .dialling)
         slot.intended = peer
         slot.waiter = id

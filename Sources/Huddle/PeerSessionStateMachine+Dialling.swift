@@ -69,10 +69,18 @@ extension PeerSessionStateMachine {
         }
     }
 
+    /// The deadline of dial `id` passed: its `connect` call (waiting on the dial, or parked on another connection
+    /// to the peer) throws `connectTimedOut`, and a connection not yet through its handshake closes. A deadline of a
+    /// call that ended already changes nothing.
     mutating func connectTimedOut(_ id: Int, peer: PeerID) {
-        if parkedWaiters.removeValue(forKey: id) != nil { finish(waiter: id, .connectTimedOut(peer)) }
+        let parked = parkedWaiters.removeValue(forKey: id) != nil
+        if parked { finish(waiter: id, .connectTimedOut(peer)) }
         guard let slot = connections[id], !slot.hasConnected else { return }
-        if let waiter = slot.waiter { finish(waiter: waiter, .connectTimedOut(peer)) }
+        if let waiter = slot.waiter {
+            finish(waiter: waiter, .connectTimedOut(peer))
+        } else if !parked {
+            return
+        }
         connections[id]?.waiter = nil
         write(.close(.timedOut), on: id)
     }

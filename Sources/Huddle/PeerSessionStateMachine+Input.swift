@@ -12,7 +12,8 @@ extension PeerSessionStateMachine {
         /// A connection came in (its socket is open).
         case accepted(Int)
         /// `connect` dials connection `id` for `peer`; its `connect` waits under the same number.
-        case dialStarted(Int, peer: PeerID)
+        /// A `connect` call starts dial `Int`; it gives up after `timeout` (``Timer/connectDeadline(_:peer:)``).
+        case dialStarted(Int, peer: PeerID, timeout: Duration)
         /// The dialled socket opened.
         case opened(Int)
         case authenticated(Int, DeviceID)
@@ -28,7 +29,6 @@ extension PeerSessionStateMachine {
         /// The task that called `connect` for dial `id` was cancelled.
         case cancelDial(Int)
         case cancelConnect(PeerID)
-        case connectTimedOut(Int, peer: PeerID)
         case disconnect(PeerID)
         case disconnectAll
         /// The trust store changed (another process blocked or forgot a device).
@@ -51,6 +51,8 @@ extension PeerSessionStateMachine {
     /// What the rules asked to be told about later.
     enum Timer: Hashable, Sendable {
         case reconnect(PeerID, attempt: Int)
+        /// The `connect` call that started dial `Int` to the peer has waited its whole timeout.
+        case connectDeadline(Int, peer: PeerID)
         case redeliveryWindow(PeerID, generation: Int)
     }
 

@@ -63,7 +63,7 @@ struct PeerSessionStateMachine {
         case .found(let advert): found(advert, now: now)
         case .lost(let peer): lost(peer)
         case .accepted(let id): accepted(id)
-        case .dialStarted(let id, let peer): dialStarted(id, peer: peer)
+        case .dialStarted(let id, let peer, let timeout): dialStarted(id, peer: peer, timeout: timeout)
         case .opened(let id): opened(id)
         case .authenticated(let id, let device): connections[id]?.remote = device
         case .prompted(let id, let prompt): prompted(prompt, on: id)
@@ -77,7 +77,6 @@ struct PeerSessionStateMachine {
         case .decide(let request, let accept): decide(request, accept: accept)
         case .cancelDial(let id): cancelDial(id, now: now)
         case .cancelConnect(let peer): cancelConnect(to: peer, now: now)
-        case .connectTimedOut(let id, let peer): connectTimedOut(id, peer: peer)
         case .disconnect(let peer): disconnect(peer)
         case .disconnectAll:
             for peer in peers.keys.sorted() where peers[peer]?.connection != nil { disconnect(peer) }
@@ -85,6 +84,7 @@ struct PeerSessionStateMachine {
         case .connectEnded(let peer, let reason, let failure):
             connectEnded(peer, reason: reason, failure: failure)
         case .timer(.reconnect(let peer, let attempt)): reconnectDue(peer, attempt: attempt)
+        case .timer(.connectDeadline(let id, let peer)): connectTimedOut(id, peer: peer)
         case .timer(.redeliveryWindow(let peer, let generation)):
             redeliveryWindowPassed(for: peer, generation: generation)
         case .stop: stop()

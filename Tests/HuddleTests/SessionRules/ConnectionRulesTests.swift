@@ -22,7 +22,11 @@ struct ConnectionRulesTests {
     @Test func firstContactAsksTheUserAndPinsTheVerifiedDevice() {
         var rules = H()
         rules.handle(.found(H.advert("bob")))
-        #expect(rules.handle(.dialStarted(1, peer: bob)) == ["emit stateChanged bob connecting"])
+        #expect(
+            rules.handle(.dialStarted(1, peer: bob, timeout: .seconds(60))) == [
+                "schedule connectDeadline(1, peer: bob) 60.0 seconds", "emit stateChanged bob connecting",
+            ]
+        )
         #expect(rules.machine.connections[1]?.phase == .dialling)
         rules.handle(.opened(1))
         #expect(rules.machine.connections[1]?.phase == .handshaking)
@@ -117,7 +121,7 @@ struct ConnectionRulesTests {
         var rules = H(device: H.highDevice)
         try rules.pin(H.lowDevice)
         rules.handle(.found(H.advert("ann", device: H.lowDevice, name: "Ann")))
-        rules.handle(.dialStarted(1, peer: PeerID(rawValue: "ann")))
+        rules.handle(.dialStarted(1, peer: PeerID(rawValue: "ann"), timeout: .seconds(60)))
         rules.handle(.opened(1))
         rules.handle(.authenticated(1, H.lowDevice))
         rules.handle(.connected(1, H.outcome("ann")))
@@ -137,7 +141,7 @@ struct ConnectionRulesTests {
         try rules.pin(H.lowDevice)
         let ann = PeerID(rawValue: "ann")
         rules.handle(.found(H.advert("ann", device: H.lowDevice, name: "Ann")))
-        rules.handle(.dialStarted(1, peer: ann))
+        rules.handle(.dialStarted(1, peer: ann, timeout: .seconds(60)))
         rules.handle(.opened(1))
         rules.acceptAndAuthenticate(2, device: H.lowDevice)
         let refused = PeerSessionError.connection(.wire(.closedByPeer(reason: .duplicate)))
@@ -156,7 +160,7 @@ struct ConnectionRulesTests {
     @Test func cancellingADialBeforeItsSocketOpensEndsIt() {
         var rules = H()
         rules.handle(.found(H.advert("bob")))
-        rules.handle(.dialStarted(1, peer: bob))
+        rules.handle(.dialStarted(1, peer: bob, timeout: .seconds(60)))
         #expect(
             rules.handle(.cancelDial(1)) == [
                 "forgetDatagrams 1", "finish 1 \(PeerSessionError.cancelled)", "emit stateChanged bob available",
@@ -182,10 +186,46 @@ struct ConnectionRulesTests {
         rules.handle(.found(H.advert("bob")))
         rules.dialAndAuthenticate(1, "bob")
         #expect(
-            rules.handle(.connectTimedOut(1, peer: bob)) == [
+            rules.handle(.timer(.connectDeadline(1, peer: bob))) == [
                 "finish 1 \(PeerSessionError.connectTimedOut(bob))", "write 1 close(\(PeerCloseReason.timedOut))",
             ]
         )
+    }
+
+    @Test func aDeadlineAfterTheCallEndedChangesNothing() throws {
+        var rules = H(device: H.lowDevice)
+        try rules.pin(H.highDevice)
+        rules.handle(.found(H.advert("bob")))
+        rules.dialAndAuthenticate(1, "bob")
+        #expect(rules.handle(.connected(1, H.outcome("bob"))).last == "finish 1 ok")
+        #expect(rules.handle(.timer(.connectDeadline(1, peer: bob))) == [])
+        #expect(rules.machine.connection(of: bob) == 1)
+
+        var cancelled = H()
+        cancelled.handle(.found(H.advert("bob")))
+        cancelled.dialAndAuthenticate(1, "bob")
+        cancelled.handle(.cancelConnect(bob))
+        #expect(cancelled.handle(.timer(.connectDeadline(1, peer: bob))) == [])
+    }
+
+    @Test func aParkedConnectTimesOutAtItsDeadline() throws {
+        var rules = H(device: H.highDevice)
+        try rules.pin(H.lowDevice)
+        let ann = PeerID(rawValue: "ann")
+        rules.handle(.found(H.advert("ann", device: H.lowDevice, name: "Ann")))
+        rules.handle(.dialStarted(1, peer: ann, timeout: .seconds(5)))
+        rules.handle(.opened(1))
+        rules.acceptAndAuthenticate(2, device: H.lowDevice)
+        rules.handle(.closed(1, .connection(.wire(.closedByPeer(reason: .duplicate)))))
+        #expect(rules.machine.parkedWaiters == [1: ann])
+        // The peer's connection never gets through its decision: the call that waits on it gives up.
+        #expect(
+            rules.handle(.timer(.connectDeadline(1, peer: ann))) == [
+                "finish 1 \(PeerSessionError.connectTimedOut(ann))"
+            ]
+        )
+        #expect(rules.machine.parkedWaiters.isEmpty)
+        #expect(rules.machine.connections[2] != nil)
     }
 
     @Test func connectPlansAFirstContactDialThroughThePairingBudget() throws {

@@ -18,7 +18,7 @@ struct DuplicateRaceRulesTests {
         var rules = H(device: H.highDevice)
         try rules.pin(H.lowDevice)
         rules.handle(.found(H.advert("ann", device: H.lowDevice, name: "Ann")))
-        rules.handle(.dialStarted(1, peer: ann))
+        rules.handle(.dialStarted(1, peer: ann, timeout: .seconds(60)))
         rules.handle(.opened(1))
         rules.handle(.authenticated(1, H.lowDevice))
         #expect(rules.handle(.connected(1, H.outcome("ann"))).last == "finish 1 ok")

@@ -163,7 +163,9 @@ struct ReconnectAndRedeliveryRulesTests {
             ]
         )
         #expect(rules.handle(.accepted(3)) == ["closeChannel 3"])
-        #expect(rules.handle(.dialStarted(4, peer: bob)) == ["finish 4 \(PeerSessionError.stopped)"])
+        #expect(
+            rules.handle(.dialStarted(4, peer: bob, timeout: .seconds(60))) == ["finish 4 \(PeerSessionError.stopped)"]
+        )
         #expect(throws: PeerSessionError.stopped) { try rules.machine.connectPlan(to: bob, contextSize: 0) }
         #expect(rules.handle(.timer(.reconnect(bob, attempt: 0))).isEmpty)
     }

@@ -83,7 +83,7 @@ struct SessionRulesHarness {
 
     /// Dials `peer` as connection `id` and takes it through TLS to `device`.
     mutating func dialAndAuthenticate(_ id: Int, _ peer: String, device: DeviceID = highDevice) {
-        handle(.dialStarted(id, peer: PeerID(rawValue: peer)))
+        handle(.dialStarted(id, peer: PeerID(rawValue: peer), timeout: .seconds(60)))
         handle(.opened(id))
         handle(.authenticated(id, device))
     }
