@@ -53,8 +53,7 @@ extension PeerSession {
         case .resource(let buffer):
             guard let peer = machine.peer(on: id) else { return flow.consumedResource(buffer.readableBytes) }
             // A chunk of a file being written counts until its writer has written it; the rest count until now.
-            let handedOver = transfers.assumeIsolated { $0.receivedResource(buffer, from: peer) }
-            if !handedOver { flow.consumedResource(buffer.readableBytes) }
+            transfers.assumeIsolated { $0.received(buffer, from: peer) }
         case .closed(let error):
             connectionClosed(id, error: error.map { .connection($0) })
         }

@@ -1,5 +1,6 @@
 import HuddleWire
 import NIOConcurrencyHelpers
+import NIOCore
 
 /// A session's transfers: the files, directories and data it sends and receives, with their I/O (partial files,
 /// staging directories, file sinks, the waiting senders and their decision deadlines). The rules are
@@ -36,6 +37,12 @@ actor SessionTransfers {
 
     /// The bytes reserved now by all transfers into memory: each one's offered size, from accept to its end.
     var inMemoryReservedBytes: UInt64 { table.inMemoryReservedBytes }
+
+    /// A transfer message from `peer`'s connection, in the order the connection delivered it. Its bytes leave the
+    /// receive budget now, or, when they went to a file's writer, once written.
+    func received(_ buffer: ByteBuffer, from peer: PeerID) {
+        if !receivedResource(buffer, from: peer) { flow.consumedResource(buffer.readableBytes) }
+    }
 
     func emit(_ event: PeerSessionEvent) {
         broadcast.yield(event)

@@ -8,20 +8,10 @@ import Testing
 
 @testable import Huddle
 
-/// Offers that lie: a sender built from the raw transfer messages.
-@Suite("Hostile transfer offers", .timeLimit(.minutes(2)))
+/// Offers that lie: a sender built from the raw transfer messages, against a receiver's transfers over a
+/// ``TransferLink``.
+@Suite("Hostile transfer offers")
 struct HostileTransferTests {
-    func connected(in scope: TestScope) async throws -> (SessionProbe, SessionProbe, bob: PeerID) {
-        let (mallory, bob, bobID, _) = try await scope.connectedPair(["Mallory", "Bob"])
-        return (mallory, bob, bobID)
-    }
-
-    func failure(_ probe: SessionProbe) async -> String? {
-        await probe.wait { event in
-            if case .transferFailed(_, _, let error) = event, error.code == .transferFailed { return error.reason }
-            return nil
-        }
-    }
 
     static let id = TransferID(bytes: Array(repeating: 9, count: 16))
 
@@ -30,11 +20,12 @@ struct HostileTransferTests {
         declared: UInt64,
         hash: [UInt8]?,
         data: [UInt8],
+        on link: TransferLink,
         in scope: TestScope
-    ) async throws -> (SessionProbe, URL, String?) {
-        let (mallory, bob, bobID) = try await connected(in: scope)
+    ) async throws -> (TransferEnd, URL, String?) {
+        let (mallory, bob) = (link.ada, link.bob)
         let target = try scope.directory()
-        try await mallory.session.sendResource(
+        try await mallory.sendRaw(
             .offer(
                 TransferOffer(
                     id: Self.id,
@@ -42,22 +33,20 @@ struct HostileTransferTests {
                     size: declared,
                     resumeKey: Array(repeating: 7, count: 32)
                 )
-            ),
-            to: bobID
+            )
         )
         let offered = try #require(await bob.offer())
-        try await bob.session.acceptTransfer(offered, into: target)
-        try await mallory.session.sendResource(.chunk(Self.id, offset: 0, data: ByteBuffer(bytes: data)), to: bobID)
-        try await mallory.session.sendResource(.end(Self.id, sha256: hash), to: bobID)
-        let reason = await failure(bob)
-        await mallory.session.stop()
+        try await bob.accept(offered, into: target, from: mallory)
+        try await mallory.sendRaw(.chunk(Self.id, offset: 0, data: ByteBuffer(bytes: data)))
+        try await mallory.sendRaw(.end(Self.id, sha256: hash))
+        let reason = await bob.failure()
         return (bob, target, reason)
     }
 
     @Test func anEndWithoutTheSHA256KeepsOnlyThePartialFile() async throws {
-        try await withTestScope { scope in
+        try await withTransferLink { link, scope in
             let data = Array(repeating: UInt8(1), count: 5000)
-            let (_, target, reason) = try await run(declared: 5000, hash: nil, data: data, in: scope)
+            let (_, target, reason) = try await run(declared: 5000, hash: nil, data: data, on: link, in: scope)
             #expect(reason == "END without the file's SHA-256")
             let names = try FileManager.default.contentsOfDirectory(atPath: target.path)
             #expect(names.count == 1 && names[0].hasPrefix(".report.pdf.") && names[0].hasSuffix(".huddle-partial"))
@@ -67,15 +56,15 @@ struct HostileTransferTests {
     /// Two offers of the same content at once would write one partial file from two places: the second is
     /// refused with a typed error while the first goes on and is kept whole.
     @Test func aSecondOfferOfTheSameContentWhileTheFirstRunsIsRefused() async throws {
-        try await withTestScope { scope in
-            let (mallory, bob, bobID) = try await connected(in: scope)
+        try await withTransferLink { link, scope in
+            let (mallory, bob) = (link.ada, link.bob)
             let target = try scope.directory()
             let data = Array(repeating: UInt8(5), count: 3000)
             let key = Array(repeating: UInt8(8), count: 32)
             let second = TransferID(bytes: Array(repeating: 10, count: 16))
             for id in [Self.id, second] {
                 let offer = TransferOffer(id: id, name: "same.bin", size: 3000, resumeKey: key)
-                try await mallory.session.sendResource(.offer(offer), to: bobID)
+                try await mallory.sendRaw(.offer(offer))
             }
             let first = try #require(await bob.offer())
             let again = try #require(
@@ -84,25 +73,26 @@ struct HostileTransferTests {
                     return nil
                 }
             )
-            try await bob.session.acceptTransfer(first, into: target)
+            try await bob.accept(first, into: target, from: mallory)
             await #expect(throws: PeerSessionError.transferFailed("same.bin is being received already")) {
-                try await bob.session.acceptTransfer(again, into: target)
+                try await bob.accept(again, into: target, from: mallory)
             }
-            try await mallory.session.sendResource(.chunk(Self.id, offset: 0, data: ByteBuffer(bytes: data)), to: bobID)
+            try await mallory.sendRaw(.chunk(Self.id, offset: 0, data: ByteBuffer(bytes: data)))
             let digest = Array(SHA256.hash(data: data))
-            try await mallory.session.sendResource(.end(Self.id, sha256: digest), to: bobID)
+            try await mallory.sendRaw(.end(Self.id, sha256: digest))
             let kept = try #require(await bob.finished())
             #expect(try Data(contentsOf: kept) == Data(data))
         }
     }
 
     @Test func aHashMismatchKeepsNothing() async throws {
-        try await withTestScope { scope in
+        try await withTransferLink { link, scope in
             let data = Array(repeating: UInt8(1), count: 5000)
             let (_, target, reason) = try await run(
                 declared: 5000,
                 hash: Array(repeating: 0, count: 32),
                 data: data,
+                on: link,
                 in: scope
             )
             #expect(reason?.contains("SHA-256 mismatch") == true)
@@ -111,37 +101,38 @@ struct HostileTransferTests {
     }
 
     @Test func moreDataThanDeclaredIsRefusedAndNothingIsKept() async throws {
-        try await withTestScope { scope in
+        try await withTransferLink { link, scope in
             let data = Array(repeating: UInt8(2), count: 3000)
             let hash = Array(SHA256.hash(data: data))
-            let (_, target, reason) = try await run(declared: 1000, hash: hash, data: data, in: scope)
+            let (_, target, reason) = try await run(declared: 1000, hash: hash, data: data, on: link, in: scope)
             #expect(reason?.contains("does not fit") == true)
             #expect(try FileManager.default.contentsOfDirectory(atPath: target.path).isEmpty)
         }
     }
 
     @Test func lessDataThanDeclaredIsNeverReportedComplete() async throws {
-        try await withTestScope { scope in
+        try await withTransferLink { link, scope in
             let data = Array(repeating: UInt8(3), count: 1000)
             let (bob, target, reason) = try await run(
                 declared: 4000,
                 hash: Array(repeating: 0, count: 32),
                 data: data,
+                on: link,
                 in: scope
             )
             #expect(reason?.contains("ended at 1000 of 4000 bytes") == true)
             // Only the hidden partial file, kept for a resume; nothing under the offered name.
             let names = try FileManager.default.contentsOfDirectory(atPath: target.path)
             #expect(names.count == 1 && names[0].hasSuffix(".huddle-partial"))
-            #expect(bob.events.allSatisfy { if case .transferFinished = $0 { false } else { true } })
+            #expect(bob.recorder.events.allSatisfy { if case .transferFinished = $0 { false } else { true } })
         }
     }
 
     @Test func aPathInTheNameIsDeclinedBeforeAnythingIsWritten() async throws {
-        try await withTestScope { scope in
-            let (mallory, bob, bobID) = try await connected(in: scope)
+        try await withTransferLink { link, scope in
+            let (mallory, bob) = (link.ada, link.bob)
             let sending = Task {
-                try await mallory.session.sendResource(
+                try await mallory.sendRaw(
                     .offer(
                         TransferOffer(
                             id: Self.id,
@@ -149,8 +140,7 @@ struct HostileTransferTests {
                             size: 10,
                             resumeKey: Array(repeating: 0, count: 32)
                         )
-                    ),
-                    to: bobID
+                    )
                 )
             }
             try await sending.value
@@ -159,7 +149,7 @@ struct HostileTransferTests {
                 return nil
             }
             #expect(refused?.contains("path separator") == true)
-            #expect(bob.events.allSatisfy { if case .transferOffered = $0 { false } else { true } })
+            #expect(bob.recorder.events.allSatisfy { if case .transferOffered = $0 { false } else { true } })
         }
     }
 }
