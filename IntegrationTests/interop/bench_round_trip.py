@@ -79,6 +79,8 @@ def main() -> int:
     parser.add_argument("--new-serve-arg", action="append", default=[],
                         help="an argument for the new binary's `serve` only (repeatable), e.g. --on-event-loop; "
                              "--baseline may then name the same binary")
+    parser.add_argument("--baseline-serve-arg", action="append", default=[],
+                        help="an argument for the baseline binary's `serve` only (repeatable)")
     args = parser.parse_args()
     reason = netns_available()
     if reason:
@@ -91,7 +93,7 @@ def main() -> int:
         a, b = tb[0], tb[1]
         for number in range(args.rounds):
             figures = {"echo": echo_figures(args.new, a, b, root, args.rtt)}
-            order = [("new", args.new, args.new_serve_arg), ("baseline", args.baseline, [])]
+            order = [("new", args.new, args.new_serve_arg), ("baseline", args.baseline, args.baseline_serve_arg)]
             if number % 2:
                 order.reverse()
             for tag, binary, serve_args in order:

@@ -2,13 +2,15 @@ import Foundation
 import HuddleTestSupport
 import HuddleTransport
 import HuddleWire
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOEmbedded
+import Testing
 
 @testable import Huddle
 
 /// One side of a ``TransferLink``: a session's transfers (``SessionTransfers``) with their own receive budget and
-/// events, and the channel towards the other side.
+/// events, and a channel towards each side it is connected to.
 final class TransferEnd: Sendable {
     /// This side's ID, as the other side knows it.
     let peerID: PeerID
@@ -17,8 +19,8 @@ final class TransferEnd: Sendable {
     let transfers: SessionTransfers
     let flow: ReceiveFlow
     let recorder: EventRecorder<PeerSessionEvent>
-    /// What this side writes to the other side.
-    let channel: NIOAsyncTestingChannel
+    /// What this side writes to each side it is connected to, by that side's ID.
+    let channels = NIOLockedValueBox<[PeerID: NIOAsyncTestingChannel]>([:])
 
     init(name: String, configuration: PeerSessionConfiguration) {
         peerID = PeerID(rawValue: name)
@@ -31,13 +33,19 @@ final class TransferEnd: Sendable {
         self.flow = flow
         transfers = SessionTransfers(configuration: configuration, flow: flow, broadcast: broadcast)
         recorder = EventRecorder(recording: broadcast.subscribe())
-        channel = NIOAsyncTestingChannel()
+    }
+
+    /// The channel towards `peer`.
+    func channel(to peer: TransferEnd) -> NIOAsyncTestingChannel? {
+        channels.withLockedValue { $0[peer.peerID] }
     }
 
     /// The first value `match` finds among the events recorded so far or arriving within `seconds`.
     func wait<T>(seconds: Double = 30, _ match: (PeerSessionEvent) -> T?) async -> T? {
         await recorder.first(within: .seconds(seconds), where: match)
     }
+
+    var events: [PeerSessionEvent] { recorder.events }
 
     /// The next transfer offered to this side.
     func offer() async -> IncomingTransfer? {
@@ -71,9 +79,12 @@ final class TransferEnd: Sendable {
         }
     }
 
-    /// Writes `message` to the other side as it is, outside any transfer's rules: how a test plays a peer that
-    /// lies or breaks the protocol.
-    func sendRaw(_ message: TransferMessage) async throws {
+    /// Writes `message` to `peer` (the only side this one is connected to, if nil) as it is, outside any
+    /// transfer's rules: how a test plays a peer that lies or breaks the protocol.
+    func sendRaw(_ message: TransferMessage, to peer: TransferEnd? = nil) async throws {
+        let channel = try #require(
+            peer.map { self.channel(to: $0) } ?? channels.withLockedValue { $0.count == 1 ? $0.values.first : nil }
+        )
         var buffer = channel.allocator.buffer(capacity: 64)
         message.encode(into: &buffer)
         try await channel.writeAndFlush(PeerOutbound.resource(buffer))
@@ -94,45 +105,76 @@ final class TransferEnd: Sendable {
 final class TransferLink: Sendable {
     let ada: TransferEnd
     let bob: TransferEnd
-    private let pumps: [Task<Void, Never>]
+    private let configuration: PeerSessionConfiguration
+    private let pumps = NIOLockedValueBox<[Task<Void, Never>]>([])
+    private let added = NIOLockedValueBox<[TransferEnd]>([])
 
     init(configure: (inout PeerSessionConfiguration) -> Void = { _ in }) async throws {
         var configuration = PeerSessionConfiguration()
         configure(&configuration)
+        self.configuration = configuration
         ada = TransferEnd(name: "ada", configuration: configuration)
         bob = TransferEnd(name: "bob", configuration: configuration)
-        for end in [ada, bob] { try await end.channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1)) }
-        ada.flow.connected(bob.peerID, channel: ada.channel)
-        bob.flow.connected(ada.peerID, channel: bob.channel)
-        pumps = [Self.pump(from: ada, to: bob), Self.pump(from: bob, to: ada)]
+        try await connect(ada, bob)
+    }
+
+    /// Another side, `name`, connected to `peers`.
+    func add(_ name: String, connectedTo peers: [TransferEnd]) async throws -> TransferEnd {
+        let end = TransferEnd(name: name, configuration: configuration)
+        added.withLockedValue { $0.append(end) }
+        for peer in peers { try await connect(end, peer) }
+        return end
+    }
+
+    /// Connects `one` and `other`: a channel each way, each known to the sender's receive flow, and a pump each way.
+    func connect(_ one: TransferEnd, _ other: TransferEnd) async throws {
+        for (sender, receiver) in [(one, other), (other, one)] {
+            let channel = NIOAsyncTestingChannel()
+            try await channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1))
+            sender.channels.withLockedValue { $0[receiver.peerID] = channel }
+            sender.flow.connected(receiver.peerID, channel: channel)
+        }
+        let tasks = [Self.pump(from: one, to: other), Self.pump(from: other, to: one)]
+        pumps.withLockedValue { $0 += tasks }
     }
 
     /// Hands what `sender` writes to `receiver`'s transfers, one message after another, until the channel closes.
     private static func pump(from sender: TransferEnd, to receiver: TransferEnd) -> Task<Void, Never> {
-        Task {
-            while let outbound = try? await sender.channel.waitForOutboundWrite(as: PeerOutbound.self) {
+        let (outgoing, incoming) = (sender.channel(to: receiver)!, receiver.channel(to: sender)!)
+        return Task {
+            while let outbound = try? await outgoing.waitForOutboundWrite(as: PeerOutbound.self) {
                 guard case .resource(let buffer) = outbound else { continue }
-                _ = receiver.flow.receivedResource(buffer.readableBytes, on: receiver.channel)
+                _ = receiver.flow.receivedResource(buffer.readableBytes, on: incoming)
                 await receiver.transfers.received(buffer, from: sender.peerID)
             }
         }
     }
 
-    /// The connection is lost: both sides' transfers hear of it, as from a session's rules.
-    func cut() async throws {
-        try await close()
-        ada.flow.disconnected(bob.peerID, channel: ada.channel)
-        bob.flow.disconnected(ada.peerID, channel: bob.channel)
-        await ada.transfers.transfersEnded(with: bob.peerID)
-        await bob.transfers.transfersEnded(with: ada.peerID)
+    /// The connection between `one` and `other` (Ada and Bob if nil) is lost: both sides' transfers hear of it,
+    /// as from a session's rules.
+    func cut(_ one: TransferEnd? = nil, _ other: TransferEnd? = nil) async throws {
+        let (one, other) = (one ?? ada, other ?? bob)
+        for (end, peer) in [(one, other), (other, one)] {
+            guard let channel = end.channels.withLockedValue({ $0.removeValue(forKey: peer.peerID) }) else { continue }
+            _ = try? await channel.finish(acceptAlreadyClosed: true)
+            end.flow.disconnected(peer.peerID, channel: channel)
+        }
+        await one.transfers.transfersEnded(with: other.peerID)
+        await other.transfers.transfersEnded(with: one.peerID)
     }
 
-    /// Closes both channels and waits for the pumps to end.
-    func close() async throws {
-        for end in [ada, bob] where end.channel.isActive {
-            _ = try? await end.channel.finish(acceptAlreadyClosed: true)
+    /// Closes every channel and waits for the pumps to end.
+    func close() async {
+        for end in [ada, bob] + added.withLockedValue({ $0 }) {
+            for channel in end.channels.withLockedValue({ Array($0.values) }) {
+                _ = try? await channel.finish(acceptAlreadyClosed: true)
+            }
         }
-        for pump in pumps { await pump.value }
+        for pump in pumps.withLockedValue({ $0 }) { await pump.value }
+    }
+
+    func stopRecording() {
+        for end in [ada, bob] + added.withLockedValue({ $0 }) { end.recorder.stop() }
     }
 }
 
@@ -145,9 +187,8 @@ func withTransferLink<T>(
     try await withTestScope { scope in
         let link = try await TransferLink(configure: configure)
         scope.onExit {
-            try? await link.close()
-            link.ada.recorder.stop()
-            link.bob.recorder.stop()
+            await link.close()
+            link.stopRecording()
         }
         return try await body(link, scope)
     }

@@ -9,7 +9,7 @@ import Testing
 
 /// What one peer can make a receiver hold: transfers into memory share one budget, a peer has a bounded number
 /// of transfers offered or under way, and an offer never takes over a transfer ID in use.
-@Suite("In-memory transfers: budget, per-peer limit, transfer IDs", .timeLimit(.minutes(2)))
+@Suite("In-memory transfers: budget, per-peer limit, transfer IDs")
 struct InMemoryBudgetTests {
     static func payload(_ size: Int, seed: UInt8) -> [UInt8] {
         (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ Int(seed)) }
@@ -20,18 +20,18 @@ struct InMemoryBudgetTests {
     }
 
     /// Streams `bytes` for transfer `id` in 60 KiB chunks, then its END.
-    static func stream(_ bytes: [UInt8], id: TransferID, from sender: SessionProbe, to peer: PeerID) async throws {
+    static func stream(_ bytes: [UInt8], id: TransferID, from sender: TransferEnd, to peer: PeerID) async throws {
         var offset = 0
         while offset < bytes.count {
             let end = min(bytes.count, offset + 60 * 1024)
             let chunk = ByteBuffer(bytes: bytes[offset..<end])
-            try await sender.session.sendResource(.chunk(id, offset: UInt64(offset), data: chunk), to: peer)
+            try await sender.sendRaw(.chunk(id, offset: UInt64(offset), data: chunk))
             offset = end
         }
-        try await sender.session.sendResource(.end(id, sha256: Array(SHA256.hash(data: bytes))), to: peer)
+        try await sender.sendRaw(.end(id, sha256: Array(SHA256.hash(data: bytes))))
     }
 
-    func data(_ id: TransferID, from probe: SessionProbe) async -> Data? {
+    func data(_ id: TransferID, from probe: TransferEnd) async -> Data? {
         await probe.wait { event in
             if case .transferReceivedData(id, _, let data) = event { return data }
             return nil
@@ -40,18 +40,18 @@ struct InMemoryBudgetTests {
 
     /// One peer offers far more than the budget; each offer alone is within the per-transfer limit. Only what fits
     /// is taken, the rest refused with the budget error, and what is reserved never passes the budget.
-    @Test(.timeLimit(.minutes(1)))
+    @Test
     func offersBeyondTheBudgetAreRefusedAndMemoryStaysBounded() async throws {
-        try await withTestScope { scope in
-            let budget: UInt64 = 1 << 20
-            let (mallory, bob, bobID, _) = try await scope.connectedPair(["Mallory", "Bob"]) {
-                $0.transfers.maximumInMemorySize = 512 * 1024
-                $0.transfers.maximumInMemoryBytes = budget
-                $0.transfers.maximumIncomingTransfersPerPeer = 64
-            }
+        let budget: UInt64 = 1 << 20
+        try await withTransferLink(configure: {
+            $0.transfers.maximumInMemorySize = 512 * 1024
+            $0.transfers.maximumInMemoryBytes = budget
+            $0.transfers.maximumIncomingTransfersPerPeer = 64
+        }) { link, _ in
+            let (mallory, bob, bobID) = (link.ada, link.bob, link.bob.peerID)
             let size = 300_000
             let items = (0..<20).map { (TransferID.random(), Self.payload(size, seed: UInt8($0))) }
-            for (id, bytes) in items { try await mallory.session.sendResource(Self.offer(id, bytes), to: bobID) }
+            for (id, bytes) in items { try await mallory.sendRaw(Self.offer(id, bytes)) }
             var offered: [TransferID: IncomingTransfer] = [:]
             for (id, _) in items {
                 offered[id] = try #require(
@@ -65,12 +65,12 @@ struct InMemoryBudgetTests {
             var refusals: [PeerSessionError] = []
             for (id, _) in items {
                 do {
-                    try await bob.session.acceptTransferIntoMemory(try #require(offered[id]))
+                    try await bob.transfers.acceptTransferIntoMemory(try #require(offered[id]))
                     accepted.append(id)
                 } catch let error as PeerSessionError {
                     refusals.append(error)
                 }
-                #expect(await bob.session.transfers.inMemoryReservedBytes <= budget)
+                #expect(await bob.transfers.inMemoryReservedBytes <= budget)
             }
             #expect(accepted == items.prefix(3).map(\.0))
             #expect(refusals.count == 17)
@@ -89,9 +89,9 @@ struct InMemoryBudgetTests {
                 try await Self.stream(bytes, id: id, from: mallory, to: bobID)
                 #expect(await data(id, from: bob) == Data(bytes))
             }
-            #expect(await bob.session.transfers.inMemoryReservedBytes == 0)
+            #expect(await bob.transfers.inMemoryReservedBytes == 0)
             let (laterID, laterBytes) = items[3]
-            try await bob.session.acceptTransferIntoMemory(try #require(offered[laterID]))
+            try await bob.transfers.acceptTransferIntoMemory(try #require(offered[laterID]))
             try await Self.stream(laterBytes, id: laterID, from: mallory, to: bobID)
             #expect(await data(laterID, from: bob) == Data(laterBytes))
         }
@@ -99,15 +99,16 @@ struct InMemoryBudgetTests {
 
     /// The peer's offers past its limit are declined at once, before anyone is asked; an honest sender's call
     /// says why.
-    @Test(.timeLimit(.minutes(1)))
+    @Test
     func offersPastThePerPeerLimitAreDeclined() async throws {
-        try await withTestScope { scope in
-            let (mallory, bob, bobID, malloryID) = try await scope.connectedPair(["Mallory", "Bob"]) {
-                $0.transfers.maximumIncomingTransfersPerPeer = 4
-            }
+        try await withTransferLink(configure: {
+            $0.transfers.maximumIncomingTransfersPerPeer = 4
+        }) { link, scope in
+            let (mallory, bob) = (link.ada, link.bob)
+            let (bobID, malloryID) = (bob.peerID, mallory.peerID)
             let ids = (0..<4).map { _ in TransferID.random() }
             for id in ids {
-                try await mallory.session.sendResource(Self.offer(id, Self.payload(100, seed: 1)), to: bobID)
+                try await mallory.sendRaw(Self.offer(id, Self.payload(100, seed: 1)))
             }
             for id in ids {
                 #expect(
@@ -117,9 +118,9 @@ struct InMemoryBudgetTests {
                     } == true
                 )
             }
-            bob.clear()
+            bob.recorder.clear()
             let sending = Task {
-                try await mallory.session.sendData(Data(Self.payload(100, seed: 2)), named: "x", to: bobID)
+                try await mallory.transfers.sendData(Data(Self.payload(100, seed: 2)), named: "x", to: bobID)
             }
             let outcome = await bob.wait { event -> String? in
                 if case .transferOffered = event { return "offered" }
@@ -141,17 +142,18 @@ struct InMemoryBudgetTests {
 
     /// An offer reusing the ID of a transfer being received (into memory) is refused, and the first one
     /// completes with its own bytes.
-    @Test(.timeLimit(.minutes(1)))
+    @Test
     func anOfferReusingAnActiveTransferIDIsRefused() async throws {
-        try await withTestScope { scope in
-            let (mallory, bob, bobID, malloryID) = try await scope.connectedPair(["Mallory", "Bob"])
+        try await withTransferLink { link, scope in
+            let (mallory, bob) = (link.ada, link.bob)
+            let (bobID, malloryID) = (bob.peerID, mallory.peerID)
             let id = TransferID.random()
             let first = Self.payload(2000, seed: 1)
-            try await mallory.session.sendResource(Self.offer(id, first), to: bobID)
-            try await bob.session.acceptTransferIntoMemory(try #require(await bob.offer()))
-            bob.clear()
+            try await mallory.sendRaw(Self.offer(id, first))
+            try await bob.transfers.acceptTransferIntoMemory(try #require(await bob.offer()))
+            bob.recorder.clear()
             let second = Self.payload(5000, seed: 2)
-            try await mallory.session.sendResource(Self.offer(id, second, name: "other.bin"), to: bobID)
+            try await mallory.sendRaw(Self.offer(id, second, name: "other.bin"))
             let outcome = await bob.wait { event -> String? in
                 if case .transferOffered = event { return "offered" }
                 if case .peerError(malloryID, let error) = event, error.code == .transferFailed { return error.reason }
@@ -160,24 +162,24 @@ struct InMemoryBudgetTests {
             #expect(outcome == "refused an offer that reuses the ID of a transfer in progress")
             try await Self.stream(first, id: id, from: mallory, to: bobID)
             #expect(await data(id, from: bob) == Data(first))
-            #expect(await bob.session.transfers.inMemoryReservedBytes == 0)
+            #expect(await bob.transfers.inMemoryReservedBytes == 0)
         }
     }
 
     /// The same for a file being received to disk, and a directory offer reusing its ID: refused, and the file is
     /// kept whole; a pending offer's ID cannot be taken over either.
-    @Test(.timeLimit(.minutes(1)))
+    @Test
     func aDirectoryOfferReusingTheIDOfAFileIsRefused() async throws {
-        try await withTestScope { scope in
-            let (mallory, bob, bobID, malloryID) = try await scope.connectedPair(["Mallory", "Bob"])
+        try await withTransferLink { link, scope in
+            let (mallory, bob) = (link.ada, link.bob)
+            let (bobID, malloryID) = (bob.peerID, mallory.peerID)
             let id = TransferID.random()
             let first = Self.payload(70_000, seed: 3)
-            try await mallory.session.sendResource(Self.offer(id, first, name: "kept.bin"), to: bobID)
+            try await mallory.sendRaw(Self.offer(id, first, name: "kept.bin"))
             let offered = try #require(await bob.offer())
             // While pending: a second offer of the ID does not replace it.
-            try await mallory.session.sendResource(
-                Self.offer(id, Self.payload(10, seed: 4), name: "swap.bin"),
-                to: bobID
+            try await mallory.sendRaw(
+                Self.offer(id, Self.payload(10, seed: 4), name: "swap.bin")
             )
             #expect(
                 await bob.wait { event -> Bool? in
@@ -187,14 +189,14 @@ struct InMemoryBudgetTests {
                 } == true
             )
             let target = try scope.directory()
-            try await bob.session.acceptTransfer(offered, into: target)
-            bob.clear()
+            try await bob.accept(offered, into: target, from: mallory)
+            bob.recorder.clear()
             let tree = DirectoryOffer(
                 id: id,
                 name: "tree",
                 entries: [DirectoryEntry(path: "f", kind: .file(size: 1, key: Array(repeating: 0, count: 32)))]
             )
-            try await mallory.session.sendResource(.directoryOffer(tree), to: bobID)
+            try await mallory.sendRaw(.directoryOffer(tree))
             let outcome = await bob.wait { event -> String? in
                 if case .transferOffered = event { return "offered" }
                 if case .peerError(malloryID, let error) = event, error.code == .transferFailed { return error.reason }
