@@ -36,7 +36,7 @@ struct HostileTransferTests {
             )
         )
         let offered = try #require(await bob.offer())
-        try await bob.accept(offered, into: target, from: mallory)
+        try await bob.accept(offered, into: target)
         try await mallory.sendRaw(.chunk(Self.id, offset: 0, data: ByteBuffer(bytes: data)))
         try await mallory.sendRaw(.end(Self.id, sha256: hash))
         let reason = await bob.failure()
@@ -73,9 +73,9 @@ struct HostileTransferTests {
                     return nil
                 }
             )
-            try await bob.accept(first, into: target, from: mallory)
+            try await bob.accept(first, into: target)
             await #expect(throws: PeerSessionError.transferFailed("same.bin is being received already")) {
-                try await bob.accept(again, into: target, from: mallory)
+                try await bob.accept(again, into: target)
             }
             try await mallory.sendRaw(.chunk(Self.id, offset: 0, data: ByteBuffer(bytes: data)))
             let digest = Array(SHA256.hash(data: data))

@@ -189,7 +189,7 @@ struct InMemoryBudgetTests {
                 } == true
             )
             let target = try scope.directory()
-            try await bob.accept(offered, into: target, from: mallory)
+            try await bob.accept(offered, into: target)
             bob.recorder.clear()
             let tree = DirectoryOffer(
                 id: id,

@@ -21,6 +21,8 @@ final class TransferEnd: Sendable {
     let recorder: EventRecorder<PeerSessionEvent>
     /// What this side writes to each side it is connected to, by that side's ID.
     let channels = NIOLockedValueBox<[PeerID: NIOAsyncTestingChannel]>([:])
+    /// The device of each side this one is connected to, as a session's rules know it once verified.
+    let devices = NIOLockedValueBox<[PeerID: DeviceID]>([:])
 
     init(name: String, configuration: PeerSessionConfiguration) {
         peerID = PeerID(rawValue: name)
@@ -46,6 +48,9 @@ final class TransferEnd: Sendable {
     }
 
     var events: [PeerSessionEvent] { recorder.events }
+
+    /// The device of `peer`, connected to this side.
+    func device(of peer: PeerID) -> DeviceID? { devices.withLockedValue { $0[peer] } }
 
     /// The next transfer offered to this side.
     func offer() async -> IncomingTransfer? {
@@ -90,9 +95,11 @@ final class TransferEnd: Sendable {
         try await channel.writeAndFlush(PeerOutbound.resource(buffer))
     }
 
-    /// Accepts `transfer`, offered by `sender`, into `directory`, as ``PeerSession/acceptTransfer(_:into:)`` does.
-    func accept(_ transfer: IncomingTransfer, into directory: URL, from sender: TransferEnd) async throws {
-        try await transfers.acceptTransfer(transfer, into: directory, sender: sender.device)
+    /// Accepts `transfer` into `directory`, as ``PeerSession/acceptTransfer(_:into:)`` does: a directory is staged
+    /// under the device of the side that offered it.
+    func accept(_ transfer: IncomingTransfer, into directory: URL) async throws {
+        let sender = devices.withLockedValue { $0[transfer.peer] }
+        try await transfers.acceptTransfer(transfer, into: directory, sender: sender)
     }
 }
 
@@ -132,6 +139,7 @@ final class TransferLink: Sendable {
             let channel = NIOAsyncTestingChannel()
             try await channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1))
             sender.channels.withLockedValue { $0[receiver.peerID] = channel }
+            sender.devices.withLockedValue { $0[receiver.peerID] = receiver.device }
             sender.flow.connected(receiver.peerID, channel: channel)
         }
         let tasks = [Self.pump(from: one, to: other), Self.pump(from: other, to: one)]

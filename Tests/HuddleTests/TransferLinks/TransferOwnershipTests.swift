@@ -31,7 +31,7 @@ struct TransferOwnershipTests {
             )
             try await mallory.sendRaw(.offer(marker), to: ada)
             #expect(await ada.offer()?.id == marker.id)
-            try await bob.accept(offer, into: inbox, from: ada)
+            try await bob.accept(offer, into: inbox)
             #expect(try await sending.value == offer.id)
             #expect(try Data(contentsOf: inbox.appending(path: "note.txt")) == Data("for Bob only".utf8))
         }

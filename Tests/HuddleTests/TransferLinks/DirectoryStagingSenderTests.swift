@@ -10,43 +10,34 @@ import Testing
 /// A directory's staging is the sending device's: what another peer left there (or in a staging directory of its
 /// own) never counts as the real sender's files, and every file kept from an earlier run is checked again against
 /// the current sender's SHA-256 before it counts.
-@Suite("Directories: staging bound to the sending device", .timeLimit(.minutes(2)))
+@Suite("Directories: staging bound to the sending device")
 struct DirectoryStagingSenderTests {
     /// Ada the receiver, with Bob and Mallory both connected to her (each trusted on first use).
     struct Trio {
-        let ada: SessionProbe
-        let bob: SessionProbe
-        let mallory: SessionProbe
+        let ada: TransferEnd
+        let bob: TransferEnd
+        let mallory: TransferEnd
         /// Ada as Bob and Mallory see her.
         let adaID: PeerID
         /// Mallory as Ada sees her.
         let malloryID: PeerID
     }
 
-    /// The three sessions, stopped when `scope` ends.
-    static func trio(in scope: TestScope) async throws -> Trio {
-        let probes = try await scope.sessions(["Ada", "Bob", "Mallory"]) { $0.trustsOnFirstUse = true }
-        let (ada, bob, mallory) = (probes[0], probes[1], probes[2])
-        let adaID = try #require(await bob.found(named: "Ada")).id
-        let bobID = try #require(await ada.found(named: "Bob")).id
-        let malloryID = try #require(await ada.found(named: "Mallory")).id
-        try await bob.session.connect(to: adaID)
-        try await mallory.session.connect(to: adaID)
-        #expect(await ada.state(bobID, .connected))
-        #expect(await ada.state(malloryID, .connected))
-        return Trio(ada: ada, bob: bob, mallory: mallory, adaID: adaID, malloryID: malloryID)
+    /// Ada, with Bob and Mallory both connected to her.
+    static func trio(on link: TransferLink) async throws -> Trio {
+        let (ada, bob) = (link.ada, link.bob)
+        let mallory = try await link.add("mallory", connectedTo: [ada])
+        return Trio(ada: ada, bob: bob, mallory: mallory, adaID: ada.peerID, malloryID: mallory.peerID)
     }
 
-    /// Where `session` stages the directory `offered` by `sender` in `target`.
+    /// Where `receiver` stages the directory `offered` by `sender` in `target`.
     static func stagingRoot(
         of offered: IncomingTransfer,
         from sender: PeerID,
-        on session: PeerSession,
+        on receiver: TransferEnd,
         in target: URL
-    )
-        async throws -> URL
-    {
-        let device = try #require(await session.info(for: sender)?.deviceID)
+    ) throws -> URL {
+        let device = try #require(receiver.device(of: sender))
         let name = DirectoryStaging.rootName(
             stem: DirectoryStaging.stem(of: offered.name),
             digest: offered.contentKey,
@@ -67,41 +58,37 @@ struct DirectoryStagingSenderTests {
         let scan = try DirectoryScan(of: root)
         let id = TransferID.random()
         let offer = DirectoryOffer(id: id, name: root.lastPathComponent, entries: scan.entries + extra)
-        try await trio.mallory.session.sendResource(.directoryOffer(offer), to: trio.adaID)
+        try await trio.mallory.sendRaw(.directoryOffer(offer), to: trio.ada)
         let offered = try #require(await trio.ada.offer())
         #expect(offered.peer == trio.malloryID)
-        try await trio.ada.session.acceptTransfer(offered, into: target)
+        try await trio.ada.accept(offered, into: target)
         let index = try #require(scan.entries.firstIndex { $0.isFile })
         let evil = Data(repeating: 0x66, count: Int(scan.entries[index].size))
-        try await trio.mallory.session.sendResource(
-            .entryChunk(id, index: UInt32(index), offset: 0, data: ByteBuffer(bytes: evil)),
-            to: trio.adaID
-        )
-        try await trio.mallory.session.sendResource(
-            .entryEnd(id, index: UInt32(index), sha256: Array(SHA256.hash(data: evil))),
-            to: trio.adaID
-        )
-        try await trio.mallory.session.sendResource(.cancel(id, reason: "cut"), to: trio.adaID)
+        let chunk = TransferMessage.entryChunk(id, index: UInt32(index), offset: 0, data: ByteBuffer(bytes: evil))
+        try await trio.mallory.sendRaw(chunk, to: trio.ada)
+        let end = TransferMessage.entryEnd(id, index: UInt32(index), sha256: Array(SHA256.hash(data: evil)))
+        try await trio.mallory.sendRaw(end, to: trio.ada)
+        try await trio.mallory.sendRaw(.cancel(id, reason: "cut"), to: trio.ada)
         #expect(await trio.ada.failure()?.contains("cut") == true)
-        trio.ada.clear()
+        trio.ada.recorder.clear()
         return evil
     }
 
     /// Bob sends `root` to Ada into `target`; returns the directory Ada kept.
     static func realRun(_ trio: Trio, of root: URL, into target: URL) async throws -> URL {
-        let sending = Task { try await trio.bob.session.sendDirectory(at: root, to: trio.adaID) }
+        let sending = Task { try await trio.bob.transfers.sendDirectory(at: root, to: trio.adaID) }
         let offered = try #require(await trio.ada.offer())
-        try await trio.ada.session.acceptTransfer(offered, into: target)
+        try await trio.ada.accept(offered, into: target)
         _ = try await sending.value
         return try #require(await trio.ada.finished())
     }
 
     /// The review's case: the same manifest, so the same digest. Mallory's verified file 0 must not become
     /// Bob's file 0.
-    @Test(.timeLimit(.minutes(1)))
+    @Test
     func anotherPeersRunOfTheSameManifestIsNotTakenAsTheSendersFiles() async throws {
-        try await withTestScope { scope in
-            let trio = try await Self.trio(in: scope)
+        try await withTransferLink { link, scope in
+            let trio = try await Self.trio(on: link)
             let root = try scope.directory().appendingPathComponent("proj")
             try DirectoryTree.make(["file0": 30_000, "file1": 40_000], under: root)
             let target = try scope.directory()
@@ -117,10 +104,10 @@ struct DirectoryStagingSenderTests {
 
     /// A manifest that differs (one more entry): Mallory's staging directory is an earlier run of the name, whose
     /// verified files a changed tree would take by size and resume key. Not when another device sent them.
-    @Test(.timeLimit(.minutes(1)))
+    @Test
     func anotherPeersStagingIsNotReadFromForTheSendersTree() async throws {
-        try await withTestScope { scope in
-            let trio = try await Self.trio(in: scope)
+        try await withTransferLink { link, scope in
+            let trio = try await Self.trio(on: link)
             let root = try scope.directory().appendingPathComponent("proj")
             try DirectoryTree.make(["file0": 30_000, "file1": 40_000], under: root)
             let target = try scope.directory()
@@ -137,20 +124,21 @@ struct DirectoryStagingSenderTests {
 
     /// A staging directory of the right name whose kept sender is another device (the name carries only 16 hex
     /// digits of it) is not used: the offer is declined and nothing in it is touched.
-    @Test(.timeLimit(.minutes(1)))
+    @Test
     func aStagingDirectoryKeptForAnotherDeviceIsNotUsed() async throws {
-        try await withTestScope { scope in
-            let (ada, bob, bobID, adaID) = try await scope.connectedPair()
+        try await withTransferLink { link, scope in
+            let (ada, bob) = (link.ada, link.bob)
+            let (bobID, adaID) = (bob.peerID, ada.peerID)
             let root = try scope.directory().appendingPathComponent("proj")
             try DirectoryTree.make(["a.bin": 10_000], under: root)
             let target = try scope.directory()
-            let sending = Task { try await ada.session.sendDirectory(at: root, to: bobID) }
+            let sending = Task { try await ada.transfers.sendDirectory(at: root, to: bobID) }
             let offered = try #require(await bob.offer())
-            let staging = try await Self.stagingRoot(of: offered, from: adaID, on: bob.session, in: target)
+            let staging = try Self.stagingRoot(of: offered, from: adaID, on: bob, in: target)
             #expect(mkdir(staging.path, 0o700) == 0)
             let other = String(repeating: "0", count: 64)
             try Data(other.utf8).write(to: staging.appendingPathComponent("sender"))
-            await #expect(throws: PeerSessionError.self) { try await bob.session.acceptTransfer(offered, into: target) }
+            await #expect(throws: PeerSessionError.self) { try await bob.accept(offered, into: target) }
             let result = try #require(await result(of: sending))
             #expect(declined(result), "the sender's call ended with \(result)")
             #expect(try FileManager.default.contentsOfDirectory(atPath: staging.path) == ["sender"])
@@ -161,10 +149,11 @@ struct DirectoryStagingSenderTests {
     /// A file verified in an earlier run of the same sender is checked again against the sender's SHA-256 of
     /// this run (the sender hashes it, sends no bytes of it): one whose bytes changed in the staging directory
     /// since fails the run instead of being kept, and the run after sends it again.
-    @Test(.timeLimit(.minutes(1)))
+    @Test
     func aFileKeptFromAnEarlierRunIsCheckedAgainstTheSendersHash() async throws {
-        try await withTestScope { scope in
-            let (ada, bob, bobID, _) = try await scope.connectedPair()
+        try await withTransferLink { link, scope in
+            let (ada, bob) = (link.ada, link.bob)
+            let bobID = bob.peerID
             let root = try scope.directory().appendingPathComponent("album")
             try DirectoryTree.make(["a.bin": 30_000, "b.bin": 40_000], under: root)
             let target = try scope.directory()
@@ -184,15 +173,15 @@ struct DirectoryStagingSenderTests {
             bytes[100] ^= 0xFF
             try bytes.write(to: verified)
 
-            let retry = Task { try await ada.session.sendDirectory(at: root, to: bobID) }
-            try await bob.session.acceptTransfer(try #require(await bob.offer()), into: target)
+            let retry = Task { try await ada.transfers.sendDirectory(at: root, to: bobID) }
+            try await bob.accept(try #require(await bob.offer()), into: target)
             await #expect(throws: PeerSessionError.self) { try await retry.value }
             #expect(await bob.failure() == "SHA-256 mismatch: a.bin does not match what was sent")
             #expect(bob.events.allSatisfy { if case .transferFinished = $0 { false } else { true } })
 
-            bob.clear()
-            let sending = Task { try await ada.session.sendDirectory(at: root, to: bobID) }
-            try await bob.session.acceptTransfer(try #require(await bob.offer()), into: target)
+            bob.recorder.clear()
+            let sending = Task { try await ada.transfers.sendDirectory(at: root, to: bobID) }
+            try await bob.accept(try #require(await bob.offer()), into: target)
             let report = try await sending.value
             #expect(report.bytesSent == 30_000 + 40_000)
             #expect(try DirectoryTree(try #require(await bob.finished())) == DirectoryTree(root))

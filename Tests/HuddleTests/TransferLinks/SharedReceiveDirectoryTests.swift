@@ -16,7 +16,7 @@ import Darwin
 /// Receive directories other local users can write in, and files swapped on the sender between its scan and
 /// the send: nothing of ours is written through a name someone else planted, and nothing but the scanned file
 /// is sent.
-@Suite("Transfers: shared receive directories and swapped files", .timeLimit(.minutes(2)))
+@Suite("Transfers: shared receive directories and swapped files")
 struct SharedReceiveDirectoryTests {
     static let victimBytes = Data("precious, not to be overwritten\n".utf8)
 
@@ -31,29 +31,31 @@ struct SharedReceiveDirectoryTests {
     /// at the partial file's name first. The accept must be refused, and so the send.
     static func refusedOffer(
         into target: URL,
+        on pair: TransferLink,
         in scope: TestScope,
         plant: (URL) throws -> Void
     ) async throws {
-        let (ada, bob, bobID, _) = try await scope.connectedPair()
+        let (ada, bob) = (pair.ada, pair.bob)
+        let bobID = bob.peerID
         let payload = Data((0..<5000).map { UInt8(truncatingIfNeeded: $0 &* 7) })
         let partial = target.appendingPathComponent(
             ".shot.bin.\(ResumeKey.of(data: payload).hexString.prefix(16)).huddle-partial"
         )
         try plant(partial)
-        let sending = Task { try await ada.session.sendData(payload, named: "shot.bin", to: bobID) }
+        let sending = Task { try await ada.transfers.sendData(payload, named: "shot.bin", to: bobID) }
         let offered = try #require(await bob.offer())
-        await #expect(throws: PeerSessionError.self) { try await bob.session.acceptTransfer(offered, into: target) }
+        await #expect(throws: PeerSessionError.self) { try await bob.accept(offered, into: target) }
         let result = try #require(await result(of: sending))
         #expect(throws: PeerSessionError.self) { try result.get() }
         #expect(bob.events.allSatisfy { if case .transferFinished = $0 { false } else { true } })
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test
     func aSymlinkPlantedAtThePartialNameIsRefusedAndItsTargetUntouched() async throws {
-        try await withTestScope { scope in
+        try await withTransferLink { pair, scope in
             let victim = try Self.victim(in: scope)
             let target = try scope.directory()
-            try await Self.refusedOffer(into: target, in: scope) { partial in
+            try await Self.refusedOffer(into: target, on: pair, in: scope) { partial in
                 try FileManager.default.createSymbolicLink(at: partial, withDestinationURL: victim)
             }
             #expect(try Data(contentsOf: victim) == Self.victimBytes)
@@ -61,12 +63,12 @@ struct SharedReceiveDirectoryTests {
     }
 
     /// A hard link to a file of ours (where the system lets others make one) is not a partial file either.
-    @Test(.timeLimit(.minutes(1)))
+    @Test
     func aHardLinkPlantedAtThePartialNameIsRefusedAndItsTargetUntouched() async throws {
-        try await withTestScope { scope in
+        try await withTransferLink { pair, scope in
             let victim = try Self.victim(in: scope)
             let target = try scope.directory()
-            try await Self.refusedOffer(into: target, in: scope) { partial in
+            try await Self.refusedOffer(into: target, on: pair, in: scope) { partial in
                 #expect(link(victim.path, partial.path) == 0)
             }
             #expect(try Data(contentsOf: victim) == Self.victimBytes)
@@ -75,32 +77,28 @@ struct SharedReceiveDirectoryTests {
 
     /// The staging directory an offer of `root` from Ada gets in `target` is made beforehand by `plant`; the
     /// accept must be refused, the sender told, and nothing written in the planted directory.
-    static func refusedStaging(in scope: TestScope, plant: (URL) throws -> Void) async throws {
-        let (ada, bob, bobID, adaID) = try await scope.connectedPair()
+    static func refusedStaging(on pair: TransferLink, in scope: TestScope, plant: (URL) throws -> Void) async throws {
+        let (ada, bob) = (pair.ada, pair.bob)
+        let (bobID, adaID) = (bob.peerID, ada.peerID)
         let root = try scope.directory().appendingPathComponent("proj")
         try DirectoryTree.make(["a.bin": 10_000, "sub/b.bin": 20_000], under: root)
         let target = try scope.directory()
-        let sending = Task { try await ada.session.sendDirectory(at: root, to: bobID) }
+        let sending = Task { try await ada.transfers.sendDirectory(at: root, to: bobID) }
         let offered = try #require(await bob.offer())
-        let staging = try await DirectoryStagingSenderTests.stagingRoot(
-            of: offered,
-            from: adaID,
-            on: bob.session,
-            in: target
-        )
+        let staging = try DirectoryStagingSenderTests.stagingRoot(of: offered, from: adaID, on: bob, in: target)
         #expect(mkdir(staging.path, 0o700) == 0)
         try plant(staging)
-        await #expect(throws: PeerSessionError.self) { try await bob.session.acceptTransfer(offered, into: target) }
+        await #expect(throws: PeerSessionError.self) { try await bob.accept(offered, into: target) }
         let result = try #require(await result(of: sending))
         #expect(declined(result), "the sender's call ended with \(result)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: staging.path).isEmpty)
         #expect(try FileManager.default.contentsOfDirectory(atPath: target.path) == [staging.lastPathComponent])
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test
     func aStagingDirectoryOthersMayWriteInIsRefused() async throws {
-        try await withTestScope { scope in
-            try await Self.refusedStaging(in: scope) { staging in
+        try await withTransferLink { pair, scope in
+            try await Self.refusedStaging(on: pair, in: scope) { staging in
                 #expect(chmod(staging.path, 0o777) == 0)
             }
         }
@@ -108,13 +106,12 @@ struct SharedReceiveDirectoryTests {
 
     /// Needs root to give the directory away; skipped otherwise, except on CI, where it must run.
     @Test(
-        .timeLimit(.minutes(1)),
         .enabled(if: geteuid() == 0 || ProcessInfo.processInfo.environment["CI"] != nil)
     )
     func aStagingDirectoryOfAnotherUserIsRefused() async throws {
-        try await withTestScope { scope in
+        try await withTransferLink { pair, scope in
             try #require(geteuid() == 0, "giving a directory to another user needs root")
-            try await Self.refusedStaging(in: scope) { staging in
+            try await Self.refusedStaging(on: pair, in: scope) { staging in
                 #expect(chown(staging.path, 4321, 4321) == 0)
             }
         }
@@ -122,10 +119,11 @@ struct SharedReceiveDirectoryTests {
 
     /// A file of the scanned tree swapped for a link to another file of the same size and modification time,
     /// after the offer and before its turn: it is not sent, and the transfer fails on both sides.
-    @Test(.timeLimit(.minutes(1)))
+    @Test
     func aFileSwappedForASymlinkAfterTheScanIsNotSent() async throws {
-        try await withTestScope { scope in
-            let (ada, bob, bobID, _) = try await scope.connectedPair()
+        try await withTransferLink { pair, scope in
+            let (ada, bob) = (pair.ada, pair.bob)
+            let bobID = bob.peerID
             let root = try scope.directory().appendingPathComponent("proj")
             try DirectoryTree.make(["a.bin": 20_000, "b.bin": 20_000], under: root)
             let file = root.appendingPathComponent("a.bin")
@@ -137,14 +135,14 @@ struct SharedReceiveDirectoryTests {
             #expect(try FileStamp.of(file) == FileStamp.of(secret))
             let target = try scope.directory()
 
-            let sending = Task { try await ada.session.sendDirectory(at: root, to: bobID) }
+            let sending = Task { try await ada.transfers.sendDirectory(at: root, to: bobID) }
             let offered = try #require(await bob.offer())
             try FileManager.default.moveItem(
                 at: file,
                 to: root.deletingLastPathComponent().appendingPathComponent("old")
             )
             try FileManager.default.createSymbolicLink(at: file, withDestinationURL: secret)
-            try await bob.session.acceptTransfer(offered, into: target)
+            try await bob.accept(offered, into: target)
 
             let result = try #require(await result(of: sending))
             #expect(throws: PeerSessionError.self) { try result.get() }
@@ -162,10 +160,11 @@ struct SharedReceiveDirectoryTests {
 
     /// The same for a single file: one put in its place (by rename) after the offer, with the same size and
     /// modification time, is not sent.
-    @Test(.timeLimit(.minutes(1)))
+    @Test
     func aSingleFileReplacedAfterTheOfferIsNotSent() async throws {
-        try await withTestScope { scope in
-            let (ada, bob, bobID, _) = try await scope.connectedPair()
+        try await withTransferLink { pair, scope in
+            let (ada, bob) = (pair.ada, pair.bob)
+            let bobID = bob.peerID
             let folder = try scope.directory()
             let file = try TransferTests.file(20_000, named: "report.pdf", in: folder, seed: 5)
             let other = try TransferTests.file(20_000, named: "other.pdf", in: scope.directory(), seed: 6)
@@ -175,10 +174,10 @@ struct SharedReceiveDirectoryTests {
             }
             let target = try scope.directory()
 
-            let sending = Task { try await ada.session.sendFile(at: file, to: bobID) }
+            let sending = Task { try await ada.transfers.sendFile(at: file, to: bobID) }
             let offered = try #require(await bob.offer())
             #expect(rename(other.path, file.path) == 0)
-            try await bob.session.acceptTransfer(offered, into: target)
+            try await bob.accept(offered, into: target)
             let result = try #require(await result(of: sending))
             #expect(throws: PeerSessionError.self) { try result.get() }
             #expect(bob.events.allSatisfy { if case .transferFinished = $0 { false } else { true } })

@@ -9,7 +9,7 @@ import Testing
 
 /// Directory offers that lie, sent from raw transfer messages: refused with a reason, and nothing is ever written
 /// outside the receiver's target directory.
-@Suite("Hostile directory offers", .timeLimit(.minutes(2)))
+@Suite("Hostile directory offers")
 struct HostileDirectoryTests {
     /// A manifest entry for `data` (its key: any 32 bytes, here its SHA-256).
     static func file(_ path: String, _ data: [UInt8]) -> DirectoryEntry {
@@ -33,8 +33,8 @@ struct HostileDirectoryTests {
     }
 
     @Test func manifestsWithBadPathsAreDeclinedBeforeAnyoneIsAsked() async throws {
-        try await withTestScope { scope in
-            let (mallory, bob, bobID, _) = try await scope.connectedPair(["Mallory", "Bob"])
+        try await withTransferLink { link, scope in
+            let (mallory, bob) = (link.ada, link.bob)
             let (parent, _) = try Self.target(in: scope)
             let data: [UInt8] = [1, 2, 3]
             let hostile: [(entries: [DirectoryEntry], reason: String)] = [
@@ -49,9 +49,9 @@ struct HostileDirectoryTests {
             ]
             for (number, (entries, reason)) in hostile.enumerated() {
                 let id = TransferID(bytes: Array(repeating: UInt8(number), count: 16))
-                bob.clear()
+                bob.recorder.clear()
                 let offer = DirectoryOffer(id: id, name: "evil", entries: entries)
-                try await mallory.session.sendResource(.directoryOffer(offer), to: bobID)
+                try await mallory.sendRaw(.directoryOffer(offer))
                 let refused = await bob.wait { event -> String? in
                     if case .peerError(_, let error) = event, error.code == .transferFailed { return error.reason }
                     return nil
@@ -65,8 +65,8 @@ struct HostileDirectoryTests {
     }
 
     @Test func aFileThatFailsItsCheckNeverGetsItsName() async throws {
-        try await withTestScope { scope in
-            let (mallory, bob, bobID, _) = try await scope.connectedPair(["Mallory", "Bob"])
+        try await withTransferLink { link, scope in
+            let (mallory, bob) = (link.ada, link.bob)
             let (parent, target) = try Self.target(in: scope)
             let good: [UInt8] = Array(repeating: 7, count: 5000)
             let promised: [UInt8] = Array(repeating: 8, count: 5000)
@@ -76,9 +76,9 @@ struct HostileDirectoryTests {
                 name: "tree",
                 entries: [Self.file("a.txt", good), Self.file("b.txt", promised)]
             )
-            try await mallory.session.sendResource(.directoryOffer(offer), to: bobID)
+            try await mallory.sendRaw(.directoryOffer(offer))
             let offered = try #require(await bob.offer())
-            try await bob.session.acceptTransfer(offered, into: target)
+            try await bob.accept(offered, into: target)
             // b.txt's bytes are not the ones its ENTRY-END's SHA-256 is of.
             for (index, (data, claimed)) in [(good, good), (Array(repeating: 9, count: 5000), promised)].enumerated() {
                 let chunk = TransferMessage.entryChunk(
@@ -87,10 +87,10 @@ struct HostileDirectoryTests {
                     offset: 0,
                     data: ByteBuffer(bytes: data)
                 )
-                try await mallory.session.sendResource(chunk, to: bobID)
-                try await mallory.session.sendResource(Self.entryEnd(id, index, of: claimed), to: bobID)
+                try await mallory.sendRaw(chunk)
+                try await mallory.sendRaw(Self.entryEnd(id, index, of: claimed))
             }
-            try await mallory.session.sendResource(.end(id, sha256: nil), to: bobID)
+            try await mallory.sendRaw(.end(id, sha256: nil))
             #expect(await bob.failure() == "SHA-256 mismatch: b.txt does not match what was sent")
             #expect(bob.events.allSatisfy { if case .transferFinished = $0 { false } else { true } })
             // Only the hidden staging directory; in it the verified file, and no trace of the bad one.
@@ -107,8 +107,8 @@ struct HostileDirectoryTests {
     }
 
     @Test func chunksOutsideWhatWasAskedForFailTheTransfer() async throws {
-        try await withTestScope { scope in
-            let (mallory, bob, bobID, _) = try await scope.connectedPair(["Mallory", "Bob"])
+        try await withTransferLink { link, scope in
+            let (mallory, bob) = (link.ada, link.bob)
             let (parent, target) = try Self.target(in: scope)
             let data: [UInt8] = Array(repeating: 1, count: 100)
             let cases: [(index: UInt32, bytes: Int, reason: String)] = [
@@ -122,21 +122,20 @@ struct HostileDirectoryTests {
             for (number, test) in cases.enumerated() {
                 let id = TransferID(bytes: Array(repeating: UInt8(100 + number), count: 16))
                 let entries = [DirectoryEntry(path: "x", kind: .directory), Self.file("x/f", data)]
-                bob.clear()
-                try await mallory.session.sendResource(
-                    .directoryOffer(DirectoryOffer(id: id, name: "t\(number)", entries: entries)),
-                    to: bobID
+                bob.recorder.clear()
+                try await mallory.sendRaw(
+                    .directoryOffer(DirectoryOffer(id: id, name: "t\(number)", entries: entries))
                 )
                 let offered = try #require(await bob.offer())
-                try await bob.session.acceptTransfer(offered, into: target)
+                try await bob.accept(offered, into: target)
                 // A negative count: that many bytes, then ENTRY-END (for fewer than declared) or END (for all).
                 let sent = Array(repeating: UInt8(1), count: abs(test.bytes))
                 let chunk = TransferMessage.entryChunk(id, index: test.index, offset: 0, data: ByteBuffer(bytes: sent))
-                try await mallory.session.sendResource(chunk, to: bobID)
+                try await mallory.sendRaw(chunk)
                 if test.bytes < 0, sent.count < 100 {
-                    try await mallory.session.sendResource(Self.entryEnd(id, Int(test.index), of: sent), to: bobID)
+                    try await mallory.sendRaw(Self.entryEnd(id, Int(test.index), of: sent))
                 } else if test.bytes < 100 {
-                    try await mallory.session.sendResource(.end(id, sha256: nil), to: bobID)
+                    try await mallory.sendRaw(.end(id, sha256: nil))
                 }
                 #expect(await bob.failure() == test.reason)
             }
@@ -147,8 +146,9 @@ struct HostileDirectoryTests {
 
     /// Links planted in a staging directory (by anyone who can write in the target) are refused, not followed.
     @Test func linksInTheStagingDirectoryAreNeverFollowed() async throws {
-        try await withTestScope { scope in
-            let (mallory, bob, bobID, malloryID) = try await scope.connectedPair(["Mallory", "Bob"])
+        try await withTransferLink { link, scope in
+            let (mallory, bob) = (link.ada, link.bob)
+            let malloryID = mallory.peerID
             let (parent, target) = try Self.target(in: scope)
             let outside = parent.appendingPathComponent("outside")
             try FileManager.default.createDirectory(at: outside, withIntermediateDirectories: false)
@@ -161,14 +161,14 @@ struct HostileDirectoryTests {
                 let entries = [
                     DirectoryEntry(path: "sub", kind: .directory), Self.file("sub/a", data), Self.file("sub/b", data),
                 ]
-                bob.clear()
+                bob.recorder.clear()
                 let offer = DirectoryOffer(id: id, name: "planted\(number)", entries: entries)
-                try await mallory.session.sendResource(.directoryOffer(offer), to: bobID)
+                try await mallory.sendRaw(.directoryOffer(offer))
                 let offered = try #require(await bob.offer())
-                let staging = try await DirectoryStagingSenderTests.stagingRoot(
+                let staging = try DirectoryStagingSenderTests.stagingRoot(
                     of: offered,
                     from: malloryID,
-                    on: bob.session,
+                    on: bob,
                     in: target
                 )
                 for directory in ["tree", "parts"] {
@@ -190,7 +190,7 @@ struct HostileDirectoryTests {
                     withDestinationPath: destination
                 )
                 await #expect(throws: PeerSessionError.self) {
-                    try await bob.session.acceptTransfer(offered, into: target)
+                    try await bob.accept(offered, into: target)
                 }
                 for (index, bytes) in [(1, data), (2, data)] {
                     let chunk = TransferMessage.entryChunk(
@@ -199,9 +199,9 @@ struct HostileDirectoryTests {
                         offset: 0,
                         data: ByteBuffer(bytes: bytes)
                     )
-                    try await mallory.session.sendResource(chunk, to: bobID)
+                    try await mallory.sendRaw(chunk)
                 }
-                try await mallory.session.sendResource(.end(id, sha256: nil), to: bobID)
+                try await mallory.sendRaw(.end(id, sha256: nil))
             }
             let finished = bob.events.count { if case .transferFinished = $0 { true } else { false } }
             #expect(finished == 0)
