@@ -9,110 +9,28 @@ import Testing
 
 @testable import Huddle
 
-/// One side of a ``TransferLink``: a session's transfers (``SessionTransfers``) with their own receive budget and
-/// events, and a channel towards each side it is connected to.
-final class TransferEnd: Sendable {
-    /// This side's ID, as the other side knows it.
-    let peerID: PeerID
-    /// This side's device, as the other side verified it.
-    let device: DeviceID
-    let transfers: SessionTransfers
-    let flow: ReceiveFlow
-    let recorder: EventRecorder<PeerSessionEvent>
-    /// What this side writes to each side it is connected to, by that side's ID.
-    let channels = NIOLockedValueBox<[PeerID: NIOAsyncTestingChannel]>([:])
-    /// The device of each side this one is connected to, as a session's rules know it once verified.
-    let devices = NIOLockedValueBox<[PeerID: DeviceID]>([:])
-
-    init(name: String, configuration: PeerSessionConfiguration) {
-        peerID = PeerID(rawValue: name)
-        device = DeviceID(subjectPublicKeyInfo: Array(name.utf8))
-        let flow = ReceiveFlow(
-            budget: configuration.maximumUndeliveredBytes,
-            transferBudget: configuration.transfers.maximumBufferedBytes
-        )
-        let broadcast = EventBroadcast<PeerSessionEvent>(weigh: { _ in 0 }, release: { _ in })
-        self.flow = flow
-        transfers = SessionTransfers(configuration: configuration, flow: flow, broadcast: broadcast)
-        recorder = EventRecorder(recording: broadcast.subscribe())
-    }
-
-    /// The channel towards `peer`.
-    func channel(to peer: TransferEnd) -> NIOAsyncTestingChannel? {
-        channels.withLockedValue { $0[peer.peerID] }
-    }
-
-    /// The first value `match` finds among the events recorded so far or arriving within `seconds`.
-    func wait<T>(seconds: Double = 30, _ match: (PeerSessionEvent) -> T?) async -> T? {
-        await recorder.first(within: .seconds(seconds), where: match)
-    }
-
-    var events: [PeerSessionEvent] { recorder.events }
-
-    /// The device of `peer`, connected to this side.
-    func device(of peer: PeerID) -> DeviceID? { devices.withLockedValue { $0[peer] } }
-
-    /// The next transfer offered to this side.
-    func offer() async -> IncomingTransfer? {
-        await wait { event in
-            if case .transferOffered(let transfer) = event { return transfer }
-            return nil
-        }
-    }
-
-    /// The reason of the next transfer that failed on this side.
-    func failure() async -> String? {
-        await wait { event in
-            if case .transferFailed(_, _, let error) = event, error.code == .transferFailed { return error.reason }
-            return nil
-        }
-    }
-
-    /// Where the next transfer this side received was kept.
-    func finished() async -> URL? {
-        await wait { event in
-            if case .transferFinished(_, _, let url) = event { return url }
-            return nil
-        }
-    }
-
-    /// The next error this side reported about a peer.
-    func peerError() async -> PeerSessionError? {
-        await wait { event in
-            if case .peerError(_, let error) = event { return error }
-            return nil
-        }
-    }
-
-    /// Writes `message` to `peer` (the only side this one is connected to, if nil) as it is, outside any
-    /// transfer's rules: how a test plays a peer that lies or breaks the protocol.
-    func sendRaw(_ message: TransferMessage, to peer: TransferEnd? = nil) async throws {
-        let channel = try #require(
-            peer.map { self.channel(to: $0) } ?? channels.withLockedValue { $0.count == 1 ? $0.values.first : nil }
-        )
-        var buffer = channel.allocator.buffer(capacity: 64)
-        message.encode(into: &buffer)
-        try await channel.writeAndFlush(PeerOutbound.resource(buffer))
-    }
-
-    /// Accepts `transfer` into `directory`, as ``PeerSession/acceptTransfer(_:into:)`` does: a directory is staged
-    /// under the device of the side that offered it.
-    func accept(_ transfer: IncomingTransfer, into directory: URL) async throws {
-        let sender = devices.withLockedValue { $0[transfer.peer] }
-        try await transfers.acceptTransfer(transfer, into: directory, sender: sender)
-    }
-}
-
 /// Two sessions' transfers joined in memory, without sockets, TLS or a session's peer table: what one side writes
-/// to its channel is handed to the other side's transfers in order, as a session's inbox hands them over. The
-/// transfers' own I/O is real: partial files, staging directories, the file sinks and the streaming of files.
+/// to its channel is handed to the other side's transfers in order, as a session's inbox hands them over, and the
+/// write completes only then (see ``LinkWrites``). The transfers' own I/O is real: partial files, staging
+/// directories, the file sinks and the streaming of files.
 ///
 /// Tests of transfer behaviour run on it in milliseconds; `docs/testing.md` lists the few that still need two
 /// real sessions.
 final class TransferLink: Sendable {
+    /// One direction between two sides: the sender's channel, what it writes, and the gate before the receiver.
+    struct Direction: Sendable {
+        let sender: TransferEnd
+        let receiver: TransferEnd
+        let channel: NIOAsyncTestingChannel
+        let writes: LinkWrites
+        let gate: DeliveryGate
+        let isCut: NIOLockedValueBox<Bool>
+    }
+
     let ada: TransferEnd
     let bob: TransferEnd
     private let configuration: PeerSessionConfiguration
+    private let directions = NIOLockedValueBox<[Direction]>([])
     private let pumps = NIOLockedValueBox<[Task<Void, Never>]>([])
     private let added = NIOLockedValueBox<[TransferEnd]>([])
 
@@ -136,47 +54,97 @@ final class TransferLink: Sendable {
     /// Connects `one` and `other`: a channel each way, each known to the sender's receive flow, and a pump each way.
     func connect(_ one: TransferEnd, _ other: TransferEnd) async throws {
         for (sender, receiver) in [(one, other), (other, one)] {
+            let writes = LinkWrites()
             let channel = NIOAsyncTestingChannel()
+            try await channel.pipeline.addHandler(writes)
             try await channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1))
             sender.channels.withLockedValue { $0[receiver.peerID] = channel }
             sender.devices.withLockedValue { $0[receiver.peerID] = receiver.device }
             sender.flow.connected(receiver.peerID, channel: channel)
+            let direction = Direction(
+                sender: sender,
+                receiver: receiver,
+                channel: channel,
+                writes: writes,
+                gate: DeliveryGate(),
+                isCut: NIOLockedValueBox(false)
+            )
+            directions.withLockedValue { $0.append(direction) }
+            let pump = Self.pump(direction)
+            pumps.withLockedValue { $0.append(pump) }
         }
-        let tasks = [Self.pump(from: one, to: other), Self.pump(from: other, to: one)]
-        pumps.withLockedValue { $0 += tasks }
     }
 
-    /// Hands what `sender` writes to `receiver`'s transfers, one message after another, until the channel closes.
-    private static func pump(from sender: TransferEnd, to receiver: TransferEnd) -> Task<Void, Never> {
-        let (outgoing, incoming) = (sender.channel(to: receiver)!, receiver.channel(to: sender)!)
-        return Task {
-            while let outbound = try? await outgoing.waitForOutboundWrite(as: PeerOutbound.self) {
-                guard case .resource(let buffer) = outbound else { continue }
-                _ = receiver.flow.receivedResource(buffer.readableBytes, on: incoming)
-                await receiver.transfers.received(buffer, from: sender.peerID)
+    /// Hands what the sender writes to the receiver's transfers, one message after another, and completes each
+    /// write once handed over; after a cut, writes fail as on a closed connection.
+    private static func pump(_ direction: Direction) -> Task<Void, Never> {
+        Task {
+            let (sender, receiver) = (direction.sender, direction.receiver)
+            for await write in direction.writes.writes {
+                if case .resource(let buffer) = write.message {
+                    await direction.gate.pass(buffer)
+                    guard !direction.isCut.withLockedValue({ $0 }) else {
+                        write.written?.fail(ChannelError.ioOnClosedChannel)
+                        continue
+                    }
+                    let incoming = receiver.channel(to: sender) ?? direction.channel
+                    _ = receiver.flow.receivedResource(buffer.readableBytes, on: incoming)
+                    await receiver.transfers.received(buffer, from: sender.peerID)
+                }
+                write.written?.succeed()
             }
         }
     }
 
-    /// The connection between `one` and `other` (Ada and Bob if nil) is lost: both sides' transfers hear of it,
-    /// as from a session's rules.
-    func cut(_ one: TransferEnd? = nil, _ other: TransferEnd? = nil) async throws {
+    private func direction(to receiver: TransferEnd, from sender: TransferEnd?) -> Direction? {
+        directions.withLockedValue { all in
+            all.last { $0.receiver === receiver && (sender == nil || $0.sender === sender) }
+        }
+    }
+
+    /// Holds delivery to `receiver` (from its only peer, or `sender`) at the first message for which `predicate`
+    /// is true; ``held(to:from:)`` waits for it, ``release(to:from:)`` lets it go.
+    func hold(
+        to receiver: TransferEnd,
+        from sender: TransferEnd? = nil,
+        when predicate: @escaping @Sendable (TransferMessage) -> Bool
+    ) async {
+        await direction(to: receiver, from: sender)?.gate.hold(when: predicate)
+    }
+
+    /// Whether delivery to `receiver` is held now or within 30 s.
+    func held(to receiver: TransferEnd, from sender: TransferEnd? = nil) async -> Bool {
+        await direction(to: receiver, from: sender)?.gate.held() ?? false
+    }
+
+    func release(to receiver: TransferEnd, from sender: TransferEnd? = nil) async {
+        await direction(to: receiver, from: sender)?.gate.release()
+    }
+
+    /// The connection between `one` and `other` (Ada and Bob if nil) is lost: what is on the way is dropped, and
+    /// both sides' transfers hear of it, as from a session's rules.
+    func cut(_ one: TransferEnd? = nil, _ other: TransferEnd? = nil) async {
         let (one, other) = (one ?? ada, other ?? bob)
-        for (end, peer) in [(one, other), (other, one)] {
-            guard let channel = end.channels.withLockedValue({ $0.removeValue(forKey: peer.peerID) }) else { continue }
-            _ = try? await channel.finish(acceptAlreadyClosed: true)
-            end.flow.disconnected(peer.peerID, channel: channel)
+        let ending = directions.withLockedValue { all in
+            all.filter { ($0.sender === one && $0.receiver === other) || ($0.sender === other && $0.receiver === one) }
+        }
+        for direction in ending {
+            direction.isCut.withLockedValue { $0 = true }
+            direction.writes.finish()
+            await direction.gate.release()
+            direction.sender.channels.withLockedValue { _ = $0.removeValue(forKey: direction.receiver.peerID) }
+            direction.sender.flow.disconnected(direction.receiver.peerID, channel: direction.channel)
         }
         await one.transfers.transfersEnded(with: other.peerID)
         await other.transfers.transfersEnded(with: one.peerID)
     }
 
-    /// Closes every channel and waits for the pumps to end.
+    /// Ends every direction and waits for the pumps to end.
     func close() async {
-        for end in [ada, bob] + added.withLockedValue({ $0 }) {
-            for channel in end.channels.withLockedValue({ Array($0.values) }) {
-                _ = try? await channel.finish(acceptAlreadyClosed: true)
-            }
+        for direction in directions.withLockedValue({ $0 }) {
+            direction.writes.finish()
+            await direction.gate.release()
+            _ = try? await direction.channel.finish(acceptAlreadyClosed: true)
         }
         for pump in pumps.withLockedValue({ $0 }) { await pump.value }
     }
