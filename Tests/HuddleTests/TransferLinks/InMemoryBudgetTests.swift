@@ -43,11 +43,11 @@ struct InMemoryBudgetTests {
     @Test
     func offersBeyondTheBudgetAreRefusedAndMemoryStaysBounded() async throws {
         let budget: UInt64 = 1 << 20
-        try await withTransferLink(configure: {
-            $0.transfers.maximumInMemorySize = 512 * 1024
-            $0.transfers.maximumInMemoryBytes = budget
-            $0.transfers.maximumIncomingTransfersPerPeer = 64
-        }) { link, _ in
+        var configuration = PeerSessionConfiguration()
+        configuration.transfers.maximumInMemorySize = 512 * 1024
+        configuration.transfers.maximumInMemoryBytes = budget
+        configuration.transfers.maximumIncomingTransfersPerPeer = 64
+        try await withTransferLink(configuration) { link, _ in
             let (mallory, bob, bobID) = (link.ada, link.bob, link.bob.peerID)
             let size = 300_000
             let items = (0..<20).map { (TransferID.random(), Self.payload(size, seed: UInt8($0))) }
@@ -101,9 +101,9 @@ struct InMemoryBudgetTests {
     /// says why.
     @Test
     func offersPastThePerPeerLimitAreDeclined() async throws {
-        try await withTransferLink(configure: {
-            $0.transfers.maximumIncomingTransfersPerPeer = 4
-        }) { link, scope in
+        var configuration = PeerSessionConfiguration()
+        configuration.transfers.maximumIncomingTransfersPerPeer = 4
+        try await withTransferLink(configuration) { link, _ in
             let (mallory, bob) = (link.ada, link.bob)
             let (bobID, malloryID) = (bob.peerID, mallory.peerID)
             let ids = (0..<4).map { _ in TransferID.random() }

@@ -29,7 +29,8 @@ final class TransferEnd: Sendable {
         device = DeviceID(subjectPublicKeyInfo: Array(name.utf8))
         let flow = ReceiveFlow(
             budget: configuration.maximumUndeliveredBytes,
-            transferBudget: configuration.transfers.maximumBufferedBytes
+            transferBudget: configuration.transfers.maximumBufferedBytes,
+            paused: configuration.receivePaused
         )
         let broadcast = EventBroadcast<PeerSessionEvent>(weigh: { _ in 0 }, release: { _ in })
         self.flow = flow

@@ -34,9 +34,7 @@ final class TransferLink: Sendable {
     private let pumps = NIOLockedValueBox<[Task<Void, Never>]>([])
     private let added = NIOLockedValueBox<[TransferEnd]>([])
 
-    init(configure: (inout PeerSessionConfiguration) -> Void = { _ in }) async throws {
-        var configuration = PeerSessionConfiguration()
-        configure(&configuration)
+    init(_ configuration: PeerSessionConfiguration = .init()) async throws {
         self.configuration = configuration
         ada = TransferEnd(name: "ada", configuration: configuration)
         bob = TransferEnd(name: "bob", configuration: configuration)
@@ -154,14 +152,14 @@ final class TransferLink: Sendable {
     }
 }
 
-/// Runs `body` with a ``TransferLink`` in a ``TestScope`` (for scratch directories), closing the link afterwards,
-/// also when `body` throws.
+/// Runs `body` with a ``TransferLink`` whose sides use `configuration`, in a ``TestScope`` (for scratch
+/// directories), closing the link afterwards, also when `body` throws.
 func withTransferLink<T>(
-    configure: (inout PeerSessionConfiguration) -> Void = { _ in },
+    _ configuration: PeerSessionConfiguration = .init(),
     _ body: (TransferLink, TestScope) async throws -> T
 ) async throws -> T {
     try await withTestScope { scope in
-        let link = try await TransferLink(configure: configure)
+        let link = try await TransferLink(configuration)
         scope.onExit {
             await link.close()
             link.stopRecording()
