@@ -40,7 +40,7 @@ final class RecordingPasteboard: GeneralPasteboard {
 
 /// A peer that sends clipboard items faster than anyone copies (`docs/security.md` §5 J2): two real sessions on
 /// loopback; the receiving sync keeps a recording clipboard in step.
-@Suite("A flood of clipboard items from a peer", .timeLimit(.minutes(2)))
+@Suite("A flood of clipboard items from a peer", .tags(.real), .timeLimit(.minutes(2)))
 struct ClipboardFloodTests {
     /// A thousand items in about a second: the clipboard is written at most ten times a second, never with an
     /// older item after a newer one, and ends holding the last item.

@@ -7,7 +7,7 @@ import Testing
 
 @testable import HuddleDiscovery
 
-@Suite("The mDNS socket on loopback (real UDP)", .timeLimit(.minutes(1)))
+@Suite("The mDNS socket on loopback (real UDP)", .tags(.real), .timeLimit(.minutes(1)))
 struct MDNSFamilySocketTests {
     @Test("two sockets share the port (SO_REUSEADDR + SO_REUSEPORT); each datagram arrives once, with packet info")
     func sharedPortAndPacketInfo() async throws {

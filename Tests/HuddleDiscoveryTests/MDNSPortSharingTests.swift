@@ -1,9 +1,10 @@
 import Glibc
+import HuddleTestSupport
 import Testing
 
 @testable import HuddleDiscovery
 
-@Suite("Who else holds the mDNS port (/proc/net/udp)", .timeLimit(.minutes(1)))
+@Suite("Who else holds the mDNS port (/proc/net/udp)", .tags(.real), .timeLimit(.minutes(1)))
 struct MDNSPortSharingTests {
     @Test("rows are counted by the port of their local address, IPv4 and IPv6 alike, a repeated row once")
     func tableRows() {

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import HuddlePasteboard
+import HuddleTestSupport
 import Testing
 
 /// The `huddle` executable built beside the test bundle (`swift build --build-tests` builds it too).
@@ -40,6 +41,7 @@ func huddle(
 extension DisplayServerTests {
     @Suite(
         "The huddle pb and huddle url commands, against Xvfb and xclip",
+        .tags(.real),
         .timeLimit(.minutes(2)),
         .enabled(
             if: HuddleBinary.canRun,

@@ -1,4 +1,5 @@
 import Foundation
+import HuddleTestSupport
 import Testing
 
 @testable import HuddlePasteboard
@@ -91,6 +92,7 @@ struct SecretHintTests {
 extension DisplayServerTests {
     @Suite(
         "X11 watching: a secret hint that cannot be read, against Xvfb",
+        .tags(.real),
         .serialized,
         .timeLimit(.minutes(2)),
         .enabled(if: XvfbServer.canRun, XvfbServer.skipReason)
@@ -125,6 +127,7 @@ extension DisplayServerTests {
 extension DisplayServerTests {
     @Suite(
         "Wayland watching: secret items, against a headless sway",
+        .tags(.real),
         .serialized,
         .timeLimit(.minutes(2)),
         .enabled(if: HeadlessSway.canRun, "needs sway and wl-clipboard; with CI=true these tests fail instead")

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import HuddlePasteboard
+import HuddleTestSupport
 import Testing
 
 /// A headless sway compositor for one test (wlroots' headless backend, no GPU), stopped by its pid.
@@ -90,6 +91,7 @@ final class HeadlessSway: Sendable {
 extension DisplayServerTests {
     @Suite(
         "Wayland clipboard through wl-clipboard, against a headless sway",
+        .tags(.real),
         .serialized,
         .timeLimit(.minutes(2)),
         .enabled(if: HeadlessSway.canRun, "needs sway and wl-clipboard; with CI=true these tests fail instead")

@@ -1,10 +1,12 @@
 import Foundation
 import HuddlePasteboard
+import HuddleTestSupport
 import Testing
 
 extension DisplayServerTests {
     @Suite(
         "X11 large items (INCR) and owners exiting, against Xvfb and xclip",
+        .tags(.real),
         .timeLimit(.minutes(2)),
         .enabled(if: XvfbServer.canRun, XvfbServer.skipReason)
     )

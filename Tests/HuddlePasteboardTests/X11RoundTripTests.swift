@@ -1,5 +1,6 @@
 import Foundation
 import HuddlePasteboard
+import HuddleTestSupport
 import Testing
 
 /// Bytes that start like a PNG file and continue with a deterministic pattern, so every byte can be checked.
@@ -17,6 +18,7 @@ func pngLikeData(bytes count: Int, seed: UInt8 = 7) -> Data {
 extension DisplayServerTests {
     @Suite(
         "X11 clipboard against a real X server (Xvfb) with xclip on the other side",
+        .tags(.real),
         .timeLimit(.minutes(2)),
         .enabled(if: XvfbServer.canRun, XvfbServer.skipReason)
     )

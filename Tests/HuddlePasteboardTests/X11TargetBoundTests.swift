@@ -1,4 +1,5 @@
 import Foundation
+import HuddleTestSupport
 import Testing
 
 @testable import HuddlePasteboard
@@ -65,6 +66,7 @@ struct X11TargetBoundTests {
 extension DisplayServerTests {
     @Suite(
         "X11 atoms for items with many types, against Xvfb",
+        .tags(.real),
         .serialized,
         .timeLimit(.minutes(2)),
         .enabled(if: XvfbServer.canRun, XvfbServer.skipReason)

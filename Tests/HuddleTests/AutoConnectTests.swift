@@ -4,7 +4,7 @@ import HuddleTransport
 import HuddleWire
 import Testing
 
-@Suite("Connecting to the peers found, from one side of each pair", .timeLimit(.minutes(1)))
+@Suite("Connecting to the peers found, from one side of each pair", .tags(.real), .timeLimit(.minutes(1)))
 struct AutoConnectTests {
     static func ids(_ probe: SessionProbe) -> (device: DeviceID, instance: PeerID) {
         (probe.session.identity.deviceID, probe.session.peerID)

@@ -10,7 +10,7 @@ import Testing
 
 /// `docs/security.md` §5 C7: random packets to a session's datagram port, with random connection IDs, are dropped
 /// on the event loop before any copy or crypto (counted), and a genuine datagram still arrives after them.
-@Suite("Datagram garbage", .timeLimit(.minutes(2)))
+@Suite("Datagram garbage", .tags(.real), .timeLimit(.minutes(2)))
 struct DatagramGarbageTests {
     /// Whether an unreliable message with `text` from `sender` reaches `receiver`; sent again every 100 ms, as
     /// loopback UDP may drop one under load.

@@ -3,7 +3,7 @@ import Testing
 
 @testable import Huddle
 
-@Suite("A session shuts down only the multicast DNS stack it started", .timeLimit(.minutes(1)))
+@Suite("A session shuts down only the multicast DNS stack it started", .tags(.real), .timeLimit(.minutes(1)))
 struct DirectoryOwnershipTests {
     /// `stop()` shuts down `ownStack` and nothing else. It used to shut down the stack of any multicast DNS
     /// directory it was given, breaking whoever else used that stack. A real stack needs a multicast interface,

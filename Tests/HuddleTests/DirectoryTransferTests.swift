@@ -7,7 +7,7 @@ import Testing
 
 @testable import Huddle
 
-@Suite("Directory transfers on loopback", .timeLimit(.minutes(2)))
+@Suite("Directory transfers on loopback", .tags(.real), .timeLimit(.minutes(2)))
 struct DirectoryTransferTests {
     static let files = [
         "notes.txt": 1000, "2024/a.png": 300_000, "2024/b.bin": 2 * 1024 * 1024 + 7, "2024/deep/er/c.dat": 70_000,

@@ -7,7 +7,7 @@ import Testing
 /// `docs/security.md` §5 B5: a peer's name and its context payload reach the application cleaned — no control
 /// characters, no bidirectional overrides, invalid UTF-8 replaced — over a real session, with the device's short
 /// ID beside them.
-@Suite("Hostile names and context", .timeLimit(.minutes(2)))
+@Suite("Hostile names and context", .tags(.real), .timeLimit(.minutes(2)))
 struct HostileNameTests {
     @Test func nameAndContextArriveCleaned() async throws {
         try await withTestScope { scope in

@@ -7,7 +7,7 @@ import Testing
 
 @testable import Huddle
 
-@Suite("In-memory transfers on loopback", .timeLimit(.minutes(2)))
+@Suite("In-memory transfers on loopback", .tags(.real), .timeLimit(.minutes(2)))
 struct InMemoryTransferTests {
     static func image(_ size: Int) throws -> Data {
         Data(TransferTests.pattern(size, seed: 3))

@@ -5,7 +5,7 @@ import Testing
 
 /// `docs/security.md` §5 J3: a new device that borrows a paired device's name is shown as a new device, with the
 /// paired one it looks like, and is never accepted without its user.
-@Suite("Borrowed names", .timeLimit(.minutes(2)))
+@Suite("Borrowed names", .tags(.real), .timeLimit(.minutes(2)))
 struct NamesakeTests {
     @Test func aBorrowedNameIsAskedAboutEvenWhenTrustingOnFirstUse() async throws {
         try await withTestScope { scope in

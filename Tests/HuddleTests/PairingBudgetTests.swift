@@ -7,7 +7,7 @@ import Testing
 
 @testable import Huddle
 
-@Suite("Pairing budget and self-recognition", .timeLimit(.minutes(2)))
+@Suite("Pairing budget and self-recognition", .tags(.real), .timeLimit(.minutes(2)))
 struct PairingBudgetTests {
     /// Denied runs are failures: after the budget's number of them the responder pauses pairing, says so once,
     /// and refuses the next first contact before anyone is asked; the dialler hears why.
@@ -194,7 +194,7 @@ struct PairingBudgetTests {
     }
 }
 
-@Suite("Availability", .timeLimit(.minutes(2)))
+@Suite("Availability", .tags(.real), .timeLimit(.minutes(2)))
 struct AvailabilityTests {
     @Test func unavailableHidesTheSessionButKeepsItsConnections() async throws {
         try await withTestScope { scope in

@@ -12,9 +12,11 @@ struct PairingCodeTests {
         #expect(PairingCode(value: 999_999)?.description == "999 999")
         #expect(PairingCode(value: 1_000_000) == nil)
     }
+}
 
-    @Test(.timeLimit(.minutes(1)))
-    func bothSidesOfAFirstContactAreShownTheSameCode() async throws {
+@Suite("The pairing code on both sides of a first contact", .tags(.real), .timeLimit(.minutes(1)))
+struct PairingCodeSessionTests {
+    @Test func bothSidesOfAFirstContactAreShownTheSameCode() async throws {
         try await withTestScope { scope in
             let probes = try await scope.sessions(["Ada", "Bob"])
             let bobID = try #require(await probes[0].found(named: "Bob")).id

@@ -8,7 +8,7 @@ import Testing
 
 /// A peer is the device TLS proved, not the instance its HELLO or an advert names (`docs/threat-model.md`, "A
 /// peer is its device"): the review's F2, F4, F5 and F6, each with the attack it describes.
-@Suite("Peers are bound to their devices", .timeLimit(.minutes(2)))
+@Suite("Peers are bound to their devices", .tags(.real), .timeLimit(.minutes(2)))
 struct PeerBindingTests {
     static func hello(_ session: PeerSession, instance: String, name: String) -> PeerHello {
         PeerHello(versions: 2...2, sessionType: session.serviceType, instance: instance, displayName: name, mode: 0x70)

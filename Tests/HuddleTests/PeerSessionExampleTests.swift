@@ -2,7 +2,7 @@ import Huddle
 import HuddleTestSupport
 import Testing
 
-@Suite("The example at the top of PeerSession's documentation", .timeLimit(.minutes(1)))
+@Suite("The example at the top of PeerSession's documentation", .tags(.real), .timeLimit(.minutes(1)))
 struct PeerSessionExampleTests {
     /// The documented event loop, run by both sides at once on first contact: the sessions connect to the peers
     /// they find (one side of the pair dials), each accepts every request, and says hello once connected.

@@ -4,7 +4,7 @@ import HuddleTransport
 import HuddleWire
 import Testing
 
-@Suite("Peer sessions on loopback", .timeLimit(.minutes(2)))
+@Suite("Peer sessions on loopback", .tags(.real), .timeLimit(.minutes(2)))
 struct PeerSessionTests {
     /// Connects `a` to `b` at first contact: both see one code and accept.
     func pair(_ a: SessionProbe, _ b: SessionProbe, named name: String) async throws -> (PeerID, PeerID) {

@@ -6,7 +6,7 @@ import Testing
 
 /// `docs/security.md` §5 C8: a flood of fake adverts cannot grow the peer table without bound or hide pinned
 /// devices.
-@Suite("Peer table limit", .timeLimit(.minutes(1)))
+@Suite("Peer table limit", .tags(.real), .timeLimit(.minutes(1)))
 struct PeerTableLimitTests {
     /// An advert of a device that does not exist (random ID, nobody listening on the port).
     static func fakeAdvert(_ index: Int, serviceType: String) throws -> PeerAdvert {

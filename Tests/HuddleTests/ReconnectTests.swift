@@ -13,7 +13,7 @@ extension PeerSession {
     }
 }
 
-@Suite("Reconnecting pinned peers", .timeLimit(.minutes(1)))
+@Suite("Reconnecting pinned peers", .tags(.real), .timeLimit(.minutes(1)))
 struct ReconnectTests {
     @Test func aDroppedConnectionIsMadeAgainWithoutAPrompt() async throws {
         try await withTestScope { scope in

@@ -15,7 +15,7 @@ extension PeerSession {
 
 /// Reliable messages across a lost connection, on loopback with two real sessions: sent again on the next
 /// connection and dropped by the receiver when it already has them, or reported undelivered.
-@Suite("Messages across lost connections", .timeLimit(.minutes(2)))
+@Suite("Messages across lost connections", .tags(.real), .timeLimit(.minutes(2)))
 struct RedeliveryTests {
     func send(_ texts: [String], from probe: SessionProbe, to peer: PeerID) async throws {
         for text in texts { try await probe.session.send(Array(text.utf8), to: [peer]) }

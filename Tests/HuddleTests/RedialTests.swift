@@ -7,7 +7,7 @@ import Testing
 
 /// A peer that dials again while this side still holds its earlier connection (a goodbye or a close not yet
 /// processed, or a drop only the dialler has noticed) is the same peer starting over: the new connection wins.
-@Suite("Dialling again over a connection not yet closed", .timeLimit(.minutes(2)))
+@Suite("Dialling again over a connection not yet closed", .tags(.real), .timeLimit(.minutes(2)))
 struct RedialTests {
     /// Disconnect and connect again at once (every other time without waiting for the disconnect), many times:
     /// some redials may reach the other side before the old connection's goodbye does. Every connect must succeed

@@ -8,7 +8,7 @@ import Testing
 
 @testable import Huddle
 
-@Suite("What a session cannot report as an event, it logs", .timeLimit(.minutes(1)))
+@Suite("What a session cannot report as an event, it logs", .tags(.real), .timeLimit(.minutes(1)))
 struct SessionLoggingTests {
     /// A trust store that cannot be written (its directory is under a regular file): accepting a device on first
     /// use still connects, and the failed write is logged with the device. It used to vanish in a `try?`.

@@ -5,7 +5,7 @@ import ServiceLifecycle
 import Testing
 
 /// `PeerSession` as a swift-service-lifecycle service: graceful shutdown of its group stops it with goodbyes.
-@Suite("The session as a service", .timeLimit(.minutes(1)))
+@Suite("The session as a service", .tags(.real), .timeLimit(.minutes(1)))
 struct SessionServiceTests {
     @Test func gracefulShutdownOfTheGroupSaysGoodbyeToEveryPeer() async throws {
         try await withTestScope { scope in

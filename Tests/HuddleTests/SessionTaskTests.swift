@@ -8,7 +8,7 @@ import Testing
 /// A session's background tasks (dials, redelivery windows, reconnect timers) leave its table when they end: a
 /// session that connects again and again for days must not keep one per connection (found by the allocation
 /// benchmark, `Benchmarks/Allocations`: a connection cycle left allocations behind).
-@Suite("Background tasks of a long-lived session", .timeLimit(.minutes(1)))
+@Suite("Background tasks of a long-lived session", .tags(.real), .timeLimit(.minutes(1)))
 struct SessionTaskTests {
     func taskCount(_ probe: SessionProbe) async -> Int {
         await probe.session.tasks.count

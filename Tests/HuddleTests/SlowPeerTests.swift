@@ -6,7 +6,7 @@ import Testing
 
 @testable import Huddle
 
-@Suite("A slow peer", .timeLimit(.minutes(2)))
+@Suite("A slow peer", .tags(.real), .timeLimit(.minutes(2)))
 struct SlowPeerTests {
     /// A session whose events nobody reads until `release()`.
     final class StalledReader: Sendable {

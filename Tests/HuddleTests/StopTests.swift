@@ -3,7 +3,7 @@ import Huddle
 import HuddleTestSupport
 import Testing
 
-@Suite("Stopping a session ends what waits on it", .timeLimit(.minutes(1)))
+@Suite("Stopping a session ends what waits on it", .tags(.real), .timeLimit(.minutes(1)))
 struct StopTests {
     /// A sender whose offer is still unanswered when its session stops is told so at once. It used to wait for
     /// ever: `stop()` takes the connections out of its table first, so their endings never ended the transfers.
@@ -25,7 +25,7 @@ struct StopTests {
     }
 }
 
-@Suite("Cancelling the task ends what it waits for", .timeLimit(.minutes(1)))
+@Suite("Cancelling the task ends what it waits for", .tags(.real), .timeLimit(.minutes(1)))
 struct TaskCancellationTests {
     /// A `connect` waiting for the other side's decision ends with `.cancelled` when its task is cancelled, and
     /// the other side's request ends too. It used to wait for the decision or its own timeout.

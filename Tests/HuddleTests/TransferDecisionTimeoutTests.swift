@@ -3,7 +3,7 @@ import Huddle
 import HuddleTestSupport
 import Testing
 
-@Suite("An offer nobody answers is withdrawn after the decision timeout", .timeLimit(.minutes(1)))
+@Suite("An offer nobody answers is withdrawn after the decision timeout", .tags(.real), .timeLimit(.minutes(1)))
 struct TransferDecisionTimeoutTests {
     /// With a 300 ms decision timeout, a sender whose file offer is never answered is told so, and the receiver's
     /// pending offer is withdrawn (accepting it afterwards fails). The setting used to be read by nothing: a

@@ -8,7 +8,7 @@ import Testing
 
 @testable import Huddle
 
-@Suite("Memory of a receiver whose disk is slow", .timeLimit(.minutes(2)))
+@Suite("Memory of a receiver whose disk is slow", .tags(.real), .timeLimit(.minutes(2)))
 struct TransferMemoryTests {
     /// A disk that takes no writes until released.
     final class StalledDisk: Sendable {

@@ -7,7 +7,7 @@ import Testing
 
 @testable import Huddle
 
-@Suite("File transfers on loopback", .timeLimit(.minutes(2)))
+@Suite("File transfers on loopback", .tags(.real), .timeLimit(.minutes(2)))
 struct TransferTests {
     /// `size` pseudo-random bytes, the same for the same `seed`.
     static func pattern(_ size: Int, seed: UInt8 = 1) -> [UInt8] {
@@ -60,7 +60,7 @@ struct TransferTests {
 
 }
 
-@Suite("Messages during a transfer", .timeLimit(.minutes(2)))
+@Suite("Messages during a transfer", .tags(.real), .timeLimit(.minutes(2)))
 struct MessagesDuringTransferTests {
     @Test func messagesKeepFlowingWhileAFileIsSent() async throws {
         try await withTestScope { scope in

@@ -8,7 +8,7 @@ import Testing
 
 /// `huddle trust block` and `huddle trust forget` run in a process of their own: a running session sees what they
 /// wrote to `trust.json` without being restarted.
-@Suite("Trust changes made by another process reach a running session", .timeLimit(.minutes(1)))
+@Suite("Trust changes made by another process reach a running session", .tags(.real), .timeLimit(.minutes(1)))
 struct TrustChangeSessionTests {
     /// Two sessions on loopback, each with a trust store on disk in a data directory of its own (the directories
     /// returned, in order), stopped and removed when `scope` ends. `reloads` hears each time a session reloaded

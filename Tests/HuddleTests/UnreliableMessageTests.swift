@@ -4,7 +4,7 @@ import HuddleTransport
 import HuddleWire
 import Testing
 
-@Suite("Unreliable messages on loopback", .timeLimit(.minutes(2)))
+@Suite("Unreliable messages on loopback", .tags(.real), .timeLimit(.minutes(2)))
 struct UnreliableMessageTests {
     @Test func sealedDatagramsArriveOnceAndIntact() async throws {
         try await withTestScope { scope in

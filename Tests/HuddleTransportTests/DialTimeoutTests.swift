@@ -1,3 +1,4 @@
+import HuddleTestSupport
 import HuddleTransport
 import HuddleWire
 import NIOCore
@@ -5,7 +6,7 @@ import NIOPosix
 import Testing
 
 /// The deadlines of `PeerChannels.dial` and of the TLS handshake on both ends, on loopback.
-@Suite("Dial and handshake deadlines on loopback", .timeLimit(.minutes(2)))
+@Suite("Dial and handshake deadlines on loopback", .tags(.real), .timeLimit(.minutes(2)))
 struct DialTimeoutTests {
     let group = MultiThreadedEventLoopGroup.singleton
 

@@ -1,3 +1,4 @@
+import HuddleTestSupport
 import HuddleTransport
 import NIOCore
 import NIOPosix
@@ -5,7 +6,7 @@ import Testing
 
 /// A task that prefers an `EventLoopTaskExecutor` runs on that loop: at its start, and again after it was suspended
 /// and resumed from the loop (the way a session's subscription is resumed by an arriving message).
-@Suite("Event loop task executor", .timeLimit(.minutes(1)))
+@Suite("Event loop task executor", .tags(.real), .timeLimit(.minutes(1)))
 struct EventLoopTaskExecutorTests {
     @Test func aTaskPreferringTheExecutorRunsOnItsLoopBeforeAndAfterASuspension() async throws {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 2)

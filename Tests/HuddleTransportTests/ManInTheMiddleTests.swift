@@ -1,3 +1,4 @@
+import HuddleTestSupport
 import HuddleTransport
 import HuddleWire
 import NIOCore
@@ -37,7 +38,7 @@ final class RelayHandler: ChannelInboundHandler, Sendable {
     }
 }
 
-@Suite("A man in the middle", .timeLimit(.minutes(2)))
+@Suite("A man in the middle", .tags(.real), .timeLimit(.minutes(2)))
 struct ManInTheMiddleTests {
     let group = MultiThreadedEventLoopGroup.singleton
 

@@ -1,3 +1,4 @@
+import HuddleTestSupport
 import HuddleTransport
 import HuddleWire
 import NIOCore
@@ -5,7 +6,7 @@ import NIOPosix
 import Synchronization
 import Testing
 
-@Suite("Admission of unauthenticated connections", .timeLimit(.minutes(1)))
+@Suite("Admission of unauthenticated connections", .tags(.real), .timeLimit(.minutes(1)))
 struct PeerAdmissionTests {
     @Test func limitsPerAddressAndInTotal() throws {
         let admission = PeerAdmission(maximumTotal: 6, maximumPerAddress: 4)

@@ -1,3 +1,4 @@
+import HuddleTestSupport
 import HuddleTransport
 import HuddleWire
 import NIOCore
@@ -27,7 +28,7 @@ struct Link {
     }
 }
 
-@Suite("Peer connections over TLS on loopback", .timeLimit(.minutes(2)))
+@Suite("Peer connections over TLS on loopback", .tags(.real), .timeLimit(.minutes(2)))
 struct PeerConnectionTests {
     /// Two pinned peers connected over TLS: each accepted the other's request.
     func connectedLink(configuration: PeerConnectionConfiguration = .init()) async throws -> Link {
