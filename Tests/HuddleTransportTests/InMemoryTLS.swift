@@ -24,41 +24,85 @@ final class InMemoryTLS {
     /// What the other end saw.
     let otherLog = RawTLSLog()
 
-    /// The Huddle end as `role` for `peer`; the other end runs `otherTLS` (as server when Huddle dials, client when
-    /// it listens), or sends plaintext when it is nil.
+    /// What the other end reported, when it is a Huddle connection too.
+    let otherEvents = EventLog()
+
+    /// What the other end of the connection is.
+    enum OtherEnd {
+        /// A TLS peer of the test's making (server when the Huddle end dials, client when it listens), or one that
+        /// speaks plaintext (nil); it writes `sendAfterHandshake` as soon as its handshake completes.
+        case raw(TLSConfiguration?, sendAfterHandshake: ByteBuffer? = nil)
+        /// A Huddle connection of `peer`, in the other role.
+        case huddle(TransportPeer, expecting: DeviceID? = nil)
+    }
+
+    /// The Huddle end as `role` for `peer`, expecting `expected` when it dials, against `otherEnd`.
     init(
         _ peer: TransportPeer,
         as role: PeerRole,
-        against otherTLS: TLSConfiguration?,
-        sendAfterHandshake: ByteBuffer? = nil,
-        expecting expected: DeviceID? = nil
+        against otherEnd: OtherEnd,
+        expecting expected: DeviceID? = nil,
+        configuration: PeerConnectionConfiguration = .init()
     ) throws {
         huddle = EmbeddedChannel(loop: loop)
         other = EmbeddedChannel(loop: loop)
         verifier = peer.verifier(expecting: expected)
-        let handler: any ChannelHandler =
-            role == .initiator
-            ? try peer.tls.clientHandler(verifier: verifier) : peer.tls.serverHandler(verifier: verifier)
-        try PeerChannels.install(
-            handler,
-            wiring: (peer.setup(role), verifier, log.sink),
-            on: huddle.pipeline.syncOperations
-        )
-        if let otherTLS {
-            let context = try NIOSSLContext(configuration: otherTLS)
-            let tls: any ChannelHandler =
-                role == .initiator
-                ? NIOSSLServerHandler(context: context) : try NIOSSLClientHandler(context: context, serverHostname: nil)
-            try other.pipeline.syncOperations.addHandler(tls)
+        try Self.install(peer, as: role, verifier: verifier, log: log, configuration: configuration, on: huddle)
+        switch otherEnd {
+        case .raw(let otherTLS, let sendAfterHandshake):
+            if let otherTLS {
+                let context = try NIOSSLContext(configuration: otherTLS)
+                let tls: any ChannelHandler =
+                    role == .initiator
+                    ? NIOSSLServerHandler(context: context)
+                    : try NIOSSLClientHandler(context: context, serverHostname: nil)
+                try other.pipeline.syncOperations.addHandler(tls)
+            }
+            try other.pipeline.syncOperations.addHandler(
+                RawTLSRecorder(log: otherLog, sendAfterHandshake: sendAfterHandshake)
+            )
+        case .huddle(let otherPeer, let otherExpected):
+            let otherRole: PeerRole = role == .initiator ? .responder : .initiator
+            let otherVerifier = otherPeer.verifier(expecting: otherExpected)
+            try Self.install(
+                otherPeer,
+                as: otherRole,
+                verifier: otherVerifier,
+                log: otherEvents,
+                configuration: configuration,
+                on: other
+            )
         }
-        try other.pipeline.syncOperations.addHandler(
-            RawTLSRecorder(log: otherLog, sendAfterHandshake: sendAfterHandshake)
-        )
         let address = try SocketAddress(ipAddress: "127.0.0.1", port: 4433)
         // The server end is up first, as a listener's accepted socket is before the client's first flight.
         for channel in role == .initiator ? [other, huddle] : [huddle, other] {
             try channel.connect(to: address).wait()
         }
+    }
+
+    /// The pipeline `PeerChannels` installs, with NIOSSL as `role` says.
+    private static func install(
+        _ peer: TransportPeer,
+        as role: PeerRole,
+        verifier: PeerVerifier,
+        log: EventLog,
+        configuration: PeerConnectionConfiguration,
+        on channel: EmbeddedChannel
+    ) throws {
+        let handler: any ChannelHandler =
+            role == .initiator
+            ? try peer.tls.clientHandler(verifier: verifier) : peer.tls.serverHandler(verifier: verifier)
+        try PeerChannels.install(
+            handler,
+            wiring: (peer.setup(role, configuration: configuration), verifier, log.sink),
+            on: channel.pipeline.syncOperations
+        )
+    }
+
+    /// Writes `outbound` on `channel`, as a session does, and lets both ends answer.
+    func write(_ outbound: PeerOutbound, on channel: EmbeddedChannel) throws {
+        channel.writeAndFlush(outbound, promise: nil)
+        try run()
     }
 
     /// Moves bytes both ways until neither end has more to say. When an end closes, the other reads the end of
@@ -101,8 +145,13 @@ final class InMemoryTLS {
     /// Every event of the Huddle end so far.
     var events: [PeerConnectionEvent] { log.recorder.events }
 
-    /// Closes what is still open, without complaint about what is left in it.
+    /// Closes what is still open, without complaint about what is left in it: both ends close, their close_notify
+    /// alerts cross, and time moves past any wait for one that never comes.
     func finish() {
+        for channel in [huddle, other] where channel.isActive { channel.close(promise: nil) }
+        try? run()
+        loop.advanceTime(by: .seconds(60))
+        try? run()
         for channel in [huddle, other] { _ = try? channel.finish(acceptAlreadyClosed: true) }
     }
 }

@@ -8,24 +8,6 @@ import Testing
 
 @Suite("Admission of unauthenticated connections", .tags(.real), .timeLimit(.minutes(1)))
 struct PeerAdmissionTests {
-    @Test func limitsPerAddressAndInTotal() throws {
-        let admission = PeerAdmission(maximumTotal: 6, maximumPerAddress: 4)
-        let one = try SocketAddress(ipAddress: "10.0.0.1", port: 1)
-        let two = try SocketAddress(ipAddress: "10.0.0.2", port: 1)
-        var tickets = (0..<4).compactMap { _ in admission.admit(one) }
-        #expect(tickets.count == 4)
-        #expect(admission.admit(one) == nil)
-        tickets += (0..<4).compactMap { _ in admission.admit(two) }
-        #expect(tickets.count == 6)
-        #expect(admission.pending == 6)
-        tickets[0].release()
-        tickets[0].release()
-        #expect(admission.pending == 5)
-        #expect(admission.admit(one) != nil)  // released at once: the ticket is dropped here
-        #expect(admission.pending == 5)
-        tickets.removeAll()
-        #expect(admission.pending == 0)
-    }
 
     /// The listener's wiring on real sockets: ten silent connections from one address take its four places and
     /// no more (the other six are closed at once), a peer from another address pairs meanwhile and gives its place

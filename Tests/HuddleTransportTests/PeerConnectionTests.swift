@@ -28,6 +28,8 @@ struct Link {
     }
 }
 
+/// The code shown on both sides and a pinned reconnect, on loopback: the rest of what a connection does runs in
+/// memory (`PeerConnectionMemoryTests`).
 @Suite("Peer connections over TLS on loopback", .tags(.real), .timeLimit(.minutes(2)))
 struct PeerConnectionTests {
     /// Two pinned peers connected over TLS: each accepted the other's request.
@@ -140,69 +142,6 @@ struct PeerConnectionTests {
         await link.close()
     }
 
-    @Test func messagesOfSeveralMebibytesArriveWhole() async throws {
-        let ada = try TransportPeer("ada")
-        let bob = try TransportPeer("bob")
-        var configuration = PeerConnectionConfiguration()
-        configuration.maximumMessageSize = 8 * 1024 * 1024
-        let link = try await connect(ada, bob, configuration: configuration)
-        _ = try #require(await link.serverLog.wait(for: Self.prompt))
-        try await link.decide(server: true)
-        try await link.decide(client: true)
-        _ = try #require(await link.serverLog.wait(for: Self.connected))
-        let bytes = (0..<(5 * 1024 * 1024 + 17)).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 9) }
-        try await link.client.writeAndFlush(PeerOutbound.message(ByteBuffer(bytes: bytes)))
-        try await link.client.writeAndFlush(PeerOutbound.message(ByteBuffer(string: "after")))
-        let received = try #require(await link.serverLog.wait(for: Self.message))
-        #expect(Array(received.readableBytesView) == bytes)
-        #expect(await link.serverLog.wait(for: Self.message).map { String(buffer: $0) } == "after")
-        // Over the limit: refused at the sender, the connection stays up.
-        let tooBig = ByteBuffer(repeating: 0, count: 8 * 1024 * 1024 + 1)
-        await #expect(throws: PeerWireError.messageTooLarge(limit: 8 * 1024 * 1024, declared: 8 * 1024 * 1024 + 1)) {
-            try await link.client.writeAndFlush(PeerOutbound.message(tooBig))
-        }
-        await link.close()
-    }
-
-    @Test(arguments: [true, false])
-    func denyReachesBothSides(serverDenies: Bool) async throws {
-        let ada = try TransportPeer("ada")
-        let bob = try TransportPeer("bob")
-        let link = try await connect(ada, bob)
-        _ = try #require(await link.serverLog.wait(for: Self.prompt))
-        if serverDenies { try await link.decide(server: false) } else { try await link.decide(client: false) }
-        let expected = PeerConnectionError.wire(.pairingRejected(reason: .denied))
-        #expect(await link.clientLog.wait(for: Self.closed) == .some(expected))
-        #expect(await link.serverLog.wait(for: Self.closed) == .some(expected))
-        #expect(bob.store.records.isEmpty && ada.store.records.isEmpty)
-        await link.close()
-    }
-
-    @Test func pinnedDeviceWithAnotherKeyIsRefusedInTLS() async throws {
-        let ada = try TransportPeer("ada")
-        let bob = try TransportPeer("bob")
-        let impostor = try TransportPeer("bob")
-        try ada.store.set(.verified, for: bob.identity.deviceID, displayName: "bob")
-        let link = try await connect(ada, impostor, expecting: bob.identity.deviceID)
-        let error = await link.clientLog.wait(for: Self.closed)
-        #expect(
-            error
-                == .some(.peerIdentityMismatch(expected: bob.identity.deviceID, presented: impostor.identity.deviceID))
-        )
-        await link.close()
-    }
-
-    @Test func blockedDeviceIsRefusedInTLS() async throws {
-        let ada = try TransportPeer("ada")
-        let bob = try TransportPeer("bob")
-        try bob.store.set(.blocked, for: ada.identity.deviceID, displayName: "ada")
-        let link = try await connect(ada, bob)
-        #expect(await link.serverLog.wait(for: Self.closed) == .some(.blocked(ada.identity.deviceID)))
-        let clientError = try #require(await link.clientLog.wait(for: Self.closed))
-        #expect(clientError != nil)
-        await link.close()
-    }
-
     @Test func pinnedPeersReconnectWithoutACode() async throws {
         let ada = try TransportPeer("ada")
         let bob = try TransportPeer("bob")
@@ -213,33 +152,6 @@ struct PeerConnectionTests {
         #expect(prompt.code == nil)
         try await link.decide(server: true)
         #expect(try #require(await link.clientLog.wait(for: Self.connected)).pairedWithCode == false)
-        await link.close()
-    }
-
-    /// The wiring of a protocol violation on a real connection: a lie written past the client's handler, through
-    /// TLS, closes the server with the reason, and its CLOSE reaches the client through TLS. The rules themselves
-    /// (ACK, RESUME, empty frames, PING flood, heartbeat) are checked on embedded channels, in "Peers that lie
-    /// about delivery" and "Connected phase on embedded channels".
-    @Test func protocolViolationReachesTheLiarOverTLS() async throws {
-        let link = try await connectedLink()
-        let server = try #require(link.server())
-        for text in ["one", "two"] { try await server.writeAndFlush(PeerOutbound.message(ByteBuffer(string: text))) }
-        for text in ["one", "two"] {
-            #expect(await link.clientLog.wait(for: Self.message).map { String(buffer: $0) } == text)
-        }
-        let lie = PeerFrame(
-            kind: .control,
-            streamID: PeerFrame.controlStream,
-            payload: ByteBuffer(bytes: PeerControlMessage.ack(3).encoded())
-        )
-        let client = link.client
-        try await client.eventLoop.submit {
-            let context = try client.pipeline.syncOperations.context(handlerType: PeerConnectionHandler.self)
-            context.writeAndFlush(NIOAny(lie), promise: nil)
-        }.get()
-        let violation = PeerConnectionError.wire(.protocolViolation(state: "connected", message: "ACK of 3 beyond 2"))
-        #expect(await link.serverLog.wait(for: Self.closed) == .some(violation))
-        #expect(await link.clientLog.wait(for: Self.closed) == .some(.wire(.closedByPeer(reason: .protocolError))))
         await link.close()
     }
 }

@@ -22,8 +22,7 @@ struct TLSRefusalTests {
         let link = try InMemoryTLS(
             try listener ?? TransportPeer("bob"),
             as: .responder,
-            against: tls,
-            sendAfterHandshake: sendAfterHandshake
+            against: .raw(tls, sendAfterHandshake: sendAfterHandshake)
         )
         try link.run()
         #expect(link.isOver(link.other), "the listener should close the connection")
@@ -37,7 +36,7 @@ struct TLSRefusalTests {
 
     static func dialled(against tls: TLSConfiguration) throws -> (events: [PeerConnectionEvent], verifier: PeerVerifier)
     {
-        let link = try InMemoryTLS(try TransportPeer("ada"), as: .initiator, against: tls)
+        let link = try InMemoryTLS(try TransportPeer("ada"), as: .initiator, against: .raw(tls))
         defer { link.finish() }
         try link.run()
         #expect(link.isOver(link.huddle), "the dialler should close the connection")
@@ -232,7 +231,7 @@ struct TLSRefusalTests {
     /// A server that accepts and never answers: the dialler gives up at its TLS handshake deadline, not before,
     /// on the loop's clock.
     @Test func d11SilentServerTimesOutTheTLSHandshake() throws {
-        let link = try InMemoryTLS(try TransportPeer("ada"), as: .initiator, against: nil)
+        let link = try InMemoryTLS(try TransportPeer("ada"), as: .initiator, against: .raw(nil))
         defer { link.finish() }
         try link.run()
         let deadline = PeerConnectionConfiguration().tlsHandshakeTimeout
@@ -244,5 +243,25 @@ struct TLSRefusalTests {
         #expect(link.events.count == 1)
         #expect(link.events.last?.closeReason == .some(.tlsHandshakeTimedOut))
         #expect(!link.huddle.isActive)
+    }
+
+    /// A client that connects and then says nothing, or starts a ClientHello and stops (slowloris): the listener
+    /// closes it at its `tlsHandshakeTimeout`, not before, on the loop's clock.
+    @Test(arguments: [[], [0x16, 0x03, 0x01, 0x02, 0x00, 0x01, 0x00, 0x01]] as [[UInt8]])
+    func listenerClosesAClientThatStallsTheHandshake(bytes: [UInt8]) throws {
+        let link = try InMemoryTLS(try TransportPeer("bob"), as: .responder, against: .raw(nil))
+        defer { link.finish() }
+        if !bytes.isEmpty { try link.otherSends(bytes) }
+        try link.run()
+        let deadline = PeerConnectionConfiguration().tlsHandshakeTimeout
+        link.loop.advanceTime(by: .nanoseconds(Int64(deadline.components.seconds) * 1_000_000_000 - 1))
+        try link.run()
+        #expect(link.events.isEmpty, "\(link.events)")
+        link.loop.advanceTime(by: .nanoseconds(1))
+        try link.run()
+        #expect(link.events.count == 1)
+        #expect(link.events.last?.closeReason == .some(.tlsHandshakeTimedOut))
+        #expect(link.isOver(link.other))
+        #expect(link.otherLog.bytesRead == 0)
     }
 }
