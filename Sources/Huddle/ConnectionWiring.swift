@@ -59,7 +59,7 @@ final class ConnectionWiring: Sendable {
         }
         let port = configuration.listenPort
         func listen(on host: String) async throws -> any Channel {
-            try await PeerChannels.listen(
+            try await configuration.transport.listen(
                 host: host,
                 port: port,
                 group: group,

@@ -94,10 +94,10 @@ extension PeerSession {
         io[id] = ConnectionIO(channel: nil, route: route)
         apply(.dialStarted(id, peer: peer, timeout: timeout))
         let wiring = wiring.setup(role: .initiator, connection: id, route: route, context: context, expected: expected)
-        let (inbox, group, tls) = (self.inbox, self.group, self.tls)
+        let (inbox, group, tls, transport) = (self.inbox, self.group, self.tls, configuration.transport)
         track {
             do {
-                _ = try await PeerChannels.dial(address, group: group, tls: tls, wiring: wiring) { channel in
+                _ = try await transport.dial(address, group: group, tls: tls, wiring: wiring) { channel in
                     inbox.yield(.dialed(id, .success(channel)))
                 }
             } catch let error as PeerConnectionError {

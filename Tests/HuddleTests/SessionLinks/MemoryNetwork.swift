@@ -1,0 +1,123 @@
+import HuddleWire
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOEmbedded
+
+@testable import Huddle
+@testable import HuddleTransport
+
+/// Sessions' connections in memory: each is two `NIOAsyncTestingChannel`s running the pipeline `PeerChannels`
+/// installs (real NIOSSL, framing, `PeerConnectionHandler`), with a task each way handing over the bytes one end
+/// writes. No socket: a listener is a port number in this network, and the sessions find each other through an
+/// `InMemoryPeerDirectory` as usual.
+///
+/// The channels' event loops keep their own clocks, which nothing moves: a connection's timers (heartbeat,
+/// handshake deadline) never fire, so a test sees what the peers do, not how fast the machine is. Datagrams are not
+/// carried. A session uses it when its configuration's `transport` is this network (``configure(_:)``).
+final class MemoryNetwork: SessionTransport {
+    private struct Listener {
+        let tls: PeerTLS
+        let admission: PeerAdmission
+        let wire: @Sendable (any Channel) -> PeerChannels.Wiring
+    }
+
+    private let listeners = NIOLockedValueBox<[Int: Listener]>([:])
+    private let nextPort = NIOLockedValueBox(40_000)
+    private let pumps = NIOLockedValueBox<[Task<Void, Never>]>([])
+
+    var carriesDatagrams: Bool { false }
+
+    /// Makes a session's connections go through this network.
+    func configure(_ configuration: inout PeerSessionConfiguration) {
+        configuration.transport = self
+    }
+
+    func listen(
+        host: String,
+        port: Int,
+        group: any EventLoopGroup,
+        tls: PeerTLS,
+        admission: PeerAdmission,
+        wire: @escaping @Sendable (any Channel) -> PeerChannels.Wiring
+    ) async throws -> any Channel {
+        let number =
+            port != 0
+            ? port
+            : nextPort.withLockedValue {
+                $0 += 1
+                return $0
+            }
+        listeners.withLockedValue { $0[number] = Listener(tls: tls, admission: admission, wire: wire) }
+        let channel = NIOAsyncTestingChannel()
+        try await channel.bind(to: SocketAddress(ipAddress: "127.0.0.1", port: number))
+        channel.closeFuture.whenComplete { [weak self] _ in
+            self?.listeners.withLockedValue { _ = $0.removeValue(forKey: number) }
+        }
+        return channel
+    }
+
+    func dial(
+        _ address: SocketAddress,
+        group: any EventLoopGroup,
+        tls: PeerTLS,
+        wiring: PeerChannels.Wiring,
+        onChannel: @escaping @Sendable (any Channel) -> Void
+    ) async throws -> any Channel {
+        guard let port = address.port, let listener = listeners.withLockedValue({ $0[port] }) else {
+            throw PeerConnectionError.connectFailed("\(address): nobody listens there")
+        }
+        let client = NIOAsyncTestingChannel()
+        let server = NIOAsyncTestingChannel()
+        let clientAddress = try SocketAddress(ipAddress: "127.0.0.1", port: 50_000 + port % 10_000)
+        try await server.bind(to: address)
+        guard let ticket = listener.admission.admit(clientAddress) else {
+            throw PeerConnectionError.connectFailed("\(address): refused")
+        }
+        var admitted = listener.wire(server)
+        admitted.setup.admissionTicket = ticket
+        let serverWiring = admitted
+        try await server.testingEventLoop.executeInContext {
+            try PeerChannels.install(
+                listener.tls.serverHandler(verifier: serverWiring.verifier),
+                wiring: serverWiring,
+                on: server.pipeline.syncOperations
+            )
+        }
+        onChannel(client)
+        try await client.testingEventLoop.executeInContext {
+            try PeerChannels.install(
+                tls.clientHandler(verifier: wiring.verifier),
+                wiring: wiring,
+                on: client.pipeline.syncOperations
+            )
+        }
+        let tasks = [Self.pump(from: client, to: server), Self.pump(from: server, to: client)]
+        pumps.withLockedValue { $0 += tasks }
+        try await server.connect(to: clientAddress)
+        try await client.connect(to: address)
+        await client.testingEventLoop.run()
+        return client
+    }
+
+    /// Hands what `from` writes to `to`, until `from` closes; then `to` reads the end of the stream and closes.
+    private static func pump(from: NIOAsyncTestingChannel, to: NIOAsyncTestingChannel) -> Task<Void, Never> {
+        Task {
+            while let bytes = try? await from.waitForOutboundWrite(as: ByteBuffer.self) {
+                guard to.isActive else { continue }
+                _ = try? await to.writeInbound(bytes)
+                // What the handlers queued on their loop while reading (NIOSSL's next flight after the verifier's
+                // answer, the handler's replies) runs now.
+                await to.testingEventLoop.run()
+            }
+            guard to.isActive else { return }
+            // A socket whose peer is gone: closed without waiting for a close_notify that cannot come.
+            to.close(promise: nil)
+            await to.testingEventLoop.advanceTime(by: .seconds(60))
+        }
+    }
+
+    /// Waits until every connection's bytes have stopped moving (after the sessions stopped).
+    func quiesce() async {
+        for pump in pumps.withLockedValue({ $0 }) { await pump.value }
+    }
+}
