@@ -5,6 +5,7 @@ import Testing
 
 @testable import Huddle
 
+/// Sessions connected in memory (`MemoryNetwork`): reconnecting, denying, modes and session IDs.
 @Suite("Peer sessions in memory", .timeLimit(.minutes(1)))
 struct PeerSessionMemoryTests {
     /// Connects `a` to `b` at first contact: both see one code and accept.
@@ -21,32 +22,6 @@ struct PeerSessionMemoryTests {
         await a.session.accept(outgoing)
         try await connecting
         return (bInfo.id, incoming.peer)
-    }
-
-    @Test func twoPeersFindPairAndExchangeMessagesInOrder() async throws {
-        try await withTestScope { scope in
-            let network = MemoryNetwork()
-            let probes = try await scope.sessions(["Ada", "Bob"], configure: network.configure)
-            let (ada, bob) = (probes[0], probes[1])
-            let (bobID, adaID) = try await pair(ada, bob, named: "Bob")
-            #expect(await ada.state(bobID, .connected))
-            #expect(await bob.state(adaID, .connected))
-            #expect(await ada.session.peers(in: .connected) == [bobID])
-            #expect(await bob.session.displayName(for: adaID) == "Ada")
-            #expect(ada.session.trustStore.record(for: bob.session.identity.deviceID)?.trust == .verified)
-            #expect(bob.session.trustStore.record(for: ada.session.identity.deviceID)?.trust == .verified)
-            for index in 0..<100 { try await ada.session.send(Array("m\(index)".utf8), to: [bobID]) }
-            try await bob.session.send(Array("hello Ada".utf8), to: [adaID])
-            #expect(await ada.message(from: bobID) == "hello Ada")
-            _ = await bob.wait { event in
-                if case .received(let bytes, adaID) = event, bytes == Array("m99".utf8) { return true }
-                return nil
-            }
-            #expect(bob.messages(from: adaID).map { String(decoding: $0, as: UTF8.self) } == (0..<100).map { "m\($0)" })
-            await ada.session.disconnect(bobID)
-            #expect(await bob.state(adaID, .disconnected))
-            #expect(await ada.state(bobID, .disconnected))
-        }
     }
 
     @Test func pinnedPeerReconnectsWithoutAPrompt() async throws {
@@ -102,68 +77,6 @@ struct PeerSessionMemoryTests {
             await #expect(throws: PeerSessionError.notAllowedInMode(.server)) {
                 try await server.session.connect(to: clientID)
             }
-        }
-    }
-
-    @Test func threePeersFormAMeshAndBroadcast() async throws {
-        try await withTestScope { scope in
-            let network = MemoryNetwork()
-            let probes = try await scope.sessions(
-                ["Ada", "Bob", "Cy"],
-                configure: {
-                    network.configure(&$0)
-                    $0.trustsOnFirstUse = true
-                }
-            )
-            let ids = await withTaskGroup(of: (Int, PeerID?).self) { group in
-                for (index, name) in ["Ada", "Bob", "Cy"].enumerated() {
-                    group.addTask { (index, await probes[(index + 1) % 3].found(named: name)?.id) }
-                }
-                var ids: [Int: PeerID] = [:]
-                for await (index, id) in group { ids[index] = id }
-                return ids
-            }
-            let (ada, bob, cy) = (try #require(ids[0]), try #require(ids[1]), try #require(ids[2]))
-            try await probes[0].session.connect(to: bob)
-            try await probes[0].session.connect(to: cy)
-            try await probes[1].session.connect(to: cy)
-            #expect(await probes[0].session.peers(in: .connected).count == 2)
-            #expect(probes[0].session.trustStore.record(for: probes[1].session.identity.deviceID)?.trust == .tofu)
-            try await probes[0].session.sendToAllPeers(Array("all".utf8))
-            #expect(await probes[1].message(from: ada) == "all")
-            #expect(await probes[2].message(from: ada) == "all")
-        }
-    }
-
-    /// The second dial starts 0–40 ms after the first, so that some runs find the first handshake finished on one
-    /// side only: both sides must still keep the same connection.
-    @Test(arguments: [0, 0, 0, 1, 2, 3, 5, 8, 12, 16, 20, 25, 30, 40])
-    func simultaneousDialsLeaveOneConnection(delay: Int) async throws {
-        try await withTestScope { scope in
-            let network = MemoryNetwork()
-            let probes = try await scope.sessions(
-                ["Ada", "Bob"],
-                configure: {
-                    network.configure(&$0)
-                    $0.trustsOnFirstUse = true
-                }
-            )
-            let bob = try #require(await probes[0].found(named: "Bob")).id
-            let ada = try #require(await probes[1].found(named: "Ada")).id
-            async let one: Void = probes[0].session.connect(to: bob, timeout: .seconds(45))
-            async let two: Void = {
-                try await Task.sleep(for: .milliseconds(delay))
-                try await probes[1].session.connect(to: ada, timeout: .seconds(45))
-            }()
-            _ = try await (one, two)
-            // A message each way (instead of a pause) before the states are looked at: both dials have returned and
-            // both sides carry traffic to each other.
-            try await sendOnceSettled(Array("after".utf8), from: probes[0], to: bob)
-            #expect(await probes[1].message(from: ada) == "after")
-            try await sendOnceSettled(Array("back".utf8), from: probes[1], to: ada)
-            #expect(await probes[0].message(from: bob) == "back")
-            #expect(await probes[0].session.peers(in: .connected) == [bob])
-            #expect(await probes[1].session.peers(in: .connected) == [ada])
         }
     }
 

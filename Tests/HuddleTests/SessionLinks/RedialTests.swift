@@ -7,7 +7,7 @@ import Testing
 
 /// A peer that dials again while this side still holds its earlier connection (a goodbye or a close not yet
 /// processed, or a drop only the dialler has noticed) is the same peer starting over: the new connection wins.
-@Suite("Dialling again over a connection not yet closed", .tags(.real), .timeLimit(.minutes(2)))
+@Suite("Dialling again over a connection not yet closed", .timeLimit(.minutes(2)))
 struct RedialTests {
     /// Disconnect and connect again at once (every other time without waiting for the disconnect), many times:
     /// some redials may reach the other side before the old connection's goodbye does. Every connect must succeed
@@ -15,7 +15,8 @@ struct RedialTests {
     /// race between two test hosts, and the tie-break itself is tested below).
     @Test func disconnectAndConnectAgainAtOnceAlwaysConnects() async throws {
         try await withTestScope { scope in
-            let (ada, bob, bobID, adaID) = try await scope.connectedPair()
+            let network = MemoryNetwork()
+            let (ada, bob, bobID, adaID) = try await scope.connectedPair(configure: network.configure)
             for cycle in 0..<100 {
                 await ada.session.disconnect(bobID)
                 if cycle % 2 == 0 {

@@ -1,10 +1,11 @@
-import Huddle
 import HuddleTestSupport
 import HuddleTransport
 import HuddleWire
 import Testing
 
-@Suite("Connecting to the peers found, from one side of each pair", .tags(.real), .timeLimit(.minutes(1)))
+@testable import Huddle
+
+@Suite("Connecting to the peers found, from one side of each pair", .timeLimit(.minutes(1)))
 struct AutoConnectTests {
     static func ids(_ probe: SessionProbe) -> (device: DeviceID, instance: PeerID) {
         (probe.session.identity.deviceID, probe.session.peerID)
@@ -26,7 +27,11 @@ struct AutoConnectTests {
     /// (first contact: both users decide) and the pair ends connected.
     @Test func twoSessionsThatConnectToWhatTheyFindDialOnce() async throws {
         try await withTestScope { scope in
-            let probes = try await scope.sessions(["Ada", "Bob"]) { $0.connectsToFoundPeers = true }
+            let network = MemoryNetwork()
+            let probes = try await scope.sessions(["Ada", "Bob"]) {
+                network.configure(&$0)
+                $0.connectsToFoundPeers = true
+            }
             let adaDials = DialOrder.localDials(local: Self.ids(probes[0]), remote: Self.ids(probes[1]))
             let (dialler, other) = adaDials ? (probes[0], probes[1]) : (probes[1], probes[0])
             let asked = try #require(await other.request(direction: .incoming))

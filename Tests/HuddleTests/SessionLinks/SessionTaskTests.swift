@@ -16,7 +16,9 @@ struct SessionTaskTests {
 
     @Test func connectionCyclesLeaveNoTasksBehind() async throws {
         try await withTestScope { scope in
+            let network = MemoryNetwork()
             let (ada, bob, bobID, adaID) = try await scope.connectedPair {
+                network.configure(&$0)
                 $0.redeliveryWindow = .milliseconds(50)
             }
             for _ in 0..<6 {

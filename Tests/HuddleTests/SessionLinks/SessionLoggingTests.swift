@@ -8,12 +8,13 @@ import Testing
 
 @testable import Huddle
 
-@Suite("What a session cannot report as an event, it logs", .tags(.real), .timeLimit(.minutes(1)))
+@Suite("What a session cannot report as an event, it logs", .timeLimit(.minutes(1)))
 struct SessionLoggingTests {
     /// A trust store that cannot be written (its directory is under a regular file): accepting a device on first
     /// use still connects, and the failed write is logged with the device. It used to vanish in a `try?`.
     @Test func aTrustStoreThatCannotBeWrittenIsLogged() async throws {
         try await withTestScope { scope in
+            let network = MemoryNetwork()
             let blocker = try scope.directory().appendingPathComponent("not-a-directory")
             try Data("x".utf8).write(to: blocker)
             let handler = InMemoryLogHandler()
@@ -23,6 +24,7 @@ struct SessionLoggingTests {
                 var configuration = PeerSessionConfiguration()
                 configuration.listenHost = "127.0.0.1"
                 configuration.trustsOnFirstUse = true
+                network.configure(&configuration)
                 if name == "Ada" { configuration.logger = Logger(label: "test", factory: { _ in handler }) }
                 let session = try await PeerSession(
                     sessionID: "TypingTogether",
@@ -51,7 +53,9 @@ struct SessionLoggingTests {
     @Test func aMessageAboutAnUnknownTransferIsLogged() async throws {
         let handler = InMemoryLogHandler()
         try await withTestScope { scope in
+            let network = MemoryNetwork()
             let (ada, bob, bobID, adaID) = try await scope.connectedPair { configuration in
+                network.configure(&configuration)
                 configuration.logger = Logger(label: "test", factory: { _ in handler })
             }
             let stranger = TransferID(bytes: Array(repeating: 0xAB, count: 16))

@@ -1,7 +1,8 @@
-import Huddle
 import HuddleTestSupport
 import HuddleTransport
 import Testing
+
+@testable import Huddle
 
 /// `docs/security.md` §5 J3: a new device that borrows a paired device's name is shown as a new device, with the
 /// paired one it looks like, and is never accepted without its user.
@@ -9,7 +10,11 @@ import Testing
 struct NamesakeTests {
     @Test func aBorrowedNameIsAskedAboutEvenWhenTrustingOnFirstUse() async throws {
         try await withTestScope { scope in
-            let probes = try await scope.sessions(["Ada", "Bob", "ｂob ", "Cy"]) { $0.trustsOnFirstUse = true }
+            let network = MemoryNetwork()
+            let probes = try await scope.sessions(["Ada", "Bob", "ｂob ", "Cy"]) {
+                network.configure(&$0)
+                $0.trustsOnFirstUse = true
+            }
             let (ada, bob, impostor, cy) = (probes[0], probes[1], probes[2], probes[3])
             let bobAtAda = try #require(await ada.found(named: "Bob")).id
             try await ada.session.connect(to: bobAtAda)

@@ -1,7 +1,8 @@
 import Foundation
-import Huddle
 import HuddleTestSupport
 import Testing
+
+@testable import Huddle
 
 @Suite("An offer nobody answers is withdrawn after the decision timeout", .tags(.real), .timeLimit(.minutes(1)))
 struct TransferDecisionTimeoutTests {
@@ -10,7 +11,9 @@ struct TransferDecisionTimeoutTests {
     /// sender waited until the connection ended.
     @Test func anUnansweredOfferIsWithdrawnOnBothSides() async throws {
         try await withTestScope { scope in
+            let network = MemoryNetwork()
             let (ada, bob, bobID, _) = try await scope.connectedPair {
+                network.configure(&$0)
                 $0.transfers.decisionTimeout = .milliseconds(300)
             }
             let url = try scope.directory().appendingPathComponent("unanswered.bin")

@@ -17,7 +17,8 @@ extension PeerSession {
 struct ReconnectTests {
     @Test func aDroppedConnectionIsMadeAgainWithoutAPrompt() async throws {
         try await withTestScope { scope in
-            let probes = try await scope.sessions(["Ada", "Bob"])
+            let network = MemoryNetwork()
+            let probes = try await scope.sessions(["Ada", "Bob"], configure: network.configure)
             let (ada, bob) = (probes[0], probes[1])
             let bobID = try #require(await ada.found(named: "Bob")).id
             let connecting = Task { try await ada.session.connect(to: bobID, timeout: .seconds(45)) }
