@@ -4,6 +4,8 @@ import HuddleWire
 import NIOCore
 import NIOPosix
 
+@testable import Huddle
+
 /// A connection made by hand to a session: any device key, any HELLO (an impostor's instance, say), with the real
 /// connection handler. Its events are kept in order for the test to wait on.
 final class HandDialedConnection: Sendable {
@@ -15,12 +17,14 @@ final class HandDialedConnection: Sendable {
         self.log = log
     }
 
-    /// Dials `address` as `identity`, saying `hello`; `pinned` are the devices this side trusts without a code.
+    /// Dials `address` as `identity`, saying `hello`, over `network` (memory) or TCP when nil; `pinned` are the
+    /// devices this side trusts without a code.
     static func dial(
         _ address: SocketAddress,
         as identity: DeviceIdentity,
         hello: PeerHello,
-        pinned: Set<DeviceID> = []
+        pinned: Set<DeviceID> = [],
+        over network: MemoryNetwork? = nil
     ) async throws -> HandDialedConnection {
         let log = EventRecorder<PeerConnectionEvent>()
         let setup = PeerConnectionHandler.Setup(
@@ -32,11 +36,13 @@ final class HandDialedConnection: Sendable {
             trust: { pinned.contains($0) ? .pinned(maximumVersionSeen: 1) : .unknown }
         )
         let verifier = PeerVerifier(expected: nil, isBlocked: { _ in false })
-        let channel = try await PeerChannels.dial(
+        let transport: any SessionTransport = network ?? TCPSessionTransport()
+        let channel = try await transport.dial(
             address,
             group: MultiThreadedEventLoopGroup.singleton,
             tls: try PeerTLS(identity: identity),
-            wiring: (setup, verifier, log.sink)
+            wiring: (setup, verifier, log.sink),
+            onChannel: { _ in }
         )
         return HandDialedConnection(channel: channel, log: log)
     }

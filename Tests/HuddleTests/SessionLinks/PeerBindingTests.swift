@@ -8,7 +8,7 @@ import Testing
 
 /// A peer is the device TLS proved, not the instance its HELLO or an advert names (`docs/threat-model.md`, "A
 /// peer is its device"): the review's F2, F4, F5 and F6, each with the attack it describes.
-@Suite("Peers are bound to their devices", .tags(.real), .timeLimit(.minutes(2)))
+@Suite("Peers are bound to their devices", .timeLimit(.minutes(2)))
 struct PeerBindingTests {
     static func hello(_ session: PeerSession, instance: String, name: String) -> PeerHello {
         PeerHello(versions: 2...2, sessionType: session.serviceType, instance: instance, displayName: name, mode: 0x70)
@@ -17,12 +17,14 @@ struct PeerBindingTests {
     /// Three sessions that trust on first use, Ada paired with Bob and with Mallory, Ada the dialler of both; they
     /// are stopped when `scope` ends.
     static func adaPairedWithBobAndMallory(
-        in scope: TestScope
+        in scope: TestScope,
+        on network: MemoryNetwork
     ) async throws -> (
         probes: [SessionProbe], directory: InMemoryPeerDirectory, bobID: PeerID, malloryID: PeerID, adaAtBob: PeerID
     ) {
         let directory = InMemoryPeerDirectory()
         let probes = try await scope.sessions(["Ada", "Bob", "Mallory"], directory: directory) {
+            network.configure(&$0)
             $0.trustsOnFirstUse = true
             $0.reconnectsDroppedPeers = false
             $0.pairingBudget.interval = .zero
@@ -52,7 +54,11 @@ struct PeerBindingTests {
     /// next message arrives.
     @Test(.timeLimit(.minutes(2))) func aPairedDeviceCannotTakeOverAnotherPeersInstance() async throws {
         try await withTestScope { scope in
-            let (probes, directory, bobID, _, adaAtBob) = try await Self.adaPairedWithBobAndMallory(in: scope)
+            let network = MemoryNetwork()
+            let (probes, directory, bobID, _, adaAtBob) = try await Self.adaPairedWithBobAndMallory(
+                in: scope,
+                on: network
+            )
             let (ada, bob, mallory) = (probes[0], probes[1], probes[2])
             await bob.session.disconnect(adaAtBob)
             #expect(await ada.state(bobID, .available))
@@ -62,7 +68,8 @@ struct PeerBindingTests {
                 address,
                 as: mallory.session.identity,
                 hello: Self.hello(ada.session, instance: bobID.rawValue, name: "Bob"),
-                pinned: [ada.session.identity.deviceID]
+                pinned: [ada.session.identity.deviceID],
+                over: network
             )
             #expect(await impostor.closed() == .some(.wire(.closedByPeer(reason: .instanceTaken))))
             let claim = try #require(await ada.wait(Self.claim))
@@ -82,7 +89,11 @@ struct PeerBindingTests {
     /// connection to Bob carries on.
     @Test(.timeLimit(.minutes(2))) func anUnpairedDeviceCannotTearDownATrustedConnection() async throws {
         try await withTestScope { scope in
-            let (probes, directory, bobID, _, adaAtBob) = try await Self.adaPairedWithBobAndMallory(in: scope)
+            let network = MemoryNetwork()
+            let (probes, directory, bobID, _, adaAtBob) = try await Self.adaPairedWithBobAndMallory(
+                in: scope,
+                on: network
+            )
             let (ada, bob) = (probes[0], probes[1])
             var newcomer = try DeviceIdentity.ephemeral()
             while !(newcomer.deviceID < ada.session.identity.deviceID) { newcomer = try DeviceIdentity.ephemeral() }
@@ -92,7 +103,8 @@ struct PeerBindingTests {
             let impostor = try await HandDialedConnection.dial(
                 address,
                 as: newcomer,
-                hello: Self.hello(ada.session, instance: bobID.rawValue, name: "Carol")
+                hello: Self.hello(ada.session, instance: bobID.rawValue, name: "Carol"),
+                over: network
             )
             #expect(await impostor.closed() == .some(.wire(.closedByPeer(reason: .instanceTaken))))
             #expect(await ada.wait(Self.claim)?.1 == newcomer.deviceID)
@@ -109,8 +121,10 @@ struct PeerBindingTests {
     /// record under whatever instance it named (up to 16 KiB long), even after the pairing budget refused it.
     @Test(.timeLimit(.minutes(2))) func unacceptedPairingRunsLeaveNoPeers() async throws {
         try await withTestScope { scope in
+            let network = MemoryNetwork()
             let directory = InMemoryPeerDirectory()
             let probes = try await scope.sessions(["Ada"], directory: directory) {
+                network.configure(&$0)
                 $0.pairingBudget.interval = .zero
                 $0.pairingBudget.maximumFailures = 1000
             }
@@ -121,7 +135,8 @@ struct PeerBindingTests {
                 let ghost = try await HandDialedConnection.dial(
                     address,
                     as: try DeviceIdentity.ephemeral(),
-                    hello: Self.hello(ada.session, instance: "ghost-\(run)", name: "Ghost \(run)")
+                    hello: Self.hello(ada.session, instance: "ghost-\(run)", name: "Ghost \(run)"),
+                    over: network
                 )
                 let request = try #require(await ada.request(direction: .incoming))
                 #expect(request.peer == PeerID(rawValue: "ghost-\(run)"))
@@ -139,7 +154,8 @@ struct PeerBindingTests {
             let long = try await HandDialedConnection.dial(
                 address,
                 as: try DeviceIdentity.ephemeral(),
-                hello: Self.hello(ada.session, instance: String(repeating: "x", count: 65), name: "Long")
+                hello: Self.hello(ada.session, instance: String(repeating: "x", count: 65), name: "Long"),
+                over: network
             )
             #expect(await long.closed() == .some(.wire(.closedByPeer(reason: .protocolError))))
         }
@@ -150,7 +166,11 @@ struct PeerBindingTests {
     /// connection to "Bob" was a first contact with the advertiser.
     @Test(.timeLimit(.minutes(2))) func advertsNeverChangeAVerifiedPeer() async throws {
         try await withTestScope { scope in
-            let (probes, directory, bobID, _, adaAtBob) = try await Self.adaPairedWithBobAndMallory(in: scope)
+            let network = MemoryNetwork()
+            let (probes, directory, bobID, _, adaAtBob) = try await Self.adaPairedWithBobAndMallory(
+                in: scope,
+                on: network
+            )
             let (ada, bob, mallory) = (probes[0], probes[1], probes[2])
             let malloryAddress = try #require(await listeningAddress(of: mallory.session, in: directory))
             let fake = PeerAdvert(
@@ -185,13 +205,15 @@ struct PeerBindingTests {
     /// still shown under the name it was paired with, and Ada is told; before, it became a second "Bob" that
     /// `send --to Bob` could pick.
     @Test(.timeLimit(.minutes(2))) func aPairedDeviceCannotTakeALookalikeOfAnotherPairedName() async throws {
-        try await withTestScope { scope in
+        try await withTestScope { _ in
             try await withTestScope { scope in
-                let (probes, directory, _, _, _) = try await Self.adaPairedWithBobAndMallory(in: scope)
+                let network = MemoryNetwork()
+                let (probes, directory, _, _, _) = try await Self.adaPairedWithBobAndMallory(in: scope, on: network)
                 let (ada, mallory) = (probes[0], probes[2])
                 await mallory.session.stop()
                 var configuration = PeerSessionConfiguration()
                 configuration.listenHost = "127.0.0.1"
+                network.configure(&configuration)
                 let again = try await PeerSession(
                     sessionID: "TypingTogether",
                     displayName: "B\u{200B}ob",
