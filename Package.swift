@@ -177,6 +177,8 @@ let package = Package(
             dependencies: [
                 "Huddle", "HuddleTransport", "HuddleWire",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
             ],
             path: "Tests/HuddleTestSupport",
             swiftSettings: upcoming

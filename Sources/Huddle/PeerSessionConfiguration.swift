@@ -67,7 +67,7 @@ public struct PeerSessionConfiguration: Sendable {
     var datagramAuthenticationFailureLimit = DatagramOpener.defaultAuthenticationFailureLimit
     /// Runs on a file's writer before each of its writes; tests hold it to stand in for a stalled disk.
     /// What carries the connections; tests swap TCP for memory.
-    var transport: any SessionTransport = TCPSessionTransport()
+    @_spi(Testing) public var transport: any SessionTransport = TCPSessionTransport()
     var beforeTransferWrite: (@Sendable () -> Void)?
     /// The pairing budget's clock; tests move it by hand to count what a grinder gets in a span of budget time.
     var pairingClock: @Sendable () -> ContinuousClock.Instant = { .now }

@@ -1,9 +1,11 @@
-import HuddleTransport
-import NIOCore
+public import HuddleTransport
+public import NIOCore
 
 /// What carries a session's connections: TCP sockets (``TCPSessionTransport``), or, in tests, memory. Either way
 /// every connection runs the same pipeline (`PeerChannels.install`: TLS, framing, `PeerConnectionHandler`).
-protocol SessionTransport: Sendable {
+///
+/// Test-only API (`@_spi(Testing)`): apps always use TCP.
+@_spi(Testing) public protocol SessionTransport: Sendable {
     /// Listens at `host:port` (port 0 picks one); `wire` sets up each connection that `admission` lets in. The
     /// channel returned has the local address the session advertises.
     func listen(

@@ -99,7 +99,9 @@ public enum PeerChannels {
     static let notSentLowAt: CInt = 0x201  // TCP_NOTSENT_LOWAT in <netinet/tcp.h>
     #endif
 
-    static func install(
+    /// Sets up a connection's pipeline: TLS, framing, `PeerConnectionHandler`. Test-only API for carriers other
+    /// than TCP; `listen` and `dial` call it.
+    @_spi(Testing) public static func install(
         _ tlsHandler: some ChannelHandler,
         wiring: Wiring,
         on pipeline: ChannelPipeline.SynchronousOperations

@@ -4,8 +4,6 @@ import HuddleWire
 import NIOCore
 import NIOPosix
 
-@testable import Huddle
-
 /// A connection made by hand to a session: any device key, any HELLO (an impostor's instance, say), with the real
 /// connection handler. Its events are kept in order for the test to wait on.
 final class HandDialedConnection: Sendable {
@@ -36,14 +34,18 @@ final class HandDialedConnection: Sendable {
             trust: { pinned.contains($0) ? .pinned(maximumVersionSeen: 1) : .unknown }
         )
         let verifier = PeerVerifier(expected: nil, isBlocked: { _ in false })
-        let transport: any SessionTransport = network ?? TCPSessionTransport()
-        let channel = try await transport.dial(
-            address,
-            group: MultiThreadedEventLoopGroup.singleton,
-            tls: try PeerTLS(identity: identity),
-            wiring: (setup, verifier, log.sink),
-            onChannel: { _ in }
-        )
+        let tls = try PeerTLS(identity: identity)
+        let channel =
+            if let network {
+                try await network.dial(address, tls: tls, wiring: (setup, verifier, log.sink))
+            } else {
+                try await PeerChannels.dial(
+                    address,
+                    group: MultiThreadedEventLoopGroup.singleton,
+                    tls: tls,
+                    wiring: (setup, verifier, log.sink)
+                )
+            }
         return HandDialedConnection(channel: channel, log: log)
     }
 

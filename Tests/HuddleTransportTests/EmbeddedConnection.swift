@@ -5,7 +5,7 @@ import NIOEmbedded
 import NIOSSL
 import NIOTLS
 
-@testable import HuddleTransport
+@_spi(Testing) @testable import HuddleTransport
 
 /// One end of a Huddle connection on an `EmbeddedChannel`: the pipeline `PeerChannels` installs, with a
 /// pass-through where TLS would be. Time is the channel's `EmbeddedEventLoop`: no timer fires until a test moves

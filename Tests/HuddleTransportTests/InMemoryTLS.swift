@@ -4,7 +4,7 @@ import NIOCore
 import NIOEmbedded
 import NIOSSL
 
-@testable import HuddleTransport
+@_spi(Testing) @testable import HuddleTransport
 
 /// A TLS connection in memory: two `EmbeddedChannel`s on one `EmbeddedEventLoop`, real NIOSSL handlers on both
 /// ends, and the bytes each end writes handed to the other by ``run()``. One end is a Huddle connection with the

@@ -1,10 +1,9 @@
+@_spi(Testing) public import Huddle
+@_spi(Testing) public import HuddleTransport
 import HuddleWire
 import NIOConcurrencyHelpers
-import NIOCore
+public import NIOCore
 import NIOEmbedded
-
-@testable import Huddle
-@testable import HuddleTransport
 
 /// Sessions' connections in memory: each is two `NIOAsyncTestingChannel`s running the pipeline `PeerChannels`
 /// installs (real NIOSSL, framing, `PeerConnectionHandler`), with a task each way handing over the bytes one end
@@ -14,7 +13,28 @@ import NIOEmbedded
 /// The channels' event loops keep their own clocks, which nothing moves: a connection's timers (heartbeat,
 /// handshake deadline) never fire, so a test sees what the peers do, not how fast the machine is. Datagrams are not
 /// carried. A session uses it when its configuration's `transport` is this network (``configure(_:)``).
-final class MemoryNetwork: SessionTransport {
+public final class MemoryNetwork: Sendable {
+    let carrier = MemoryCarrier()
+
+    public init() {}
+
+    /// Makes a session's connections go through this network.
+    public func configure(_ configuration: inout PeerSessionConfiguration) {
+        configuration.transport = carrier
+    }
+
+    /// Dials `address` in this network as a session would (for a connection made by hand).
+    public func dial(
+        _ address: SocketAddress,
+        tls: PeerTLS,
+        wiring: PeerChannels.Wiring
+    ) async throws -> any Channel {
+        try await carrier.dial(address, group: PeerChannels.defaultEventLoopGroup, tls: tls, wiring: wiring) { _ in }
+    }
+}
+
+/// The ``MemoryNetwork``'s side of the session's transport seam.
+final class MemoryCarrier: SessionTransport {
     private struct Listener {
         let tls: PeerTLS
         let admission: PeerAdmission
@@ -26,11 +46,6 @@ final class MemoryNetwork: SessionTransport {
     private let pumps = NIOLockedValueBox<[Task<Void, Never>]>([])
 
     var carriesDatagrams: Bool { false }
-
-    /// Makes a session's connections go through this network.
-    func configure(_ configuration: inout PeerSessionConfiguration) {
-        configuration.transport = self
-    }
 
     func listen(
         host: String,
@@ -116,8 +131,4 @@ final class MemoryNetwork: SessionTransport {
         }
     }
 
-    /// Waits until every connection's bytes have stopped moving (after the sessions stopped).
-    func quiesce() async {
-        for pump in pumps.withLockedValue({ $0 }) { await pump.value }
-    }
 }
