@@ -4,7 +4,7 @@ import HuddleClipboard
 import HuddlePasteboard
 import HuddleTestSupport
 
-/// Clipboard syncs on real sessions on loopback that trust on first use, each sync running and its events
+/// Clipboard syncs on sessions connected in memory (`MemoryNetwork`) that trust on first use, each sync running and its events
 /// recorded: what the clipboard tests share.
 struct ClipboardPeers: Sendable {
     let syncs: [ClipboardSync]
@@ -44,7 +44,9 @@ func withClipboardPeers<T>(
     wallClock: (@Sendable () -> UInt64)? = nil,
     _ body: (ClipboardPeers) async throws -> T
 ) async throws -> T {
+    let network = MemoryNetwork()
     let sessions = try await makeUnprobedSessions(names, sessionID: sessionID) { configuration in
+        network.configure(&configuration)
         configuration.trustsOnFirstUse = true
         configuration.connectsToFoundPeers = true
         configuration.transfers.maximumInMemorySize = 32 << 20

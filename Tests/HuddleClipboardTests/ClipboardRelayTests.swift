@@ -19,7 +19,7 @@ final class ManualWallClock: Sendable {
 
 /// Passing items on between three real sessions on loopback: Ada sends items to Bob only; Bob keeps a clipboard
 /// and passes what he takes on to Carol.
-@Suite("Passing clipboard items on between sessions", .tags(.real), .timeLimit(.minutes(2)))
+@Suite("Passing clipboard items on between sessions", .timeLimit(.minutes(2)))
 struct ClipboardRelayTests {
     /// An item stamped far ahead of Bob's clock is taken but not passed on; once his clock has caught up, a newer
     /// one is. Bob's messages to Carol arrive in order, so when Carol has the second item she would already have

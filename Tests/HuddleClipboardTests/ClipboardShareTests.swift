@@ -7,7 +7,7 @@ import Testing
 
 /// Deliberate shares between two real sessions on loopback (TLS, the session's framing, in-memory transfers for
 /// large items); no clipboard is needed on either side.
-@Suite("Sharing clipboard items between two sessions on loopback", .tags(.real), .timeLimit(.minutes(2)))
+@Suite("Sharing clipboard items between two sessions in memory", .timeLimit(.minutes(2)))
 struct ClipboardShareTests {
     @Test func aDeclineReachesTheSharerAndATakenItemArrivesWhole() async throws {
         try await withClipboardPeers(["Ada", "Bob"]) { peers in
