@@ -9,47 +9,6 @@ import Testing
 
 @Suite("Pairing budget and self-recognition", .tags(.real), .timeLimit(.minutes(2)))
 struct PairingBudgetTests {
-    /// Denied runs are failures: after the budget's number of them the responder pauses pairing, says so once,
-    /// and refuses the next first contact before anyone is asked; the dialler hears why.
-    @Test(.timeLimit(.minutes(2))) func failedPairingRunsPausePairingAndSaySo() async throws {
-        try await withTestScope { scope in
-            let probes = try await scope.sessions(["Ada", "Bob", "Cy"]) {
-                $0.pairingBudget.maximumFailures = 2
-                $0.pairingBudget.interval = .zero
-            }
-            let (ada, bob, cy) = (probes[0], probes[1], probes[2])
-            let bobID = try #require(await ada.found(named: "Bob")).id
-            for _ in 0..<2 {
-                bob.clear()
-                let attempt = Task { try await ada.session.connect(to: bobID, timeout: .seconds(20)) }
-                let request = try #require(await bob.request(direction: .incoming))
-                await bob.session.deny(request)
-                await #expect(throws: PeerSessionError.connection(.wire(.pairingRejected(reason: .denied)))) {
-                    try await attempt.value
-                }
-            }
-            let pause = try #require(
-                await bob.wait { event -> PairingBudget.Pause? in
-                    if case .pairingPaused(let pause) = event { return pause }
-                    return nil
-                }
-            )
-            #expect(
-                pause.description == "2 pairing attempts from 127.0.0.1 were abandoned: pausing new pairings for 60 s"
-            )
-            bob.clear()
-            // Cy has failed nothing: Bob's budget refuses it, before anyone is asked.
-            let bobAtCy = try #require(await cy.found(named: "Bob")).id
-            await #expect(throws: PeerSessionError.pairingRateLimited) {
-                try await cy.session.connect(to: bobAtCy, timeout: .seconds(20))
-            }
-            #expect(bob.events.allSatisfy { if case .connectionRequest = $0 { false } else { true } })
-            // Ada's own budget counted the two denials too: she does not even dial.
-            await #expect(throws: PeerSessionError.pairingRateLimited) {
-                try await ada.session.connect(to: bobID, timeout: .seconds(20))
-            }
-        }
-    }
 
     /// The review's grinder: raw initiators that read the responder's nonce and walk away before revealing. On
     /// the build before the pairing budget every run got a nonce and nothing was counted, so Ada then paired
@@ -154,77 +113,6 @@ struct PairingBudgetTests {
         }
     }
 
-    @Test func twoSessionsWithOneDeviceKeyConnectToEachOtherButNeverToThemselves() async throws {
-        try await withTestScope { scope in
-            let directory = InMemoryPeerDirectory()
-            let identity = try DeviceIdentity.ephemeral()
-            var configuration = PeerSessionConfiguration()
-            configuration.listenHost = "127.0.0.1"
-            var sessions: [PeerSession] = []
-            for name in ["Desk", "Laptop"] {
-                let session = try await PeerSession(
-                    sessionID: "Chess",
-                    displayName: name,
-                    configuration: configuration,
-                    directory: directory,
-                    identity: identity,
-                    trustStore: TrustStore()
-                )
-                scope.stop(session)
-                try await session.start()
-                sessions.append(session)
-            }
-            let desk = scope.adopt(SessionProbe(sessions[0]))
-            let laptop = try #require(await desk.found(named: "Laptop"))
-            #expect(laptop.deviceID == identity.deviceID)
-            #expect(laptop.id != sessions[0].peerID)
-            // The same device is its own pinned peer: no code, no prompt.
-            try await sessions[0].connect(to: laptop.id, timeout: .seconds(45))
-            #expect(await sessions[0].peers(in: .connected) == [laptop.id])
-            #expect(await sessions[0].peers(in: .available).isEmpty)
-            #expect(desk.events.allSatisfy { if case .connectionRequest = $0 { false } else { true } })
-            // Desk advertised and browsed before Laptop started, so its own advert reached it before Laptop's: it
-            // was handled, and ignored, by now.
-            #expect(
-                !desk.events.contains {
-                    if case .peerFound(let info) = $0 { info.displayName == "Desk" } else { false }
-                }
-            )
-        }
-    }
-}
-
-@Suite("Availability", .tags(.real), .timeLimit(.minutes(2)))
-struct AvailabilityTests {
-    @Test func unavailableHidesTheSessionButKeepsItsConnections() async throws {
-        try await withTestScope { scope in
-            let probes = try await scope.sessions(["Ada", "Bob", "Cy"]) { $0.trustsOnFirstUse = true }
-            let (ada, bob, cy) = (probes[0], probes[1], probes[2])
-            let bobID = try #require(await ada.found(named: "Bob")).id
-            let adaAtCy = try #require(await cy.found(named: "Ada")).id
-            try await ada.session.connect(to: bobID)
-            #expect(await ada.session.advertisedName() == "Ada")
-            try await ada.session.setAvailable(false)
-            #expect(await ada.session.isAvailable == false)
-            #expect(await ada.session.advertisedName() == nil)
-            #expect(await cy.state(adaAtCy, .unavailable))
-            #expect(await ada.session.peers(in: .connected) == [bobID])
-            try await ada.session.send(Array("still here".utf8), to: [bobID])
-            // Ada's `connect` returns when Ada is connected; Bob may hear of it a moment later.
-            let adaAtBob = try #require(
-                await bob.wait { event -> PeerID? in
-                    if case .stateChanged(let peer, .connected) = event { return peer }
-                    return nil
-                }
-            )
-            #expect(await bob.message(from: adaAtBob) == "still here")
-            cy.clear()
-            try await ada.session.setAvailable(true)
-            #expect(await cy.state(adaAtCy, .available))
-            #expect(await ada.session.isAvailable)
-            #expect(await ada.session.advertisedName() == "Ada")
-        }
-    }
 }
 
 /// Where `session` listens, from its advert in `directory`.

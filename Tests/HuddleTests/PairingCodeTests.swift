@@ -14,11 +14,12 @@ struct PairingCodeTests {
     }
 }
 
-@Suite("The pairing code on both sides of a first contact", .tags(.real), .timeLimit(.minutes(1)))
+@Suite("The pairing code on both sides of a first contact", .timeLimit(.minutes(1)))
 struct PairingCodeSessionTests {
     @Test func bothSidesOfAFirstContactAreShownTheSameCode() async throws {
         try await withTestScope { scope in
-            let probes = try await scope.sessions(["Ada", "Bob"])
+            let network = MemoryNetwork()
+            let probes = try await scope.sessions(["Ada", "Bob"], configure: network.configure)
             let bobID = try #require(await probes[0].found(named: "Bob")).id
             let connecting = Task { try await probes[0].session.connect(to: bobID, timeout: .seconds(45)) }
             let asked = try #require(await probes[1].request(direction: .incoming))
