@@ -18,7 +18,7 @@ extension PeerSession {
     /// device, or the peer is busy pairing one, this waits and tries again within `timeout`; while pairing is
     /// paused after failed runs it throws `.pairingRateLimited`.
     public func connect(to peer: PeerID, timeout: Duration = .seconds(60), context: [UInt8] = []) async throws {
-        let attempts = ConnectAttempts(peer: peer, timeout: timeout, now: .now)
+        let attempts = ConnectAttempts(peer: peer, timeout: timeout, now: clock.now)
         while true {
             guard !Task.isCancelled || stopped else { throw PeerSessionError.cancelled }
             let plan = try machine.connectPlan(to: peer, contextSize: context.count)
@@ -34,7 +34,7 @@ extension PeerSession {
                     context: context
                 )
             } catch let error as PeerSessionError where error.code != .cancelled {
-                step = attempts.dialFailed(error, now: .now, retryDelay: machine.pairingRetryDelay())
+                step = attempts.dialFailed(error, now: clock.now, retryDelay: machine.pairingRetryDelay())
             }
             try await carryOut(step)
         }
@@ -58,17 +58,17 @@ extension PeerSession {
         case .fail(let error):
             throw error
         case .waitUntil(let instant):
-            do { try await Task.sleep(until: instant) } catch { throw PeerSessionError.cancelled }
+            do { try await clock.sleep(until: instant) } catch { throw PeerSessionError.cancelled }
         case .waitForPairingRun:
             guard let attempts else { return }
-            let gate = pairingGate
+            let (gate, clock) = (pairingGate, self.clock)
             let ended = await withTaskGroup(of: Bool.self) { group in
                 group.addTask {
                     await gate.runEnded()
                     return true
                 }
                 group.addTask {
-                    try? await Task.sleep(until: attempts.deadline)
+                    try? await clock.sleep(until: attempts.deadline)
                     return false
                 }
                 let first = await group.next()!
@@ -88,7 +88,7 @@ extension PeerSession {
         until deadline: ContinuousClock.Instant,
         context: [UInt8]
     ) async throws {
-        let timeout = ContinuousClock.now.duration(to: deadline)
+        let timeout = clock.now.duration(to: deadline)
         let id = wiring.nextConnectionID()
         let route = MessageRoute()
         io[id] = ConnectionIO(channel: nil, route: route)

@@ -6,7 +6,7 @@ import NIOCore
 extension PeerSession {
     /// Hands `input` to the rules and carries out what they decide, in order.
     func apply(_ input: PeerSessionStateMachine.Input) {
-        for action in machine.handle(input, now: .now) { perform(action) }
+        for action in machine.handle(input, now: clock.now) { perform(action) }
     }
 
     func perform(_ action: PeerSessionStateMachine.Action) {
@@ -39,8 +39,9 @@ extension PeerSession {
                 }
             }
         case .schedule(let timer, let delay):
+            let (clock, deadline) = (self.clock, clock.now + delay)
             let task = track { [weak self] in
-                try? await Task.sleep(for: delay)
+                try? await clock.sleep(until: deadline)
                 guard !Task.isCancelled else { return }
                 await self?.fired(timer)
             }

@@ -56,6 +56,8 @@ public actor PeerSession {
     /// The multicast DNS stack the session started because it was given no directory; only this one it shuts down.
     var ownStack: MDNSStack?
     var group: any EventLoopGroup { configuration.eventLoopGroup }
+    /// What the rules read as `now` and the timers wait on (``PeerSessionConfiguration/clock``).
+    nonisolated var clock: any SessionClock { configuration.clock }
 
     var listener: (any Channel)?
     /// The UDP socket and each connection's datagram link; it runs on this actor's executor.
@@ -144,9 +146,12 @@ public actor PeerSession {
             },
             release: { flow.consumed($0) }
         )
-        pairingGate = PairingGate(configuration: configuration.pairingBudget, now: configuration.pairingClock) {
-            broadcast.yield(.pairingPaused($0))
-        }
+        let clock = configuration.clock
+        pairingGate = PairingGate(
+            configuration: configuration.pairingBudget,
+            now: { clock.now },
+            paused: { broadcast.yield(.pairingPaused($0)) }
+        )
         self.flow = flow
         self.broadcast = broadcast
         (inboxStream, inbox) = AsyncStream.makeStream()

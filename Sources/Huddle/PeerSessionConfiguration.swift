@@ -69,8 +69,8 @@ public struct PeerSessionConfiguration: Sendable {
     /// What carries the connections; tests swap TCP for memory.
     @_spi(Testing) public var transport: any SessionTransport = TCPSessionTransport()
     var beforeTransferWrite: (@Sendable () -> Void)?
-    /// The pairing budget's clock; tests move it by hand to count what a grinder gets in a span of budget time.
-    var pairingClock: @Sendable () -> ContinuousClock.Instant = { .now }
+    /// The time the rules read and the timers wait on; tests move it by hand.
+    @_spi(Testing) public var clock: any SessionClock = SystemSessionClock()
     /// Runs on a connection's event loop each time a receive budget makes it stop reading, with its channel; tests
     /// wait for it instead of watching the buffered bytes.
     var receivePaused: (@Sendable (any Channel) -> Void)?

@@ -19,12 +19,14 @@ extension SessionTransfers {
         if let ready = early { return try ready.get() }
         guard flow.channel(for: peer) != nil else { throw PeerSessionError.notConnected(peer) }
         return try await withCheckedThrowingContinuation { continuation in
-            table.updateSending(id) { $0.wait(answerDueBy: limit.map { .now + $0 }, isOffer: limit != nil) }
+            let clock = configuration.clock
+            let deadline = limit.map { clock.now + $0 }
+            table.updateSending(id) { $0.wait(answerDueBy: deadline, isOffer: limit != nil) }
             outgoingWaiters[id] = continuation
             sendResourceNow(message, to: peer)
-            guard let limit else { return }
+            guard let limit, let deadline else { return }
             decisionTimers[id] = Task { [weak self] in
-                try? await Task.sleep(for: limit)
+                try? await clock.sleep(until: deadline)
                 guard !Task.isCancelled else { return }
                 await self?.offerUnanswered(id, peer: peer, after: limit)
             }
@@ -37,7 +39,7 @@ extension SessionTransfers {
     /// The offer's deadline passed with no answer: the receiver is told the offer is withdrawn, the sender that
     /// it was not answered.
     func offerUnanswered(_ id: TransferID, peer: PeerID, after limit: Duration) {
-        guard table.sending(id)?.isUnanswered(at: .now) == true else { return }
+        guard table.sending(id)?.isUnanswered(at: configuration.clock.now) == true else { return }
         sendResourceNow(.cancel(id, reason: "no answer within \(PeerSessionError.spoken(limit))"), to: peer)
         answer(id, with: .failure(.transferNotAnswered(after: limit)))
     }

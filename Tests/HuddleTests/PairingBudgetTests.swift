@@ -60,14 +60,11 @@ struct PairingBudgetTests {
     /// Real connections to a running session, but the budget's clock is moved by hand: the count does not depend
     /// on how many tries a loaded machine manages in a span of real time.
     @Test(.timeLimit(.minutes(2))) func aGrinderGetsFiveNoncesThenNothingForTheWholePause() async throws {
-        let base = ContinuousClock.now
-        let elapsed = Mutex(Duration.zero)
-        func advance(_ duration: Duration) { elapsed.withLock { $0 += duration } }
+        let clock = ManualSessionClock()
+        func advance(_ duration: Duration) { clock.advance(by: duration) }
         try await withTestScope { scope in
             let directory = InMemoryPeerDirectory()
-            let probes = try await scope.sessions(["Bob"], directory: directory) { configuration in
-                configuration.pairingClock = { base + elapsed.withLock { $0 } }
-            }
+            let probes = try await scope.sessions(["Bob"], directory: directory, configure: clock.configure)
             let bob = probes[0]
             let address = try #require(await listeningAddress(of: bob.session, in: directory))
             let budget = PairingBudget.Configuration()

@@ -145,4 +145,33 @@ struct PeerSessionMemoryTests {
             #expect(one.serviceType != two.serviceType)
         }
     }
+
+    @Test func threePeersFormAMeshAndBroadcast() async throws {
+        try await withTestScope { scope in
+            let network = MemoryNetwork()
+            let probes = try await scope.sessions(["Ada", "Bob", "Cy"]) {
+                network.configure(&$0)
+                $0.trustsOnFirstUse = true
+                // Every session dials from one address here: the budget's per-source spacing is not the subject.
+                $0.pairingBudget.interval = .zero
+            }
+            let ids = await withTaskGroup(of: (Int, PeerID?).self) { group in
+                for (index, name) in ["Ada", "Bob", "Cy"].enumerated() {
+                    group.addTask { (index, await probes[(index + 1) % 3].found(named: name)?.id) }
+                }
+                var ids: [Int: PeerID] = [:]
+                for await (index, id) in group { ids[index] = id }
+                return ids
+            }
+            let (ada, bob, cy) = (try #require(ids[0]), try #require(ids[1]), try #require(ids[2]))
+            try await probes[0].session.connect(to: bob)
+            try await probes[0].session.connect(to: cy)
+            try await probes[1].session.connect(to: cy)
+            #expect(await probes[0].session.peers(in: .connected).count == 2)
+            #expect(probes[0].session.trustStore.record(for: probes[1].session.identity.deviceID)?.trust == .tofu)
+            try await probes[0].session.sendToAllPeers(Array("all".utf8))
+            #expect(await probes[1].message(from: ada) == "all")
+            #expect(await probes[2].message(from: ada) == "all")
+        }
+    }
 }
