@@ -12,11 +12,21 @@ import NIOEmbedded
 ///
 /// The channels' event loops keep their own clocks, which nothing moves: a connection's timers (heartbeat,
 /// handshake deadline) never fire, so a test sees what the peers do, not how fast the machine is. Datagrams are not
-/// carried. A session uses it when its configuration's `transport` is this network (``configure(_:)``).
+/// carried. A session uses it when its configuration's `transport` is this network (``configure(_:)``); each
+/// connection made is a ``MemoryLink`` (``links``) that a test can break.
 public final class MemoryNetwork: Sendable {
     let carrier = MemoryCarrier()
 
     public init() {}
+
+    /// Every connection made in this network so far, in the order they were dialled.
+    public var links: [MemoryLink] { carrier.links.withLockedValue { $0 } }
+
+    /// The latest connection between the two sessions, whichever dialled.
+    public func link(between one: PeerSession, and other: PeerSession) -> MemoryLink? {
+        let pair: Set = [one.peerID.rawValue, other.peerID.rawValue]
+        return links.last { Set([$0.diallerInstance, $0.listenerInstance]) == pair }
+    }
 
     /// Makes a session's connections go through this network.
     public func configure(_ configuration: inout PeerSessionConfiguration) {
@@ -31,6 +41,62 @@ public final class MemoryNetwork: Sendable {
     ) async throws -> any Channel {
         try await carrier.dial(address, group: PeerChannels.defaultEventLoopGroup, tls: tls, wiring: wiring) { _ in }
     }
+
+    /// Dials `address` in this network with a pipeline of the caller's own on the dialling end (a rogue peer).
+    public func dial(
+        _ address: SocketAddress,
+        installing install: @escaping @Sendable (ChannelPipeline.SynchronousOperations) throws -> Void
+    ) async throws -> any Channel {
+        try await carrier.connect(to: address, from: nil) { client in
+            try await client.testingEventLoop.executeInContext { try install(client.pipeline.syncOperations) }
+        }
+    }
+}
+
+/// One connection in a ``MemoryNetwork``: the dialling end's channel, the listening end's, and the bytes between.
+public final class MemoryLink: Sendable {
+    public enum End: Sendable { case dialler, listener }
+
+    let dialler: NIOAsyncTestingChannel
+    let listener: NIOAsyncTestingChannel
+    /// The peer IDs (raw) of the sessions at each end; `nil` for a connection dialled by hand.
+    let diallerInstance: String?
+    let listenerInstance: String?
+    private let lost = NIOLockedValueBox<Set<End>>([])
+
+    init(
+        dialler: NIOAsyncTestingChannel,
+        listener: NIOAsyncTestingChannel,
+        instances: (dialler: String?, listener: String)
+    ) {
+        self.dialler = dialler
+        self.listener = listener
+        (diallerInstance, listenerInstance) = instances
+    }
+
+    /// What `session` writes from now on is lost on the way (as ``MemoryLink/loseWrites(of:)`` for its end).
+    public func loseWrites(of session: PeerSession) {
+        loseWrites(of: session.peerID.rawValue == listenerInstance ? .listener : .dialler)
+    }
+
+    /// What `end` writes from now on is lost on the way, as on a link gone dead one way: the other end neither reads
+    /// it nor acknowledges it, and nothing tells either end.
+    public func loseWrites(of end: End) {
+        _ = lost.withLockedValue { $0.insert(end) }
+    }
+
+    func losesWrites(of end: End) -> Bool { lost.withLockedValue { $0.contains(end) } }
+
+    /// Cuts the link: nothing crosses any more, and each end gives up on it as it would when its peer is gone
+    /// (TLS's wait for the peer's close_notify runs out on the end's own clock). No goodbye reaches either side.
+    public func cut() async {
+        loseWrites(of: .dialler)
+        loseWrites(of: .listener)
+        for channel in [dialler, listener] where channel.isActive {
+            channel.close(promise: nil)
+            await channel.testingEventLoop.advanceTime(by: .seconds(60))
+        }
+    }
 }
 
 /// The ``MemoryNetwork``'s side of the session's transport seam.
@@ -44,6 +110,7 @@ final class MemoryCarrier: SessionTransport {
     private let listeners = NIOLockedValueBox<[Int: Listener]>([:])
     private let nextPort = NIOLockedValueBox(40_000)
     private let pumps = NIOLockedValueBox<[Task<Void, Never>]>([])
+    let links = NIOLockedValueBox<[MemoryLink]>([])
 
     var carriesDatagrams: Bool { false }
 
@@ -78,6 +145,24 @@ final class MemoryCarrier: SessionTransport {
         wiring: PeerChannels.Wiring,
         onChannel: @escaping @Sendable (any Channel) -> Void
     ) async throws -> any Channel {
+        try await connect(to: address, from: wiring.setup.hello.instance) { client in
+            onChannel(client)
+            try await client.testingEventLoop.executeInContext {
+                try PeerChannels.install(
+                    tls.clientHandler(verifier: wiring.verifier),
+                    wiring: wiring,
+                    on: client.pipeline.syncOperations
+                )
+            }
+        }
+    }
+
+    /// Connects a new channel to the listener at `address`, after `install` set up the dialling end's pipeline.
+    func connect(
+        to address: SocketAddress,
+        from instance: String?,
+        install: (NIOAsyncTestingChannel) async throws -> Void
+    ) async throws -> NIOAsyncTestingChannel {
         guard let port = address.port, let listener = listeners.withLockedValue({ $0[port] }) else {
             throw PeerConnectionError.connectFailed("\(address): nobody listens there")
         }
@@ -98,15 +183,17 @@ final class MemoryCarrier: SessionTransport {
                 on: server.pipeline.syncOperations
             )
         }
-        onChannel(client)
-        try await client.testingEventLoop.executeInContext {
-            try PeerChannels.install(
-                tls.clientHandler(verifier: wiring.verifier),
-                wiring: wiring,
-                on: client.pipeline.syncOperations
-            )
-        }
-        let tasks = [Self.pump(from: client, to: server), Self.pump(from: server, to: client)]
+        try await install(client)
+        let link = MemoryLink(
+            dialler: client,
+            listener: server,
+            instances: (instance, serverWiring.setup.hello.instance)
+        )
+        links.withLockedValue { $0.append(link) }
+        let tasks = [
+            Self.pump(from: client, to: server, unless: { link.losesWrites(of: .dialler) }),
+            Self.pump(from: server, to: client, unless: { link.losesWrites(of: .listener) }),
+        ]
         pumps.withLockedValue { $0 += tasks }
         try await server.connect(to: clientAddress)
         try await client.connect(to: address)
@@ -114,17 +201,22 @@ final class MemoryCarrier: SessionTransport {
         return client
     }
 
-    /// Hands what `from` writes to `to`, until `from` closes; then `to` reads the end of the stream and closes.
-    private static func pump(from: NIOAsyncTestingChannel, to: NIOAsyncTestingChannel) -> Task<Void, Never> {
+    /// Hands what `from` writes to `to` (except while `lost` says it is lost), until `from` closes; then `to` reads
+    /// the end of the stream and closes.
+    private static func pump(
+        from: NIOAsyncTestingChannel,
+        to: NIOAsyncTestingChannel,
+        unless lost: @escaping @Sendable () -> Bool
+    ) -> Task<Void, Never> {
         Task {
             while let bytes = try? await from.waitForOutboundWrite(as: ByteBuffer.self) {
-                guard to.isActive else { continue }
+                guard to.isActive, !lost() else { continue }
                 _ = try? await to.writeInbound(bytes)
                 // What the handlers queued on their loop while reading (NIOSSL's next flight after the verifier's
                 // answer, the handler's replies) runs now.
                 await to.testingEventLoop.run()
             }
-            guard to.isActive else { return }
+            guard to.isActive, !lost() else { return }
             // A socket whose peer is gone: closed without waiting for a close_notify that cannot come.
             to.close(promise: nil)
             await to.testingEventLoop.advanceTime(by: .seconds(60))

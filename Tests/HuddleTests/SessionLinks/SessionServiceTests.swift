@@ -4,12 +4,14 @@ import Logging
 import ServiceLifecycle
 import Testing
 
-/// `PeerSession` as a swift-service-lifecycle service: graceful shutdown of its group stops it with goodbyes.
-@Suite("The session as a service", .tags(.real), .timeLimit(.minutes(1)))
+/// `PeerSession` as a swift-service-lifecycle service: graceful shutdown of its group stops it with goodbyes (the
+/// sessions connected over a `MemoryNetwork`).
+@Suite("The session as a service", .timeLimit(.minutes(1)))
 struct SessionServiceTests {
     @Test func gracefulShutdownOfTheGroupSaysGoodbyeToEveryPeer() async throws {
         try await withTestScope { scope in
-            let (ada, bob, _, adaID) = try await scope.connectedPair()
+            let network = MemoryNetwork()
+            let (ada, bob, _, adaID) = try await scope.connectedPair(configure: network.configure)
             let group = ServiceGroup(services: [ada.session], logger: Logger(label: "test"))
             let running = Task { try await group.run() }
             bob.clear()
@@ -30,7 +32,8 @@ struct SessionServiceTests {
 
     @Test func cancellingTheRunStopsTheSessionToo() async throws {
         try await withTestScope { scope in
-            let probes = try await scope.sessions(["Ada"])
+            let network = MemoryNetwork()
+            let probes = try await scope.sessions(["Ada"], configure: network.configure)
             let session = probes[0].session
             let running = Task { try await session.run() }
             running.cancel()

@@ -7,7 +7,8 @@ import Testing
 
 @testable import Huddle
 
-@Suite("Directory transfers on loopback", .tags(.real), .timeLimit(.minutes(2)))
+/// Between two real sessions on a `MemoryNetwork` (TLS, framing and the session's transfer wiring as on a socket).
+@Suite("Directory transfers between sessions", .timeLimit(.minutes(1)))
 struct DirectoryTransferTests {
     static let files = [
         "notes.txt": 1000, "2024/a.png": 300_000, "2024/b.bin": 2 * 1024 * 1024 + 7, "2024/deep/er/c.dat": 70_000,
@@ -33,7 +34,7 @@ struct DirectoryTransferTests {
 
     @Test func aNestedTreeArrivesIdenticalWithItsCountsAndWithoutLinks() async throws {
         try await withTestScope { scope in
-            let (ada, bob, bobID, _) = try await scope.connectedPair()
+            let (ada, bob, bobID, _) = try await scope.connectedPair(configure: MemoryNetwork().configure)
             let source = try Self.photos(in: scope)
             let target = try scope.directory()
             let sending = Task { try await ada.session.sendDirectory(at: source, to: bobID) }

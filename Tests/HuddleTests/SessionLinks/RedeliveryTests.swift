@@ -1,22 +1,18 @@
 import Foundation
 import HuddleTestSupport
 import HuddleTransport
-import NIOCore
 import Testing
 
 @testable import Huddle
 
-extension PeerSession {
-    /// The channel of the connection to `peer` (tests cut it or stop its reads).
-    func channel(to peer: PeerID) -> (any Channel)? {
-        machine.connection(of: peer).flatMap { io[$0]?.channel }
-    }
-}
-
-/// Reliable messages across a lost connection, on loopback with two real sessions: sent again on the next
-/// connection and dropped by the receiver when it already has them, or reported undelivered.
-@Suite("Messages across lost connections", .tags(.real), .timeLimit(.minutes(2)))
+/// Reliable messages across a lost connection, between two real sessions on a ``MemoryNetwork`` whose links a test
+/// breaks one way or cuts: sent again on the next connection and dropped by the receiver when it already has them,
+/// or reported undelivered. The session clock is moved by hand, so the reconnect comes when the test says.
+@Suite("Messages across lost connections", .timeLimit(.minutes(1)))
 struct RedeliveryTests {
+    let network = MemoryNetwork()
+    let clock = ManualSessionClock()
+
     func send(_ texts: [String], from probe: SessionProbe, to peer: PeerID) async throws {
         for text in texts { try await probe.session.send(Array(text.utf8), to: [peer]) }
     }
@@ -31,39 +27,36 @@ struct RedeliveryTests {
         probe.events.contains { Self.undelivered($0) != nil }
     }
 
-    /// Stops `reader`'s reads from `sender`: it neither reads what `sender` sends nor acknowledges it, and after the
-    /// disconnect timeout says `sender` is unresponsive and closes, like a link that went dead one way.
-    func stopReads(of reader: SessionProbe, from sender: SessionProbe) async throws {
-        let channel = try #require(await reader.session.channel(to: sender.session.peerID))
-        try await channel.setOption(.autoRead, value: false).get()
-    }
-
-    /// Both sides connected again, after the connection of `one` and `two` was lost.
-    func reconnected(_ one: SessionProbe, _ two: SessionProbe) async -> Bool {
+    /// Cuts the link of `one` and `two`, and waits until both sides are connected again: the timers the loss
+    /// starts (each side's redelivery window, the lower side's reconnect timer at 0.5 s ± 20 %) are asleep, then
+    /// the clock moves past the reconnect but not the windows.
+    func cutAndReconnect(_ one: SessionProbe, _ two: SessionProbe) async throws -> Bool {
         let (oneID, twoID) = (one.session.peerID, two.session.peerID)
+        let asleep = clock.sleeperCount
+        try await #require(network.link(between: one.session, and: two.session)).cut()
         guard await one.state(twoID, .disconnected), await two.state(oneID, .disconnected) else { return false }
+        guard await clock.waitForSleepers(asleep + 3) else { return false }
+        clock.advance(by: .milliseconds(600))
         let oneBack = await one.state(twoID, .connected)
         let twoBack = await two.state(oneID, .connected)
         return oneBack && twoBack
     }
 
-    static func quickTimeout(_ configuration: inout PeerSessionConfiguration) {
-        configuration.connection.pingAfter = .milliseconds(300)
-        configuration.connection.disconnectTimeout = .milliseconds(1200)
-    }
-
     @Test func messagesLostWithTheConnectionArriveOnceAfterTheReconnect() async throws {
         try await withTestScope { scope in
-            let (ada, bob, bobID, adaID) = try await scope.connectedPair(configure: Self.quickTimeout)
+            let (ada, bob, bobID, adaID) = try await scope.connectedPair {
+                network.configure(&$0)
+                clock.configure(&$0)
+            }
 
-            // Bob reads and acknowledges, but Ada no longer reads and never hears the ACKs: when the connection is
-            // lost, Ada sends the three again on the next one, and Bob, who has them, drops them.
-            try await stopReads(of: ada, from: bob)
+            // Bob reads and acknowledges, but Ada never hears the ACKs: when the connection is lost, Ada sends the
+            // three again on the next one, and Bob, who has them, drops them.
+            try #require(network.link(between: ada.session, and: bob.session)).loseWrites(of: bob.session)
             ada.clear()
             bob.clear()
             try await send(["one", "two", "three"], from: ada, to: bobID)
             #expect(await bob.message(from: adaID, equalTo: "three"))
-            #expect(await reconnected(ada, bob))
+            #expect(try await cutAndReconnect(ada, bob))
             try await send(["four"], from: ada, to: bobID)
             #expect(await bob.message(from: adaID, equalTo: "four"))
             #expect(
@@ -72,13 +65,13 @@ struct RedeliveryTests {
                 ]
             )
 
-            // Now Bob stops reading: the two lines never reach him on this connection; they arrive on the next one,
-            // before what Ada sends after it.
-            try await stopReads(of: bob, from: ada)
+            // Now what Ada sends is lost: the two lines never reach Bob on this connection; they arrive on the next
+            // one, before what Ada sends after it.
+            try #require(network.link(between: ada.session, and: bob.session)).loseWrites(of: ada.session)
             ada.clear()
             bob.clear()
             try await send(["five", "six"], from: ada, to: bobID)
-            #expect(await reconnected(ada, bob))
+            #expect(try await cutAndReconnect(ada, bob))
             try await send(["seven"], from: ada, to: bobID)
             #expect(await bob.message(from: adaID, equalTo: "seven"))
             #expect(bob.messages(from: adaID).map { String(decoding: $0, as: UTF8.self) } == ["five", "six", "seven"])

@@ -7,7 +7,8 @@ import Testing
 
 @testable import Huddle
 
-@Suite("In-memory transfers on loopback", .tags(.real), .timeLimit(.minutes(2)))
+/// Between two real sessions on a `MemoryNetwork` (TLS, framing and the session's transfer wiring as on a socket).
+@Suite("In-memory transfers between sessions", .timeLimit(.minutes(1)))
 struct InMemoryTransferTests {
     static func image(_ size: Int) throws -> Data {
         Data(TransferTests.pattern(size, seed: 3))
@@ -22,7 +23,7 @@ struct InMemoryTransferTests {
 
     @Test func dataArrivesInMemoryVerifiedWithProgress() async throws {
         try await withTestScope { scope in
-            let (ada, bob, bobID, adaID) = try await scope.connectedPair()
+            let (ada, bob, bobID, adaID) = try await scope.connectedPair(configure: MemoryNetwork().configure)
             let image = try Self.image(3 * 1024 * 1024 + 5)
             let sending = Task {
                 try await ada.session.sendData(image, named: "shot.png", to: bobID, type: "image/png")
