@@ -2,7 +2,8 @@ import HuddleTransport
 import HuddleWire
 
 extension PeerSession {
-    /// How often the session looks whether `trust.json` changed: a `stat`, and a read only when it did.
+    /// How often (on the session clock) the session looks whether `trust.json` changed: a `stat`, and a read only
+    /// when it did.
     static let trustCheckInterval: Duration = .milliseconds(250)
 
     /// Follows the changes other processes make to the trust store (`huddle trust block`, `huddle trust
@@ -11,16 +12,12 @@ extension PeerSession {
     /// disconnected. A forgotten peer's connection is left as it is, but it must pair again the next time.
     func watchTrustStore() {
         guard trustStore.file != nil else { return }
-        let store = trustStore
-        let reloaded = configuration.trustStoreReloaded
+        let (store, clock) = (trustStore, self.clock)
         track { [weak self] in
             while !Task.isCancelled {
-                try? await Task.sleep(for: Self.trustCheckInterval)
+                try? await clock.sleep(until: clock.now + Self.trustCheckInterval)
                 guard !Task.isCancelled, let session = self else { return }
-                if store.reloadIfChanged() {
-                    await session.trustChanged()
-                    reloaded?()
-                }
+                if store.reloadIfChanged() { await session.trustChanged() }
             }
         }
     }

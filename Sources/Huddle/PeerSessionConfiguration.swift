@@ -65,18 +65,16 @@ public struct PeerSessionConfiguration: Sendable {
     /// Forged datagrams a link takes before it stops receiving (``DatagramOpener/defaultAuthenticationFailureLimit``);
     /// tests lower it.
     var datagramAuthenticationFailureLimit = DatagramOpener.defaultAuthenticationFailureLimit
-    /// Runs on a file's writer before each of its writes; tests hold it to stand in for a stalled disk.
     /// What carries the connections; tests swap TCP for memory.
     @_spi(Testing) public var transport: any SessionTransport = TCPSessionTransport()
+    /// Runs on a file's writer before each of its writes; tests hold it to stand in for a stalled disk.
     var beforeTransferWrite: (@Sendable () -> Void)?
-    /// The time the rules read and the timers wait on; tests move it by hand.
+    /// The time the rules read and the timers wait on (the trust store's checks for changes too); tests move it by
+    /// hand.
     @_spi(Testing) public var clock: any SessionClock = SystemSessionClock()
     /// Runs on a connection's event loop each time a receive budget makes it stop reading, with its channel; tests
     /// wait for it instead of watching the buffered bytes.
     var receivePaused: (@Sendable (any Channel) -> Void)?
-    /// Runs each time the session has reloaded a trust store that another process changed, and acted on it; tests
-    /// wait for it instead of polling the store.
-    var trustStoreReloaded: (@Sendable () -> Void)?
 
     public init() {}
 

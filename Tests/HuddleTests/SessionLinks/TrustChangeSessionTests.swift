@@ -7,27 +7,27 @@ import Testing
 @testable import Huddle
 
 /// `huddle trust block` and `huddle trust forget` run in a process of their own: a running session sees what they
-/// wrote to `trust.json` without being restarted.
-@Suite("Trust changes made by another process reach a running session", .tags(.real), .timeLimit(.minutes(1)))
+/// wrote to `trust.json` without being restarted. The sessions connect over a `MemoryNetwork`; their trust stores
+/// are real files, and the session clock that paces the checks is moved by hand.
+@Suite("Trust changes made by another process reach a running session", .timeLimit(.minutes(1)))
 struct TrustChangeSessionTests {
-    /// Two sessions on loopback, each with a trust store on disk in a data directory of its own (the directories
-    /// returned, in order), stopped and removed when `scope` ends. `reloads` hears each time a session reloaded
-    /// its trust store after another process changed it.
-    static func sessions(
-        in scope: TestScope,
-        trustOnFirstUse: Bool,
-        reloads: EventRecorder<Void> = EventRecorder()
-    ) async throws -> (probes: [SessionProbe], homes: [URL]) {
+    let network = MemoryNetwork()
+    let clock = ManualSessionClock()
+
+    /// Two sessions, each with a trust store on disk in a data directory of its own (the directories returned, in
+    /// order), stopped and removed when `scope` ends. Returns once both sessions' checks of the store wait on the
+    /// clock (nothing else does yet).
+    func sessions(in scope: TestScope, trustOnFirstUse: Bool) async throws -> (probes: [SessionProbe], homes: [URL]) {
         let directory = InMemoryPeerDirectory()
         var probes: [SessionProbe] = []
         var homes: [URL] = []
         for name in ["Ada", "Bob"] {
             let home = try scope.directory("trust\(name)")
             var configuration = PeerSessionConfiguration()
-            configuration.listenHost = "127.0.0.1"
+            network.configure(&configuration)
+            clock.configure(&configuration)
             configuration.dataDirectory = home
             configuration.trustsOnFirstUse = trustOnFirstUse
-            configuration.trustStoreReloaded = { reloads.record(()) }
             let session = try await PeerSession(
                 sessionID: "TypingTogether",
                 displayName: name,
@@ -42,13 +42,21 @@ struct TrustChangeSessionTests {
             probes.append(probe)
             homes.append(home)
         }
+        try #require(await clock.waitForSleepers(2))
         return (probes, homes)
     }
 
-    @Test(.timeLimit(.minutes(1)))
-    func blockingInAnotherStoreDisconnectsThePeerAndRefusesItAgain() async throws {
+    /// Lets each session's check of its trust store run once: the checks wake, and this returns once both wait on
+    /// the clock again, so whatever a check found has been acted on.
+    func checkTrustStores() async throws {
+        let asleep = clock.sleeperCount
+        clock.advance(by: PeerSession.trustCheckInterval)
+        try #require(await clock.waitForSleepers(asleep))
+    }
+
+    @Test func blockingInAnotherStoreDisconnectsThePeerAndRefusesItAgain() async throws {
         try await withTestScope { scope in
-            let (probes, homes) = try await Self.sessions(in: scope, trustOnFirstUse: true)
+            let (probes, homes) = try await sessions(in: scope, trustOnFirstUse: true)
             let (ada, bob) = (probes[0], probes[1])
             let bobID = try #require(await ada.found(named: "Bob")).id
             try await ada.session.connect(to: bobID, timeout: .seconds(20))
@@ -64,7 +72,7 @@ struct TrustChangeSessionTests {
             // What `huddle trust block` does, in a store of its own.
             try TrustStore(directory: homes[0]).set(.blocked, for: bobDevice, displayName: "Bob")
 
-            // The session looks at the file every 250 ms.
+            try await checkTrustStores()
             #expect(await ada.state(bobID, .disconnected), "Ada drops the blocked peer")
             #expect(await bob.state(adaID, .disconnected), "Bob's connection ends too")
             #expect(ada.session.trustStore.isBlocked(bobDevice))
@@ -78,11 +86,9 @@ struct TrustChangeSessionTests {
         }
     }
 
-    @Test(.timeLimit(.minutes(1)))
-    func forgettingInAnotherStoreMakesThePeerPairAgain() async throws {
+    @Test func forgettingInAnotherStoreMakesThePeerPairAgain() async throws {
         try await withTestScope { scope in
-            let reloads = EventRecorder<Void>()
-            let (probes, homes) = try await Self.sessions(in: scope, trustOnFirstUse: true, reloads: reloads)
+            let (probes, homes) = try await sessions(in: scope, trustOnFirstUse: true)
             let (ada, bob) = (probes[0], probes[1])
             let bobID = try #require(await ada.found(named: "Bob")).id
             try await ada.session.connect(to: bobID, timeout: .seconds(20))
@@ -100,12 +106,8 @@ struct TrustChangeSessionTests {
 
             // What `huddle trust forget` does, in a store of its own.
             try TrustStore(directory: homes[0]).forget(bobDevice)
-            // The session looks at the file every 250 ms; each time it reloaded a changed store, this looks again.
-            let store = ada.session.trustStore
-            #expect(
-                await reloads.contains { _ in store.record(for: bobDevice) == nil },
-                "the running session's store lets go of the pin"
-            )
+            try await checkTrustStores()
+            #expect(ada.session.trustStore.record(for: bobDevice) == nil, "the running session's store lets go of the pin")
 
             // Bob still pins Ada and dials her as a known device: Ada asks for pairing again.
             ada.clear()
