@@ -107,7 +107,10 @@ struct TrustChangeSessionTests {
             // What `huddle trust forget` does, in a store of its own.
             try TrustStore(directory: homes[0]).forget(bobDevice)
             try await checkTrustStores()
-            #expect(ada.session.trustStore.record(for: bobDevice) == nil, "the running session's store lets go of the pin")
+            #expect(
+                ada.session.trustStore.record(for: bobDevice) == nil,
+                "the running session's store lets go of the pin"
+            )
 
             // Bob still pins Ada and dials her as a known device: Ada asks for pairing again.
             ada.clear()
