@@ -7,24 +7,31 @@ import Testing
 
 @testable import Huddle
 
-@Suite("Pairing budget and self-recognition", .tags(.real), .timeLimit(.minutes(2)))
+/// A grinder's runs against a real session, over a `MemoryNetwork` (real TLS and the session's pipeline; no socket).
+@Suite("Pairing budget", .timeLimit(.minutes(1)))
 struct PairingBudgetTests {
+    let network = MemoryNetwork()
 
     /// The review's grinder: raw initiators that read the responder's nonce and walk away before revealing. On
     /// the build before the pairing budget every run got a nonce and nothing was counted, so Ada then paired
     /// normally; now the sixth run is refused, Bob says why, and Ada's first contact is refused too. (The 2 s
     /// per-source spacing is off here to keep the test short; the next test runs the real budget.)
-    @Test(.timeLimit(.minutes(2))) func runsAbandonedAfterTheNonceAreCountedAndPausePairing() async throws {
+    @Test func runsAbandonedAfterTheNonceAreCountedAndPausePairing() async throws {
         try await withTestScope { scope in
             let directory = InMemoryPeerDirectory()
             let probes = try await scope.sessions(["Ada", "Bob"], directory: directory) {
+                network.configure(&$0)
                 $0.pairingBudget.interval = .zero
             }
             let (ada, bob) = (probes[0], probes[1])
             let address = try #require(await listeningAddress(of: bob.session, in: directory))
             var outcomes: [PairingGrinder.Outcome] = []
             while outcomes.count < 6 {
-                let outcome = try await PairingGrinder.run(against: address, sessionType: bob.session.serviceType)
+                let outcome = try await PairingGrinder.run(
+                    against: address,
+                    in: network,
+                    sessionType: bob.session.serviceType
+                )
                 // Bob may not have seen the last run end yet: it is still in flight, and this one is turned away
                 // before any nonce. Try again as a grinder would.
                 if outcome == .refused(.pairingBusy) {
@@ -57,19 +64,22 @@ struct PairingBudgetTests {
     /// pause: at most six nonces in any minute (five, and one more in flight for a simultaneous dial), so a man in
     /// the middle's chance to match one code while it is on screen is at most 6 × 10⁻⁶.
     ///
-    /// Real connections to a running session, but the budget's clock is moved by hand: the count does not depend
+    /// Connections to a running session, and the budget's clock is moved by hand: the count does not depend
     /// on how many tries a loaded machine manages in a span of real time.
-    @Test(.timeLimit(.minutes(2))) func aGrinderGetsFiveNoncesThenNothingForTheWholePause() async throws {
+    @Test func aGrinderGetsFiveNoncesThenNothingForTheWholePause() async throws {
         let clock = ManualSessionClock()
         func advance(_ duration: Duration) { clock.advance(by: duration) }
         try await withTestScope { scope in
             let directory = InMemoryPeerDirectory()
-            let probes = try await scope.sessions(["Bob"], directory: directory, configure: clock.configure)
+            let probes = try await scope.sessions(["Bob"], directory: directory) {
+                network.configure(&$0)
+                clock.configure(&$0)
+            }
             let bob = probes[0]
             let address = try #require(await listeningAddress(of: bob.session, in: directory))
             let budget = PairingBudget.Configuration()
             func grind() async throws -> PairingGrinder.Outcome {
-                try await PairingGrinder.run(against: address, sessionType: bob.session.serviceType)
+                try await PairingGrinder.run(against: address, in: network, sessionType: bob.session.serviceType)
             }
             // Until pairing pauses: a run every interval; a run still in flight (its end not yet seen by Bob) is
             // retried at the same budget time.

@@ -1,4 +1,5 @@
 import Crypto
+import HuddleTestSupport
 import HuddleTransport
 import HuddleWire
 import NIOCore
@@ -17,9 +18,10 @@ enum PairingGrinder {
         case refused(PeerCloseReason?)
     }
 
-    /// One run against `address`, under a fresh key unless `identity` is given.
+    /// One run against `address` in `network`, under a fresh key unless `identity` is given.
     static func run(
         against address: SocketAddress,
+        in network: MemoryNetwork,
         sessionType: String,
         instance: String = "grinder",
         identity: DeviceIdentity? = nil
@@ -35,25 +37,15 @@ enum PairingGrinder {
             displayName: "Mallory",
             mode: 0x70
         )
-        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .channelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    let pipeline = channel.pipeline.syncOperations
-                    try pipeline.addHandler(try tls.clientHandler(verifier: verifier))
-                    try pipeline.addHandler(ByteToMessageHandler(PeerFrameDecoder()))
-                    try pipeline.addHandler(MessageToByteHandler(PeerFrameEncoder()))
-                    try pipeline.addHandler(
-                        GrinderHandler(
-                            hello: hello,
-                            fingerprint: identity.fingerprint,
-                            verifier: verifier,
-                            outcome: promise
-                        )
-                    )
-                }
-            }
-            .connect(to: address)
-            .get()
+        let install: @Sendable (ChannelPipeline.SynchronousOperations) throws -> Void = { pipeline in
+            try pipeline.addHandler(try tls.clientHandler(verifier: verifier))
+            try pipeline.addHandler(ByteToMessageHandler(PeerFrameDecoder()))
+            try pipeline.addHandler(MessageToByteHandler(PeerFrameEncoder()))
+            try pipeline.addHandler(
+                GrinderHandler(hello: hello, fingerprint: identity.fingerprint, verifier: verifier, outcome: promise)
+            )
+        }
+        let channel = try await network.dial(address, installing: install)
         defer { channel.close(promise: nil) }
         return try await promise.futureResult.get()
     }
