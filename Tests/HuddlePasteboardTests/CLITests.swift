@@ -41,7 +41,7 @@ func huddle(
 extension DisplayServerTests {
     @Suite(
         "The huddle pb and huddle url commands, against Xvfb and xclip",
-        .tags(.real),
+        .tags(.real, .displayServer),
         .timeLimit(.minutes(2)),
         .enabled(
             if: HuddleBinary.canRun,

@@ -92,7 +92,7 @@ struct SecretHintTests {
 extension DisplayServerTests {
     @Suite(
         "X11 watching: a secret hint that cannot be read, against Xvfb",
-        .tags(.real),
+        .tags(.real, .displayServer),
         .serialized,
         .timeLimit(.minutes(2)),
         .enabled(if: XvfbServer.canRun, XvfbServer.skipReason)
@@ -127,7 +127,7 @@ extension DisplayServerTests {
 extension DisplayServerTests {
     @Suite(
         "Wayland watching: secret items, against a headless sway",
-        .tags(.real),
+        .tags(.real, .displayServer),
         .serialized,
         .timeLimit(.minutes(2)),
         .enabled(if: HeadlessSway.canRun, "needs sway and wl-clipboard; with CI=true these tests fail instead")

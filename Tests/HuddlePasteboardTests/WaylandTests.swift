@@ -91,7 +91,7 @@ final class HeadlessSway: Sendable {
 extension DisplayServerTests {
     @Suite(
         "Wayland clipboard through wl-clipboard, against a headless sway",
-        .tags(.real),
+        .tags(.real, .displayServer),
         .serialized,
         .timeLimit(.minutes(2)),
         .enabled(if: HeadlessSway.canRun, "needs sway and wl-clipboard; with CI=true these tests fail instead")

@@ -6,7 +6,7 @@ import Testing
 extension DisplayServerTests {
     @Suite(
         "X11 large items (INCR) and owners exiting, against Xvfb and xclip",
-        .tags(.real),
+        .tags(.real, .displayServer),
         .timeLimit(.minutes(2)),
         .enabled(if: XvfbServer.canRun, XvfbServer.skipReason)
     )

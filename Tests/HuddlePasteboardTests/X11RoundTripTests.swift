@@ -18,7 +18,7 @@ func pngLikeData(bytes count: Int, seed: UInt8 = 7) -> Data {
 extension DisplayServerTests {
     @Suite(
         "X11 clipboard against a real X server (Xvfb) with xclip on the other side",
-        .tags(.real),
+        .tags(.real, .displayServer),
         .timeLimit(.minutes(2)),
         .enabled(if: XvfbServer.canRun, XvfbServer.skipReason)
     )

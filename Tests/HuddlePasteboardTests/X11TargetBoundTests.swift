@@ -66,7 +66,7 @@ struct X11TargetBoundTests {
 extension DisplayServerTests {
     @Suite(
         "X11 atoms for items with many types, against Xvfb",
-        .tags(.real),
+        .tags(.real, .displayServer),
         .serialized,
         .timeLimit(.minutes(2)),
         .enabled(if: XvfbServer.canRun, XvfbServer.skipReason)

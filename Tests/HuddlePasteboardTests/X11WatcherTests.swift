@@ -98,7 +98,7 @@ func threadStates(named name: String) -> [String] {
 extension DisplayServerTests {
     @Suite(
         "X11 change watching with XFixes, against Xvfb and xclip",
-        .tags(.real),
+        .tags(.real, .displayServer),
         .serialized,
         .timeLimit(.minutes(2)),
         .enabled(if: XvfbServer.canRun, XvfbServer.skipReason)
