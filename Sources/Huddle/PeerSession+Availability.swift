@@ -5,14 +5,13 @@ import NIOCore
 extension PeerSession {
     /// GKSession's `available`: whether this session advertises itself and browses for others (as its mode
     /// says). Turning it off hides the session and stops finding peers; connections stay up.
-    public var isAvailable: Bool { registration != nil || browsing != nil }
+    public var isAvailable: Bool { presence.assumeIsolated { $0.isAvailable } }
 
     /// The name other peers find this session under, once they can: with mDNS, after probing has won the name
     /// (RFC 6762 §8.1, about a second after ``start()``), and it may be ``displayName`` with a number added when
     /// another host holds that name (§9). Nil when the session does not advertise (its mode, or unavailable).
     public func advertisedName() async -> String? {
-        guard let registration else { return nil }
-        return await registration.advertisedName()
+        await presence.advertisedName()
     }
 
     /// Starts or stops advertising and browsing, leaving connections alone.
@@ -20,15 +19,10 @@ extension PeerSession {
     /// - Throws: the directory's error when advertising fails; ``PeerSessionError/stopped`` after ``stop()``.
     public func setAvailable(_ available: Bool) async throws {
         guard !stopped else { throw PeerSessionError.stopped }
-        guard available else {
-            browsing?.cancel()
-            browsing = nil
-            await registration?.withdraw()
-            registration = nil
-            return
-        }
-        if mode.advertises, registration == nil, let port = listener?.localAddress?.port {
-            var advert = PeerAdvert(
+        guard available else { return await presence.hide() }
+        var advert: PeerAdvert?
+        if mode.advertises, let port = listener?.localAddress?.port {
+            advert = PeerAdvert(
                 serviceType: serviceType,
                 peer: peerID,
                 displayName: displayName,
@@ -36,15 +30,9 @@ extension PeerSession {
                 mode: mode,
                 port: port
             )
-            advert.version = configuration.connection.handshake.versions.upperBound
-            registration = try await directory?.advertise(advert)
+            advert?.version = configuration.connection.handshake.versions.upperBound
         }
-        if mode.browses, browsing == nil, let directory {
-            let sightings = directory.browse(serviceType: serviceType)
-            let inbox = self.inbox
-            browsing = Task {
-                for await event in sightings { inbox.yield(.directory(event)) }
-            }
-        }
+        let inbox = self.inbox
+        try await presence.show(advert, browsing: mode.browses ? serviceType : nil) { inbox.yield(.directory($0)) }
     }
 }

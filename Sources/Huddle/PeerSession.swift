@@ -51,10 +51,8 @@ public actor PeerSession {
     nonisolated let admission: PeerAdmission
     /// The pairing budget, charged by every connection before a pairing run starts.
     nonisolated let pairingGate: PairingGate
-    /// How peers are found: the one given, or (from ``start()``) multicast DNS with a stack of the session's own.
-    var directory: (any PeerDirectory)?
-    /// The multicast DNS stack the session started because it was given no directory; only this one it shuts down.
-    var ownStack: MDNSStack?
+    /// The directory, the advert and the browse; it runs on this actor's executor.
+    nonisolated let presence: SessionPresence
     var group: any EventLoopGroup { configuration.eventLoopGroup }
     /// What the rules read as `now` and the timers wait on (``PeerSessionConfiguration/clock``).
     nonisolated var clock: any SessionClock { configuration.clock }
@@ -62,8 +60,6 @@ public actor PeerSession {
     var listener: (any Channel)?
     /// The UDP socket and each connection's datagram link; it runs on this actor's executor.
     nonisolated let datagrams: SessionDatagrams
-    var registration: (any PeerDirectoryRegistration)?
-    var browsing: Task<Void, Never>?
     /// Background work the session cancels when it stops; each task leaves the table when it ends, so a long-lived
     /// session with many connections does not accumulate them.
     var tasks: [Int: Task<Void, Never>] = [:]
@@ -132,8 +128,6 @@ public actor PeerSession {
             maximumTotal: configuration.maximumPendingConnections,
             maximumPerAddress: configuration.maximumPendingConnectionsPerAddress
         )
-        self.directory = directory
-        self.ownStack = nil
         let flow = ReceiveFlow(
             budget: configuration.maximumUndeliveredBytes,
             transferBudget: configuration.transfers.maximumBufferedBytes,
@@ -163,6 +157,7 @@ public actor PeerSession {
             broadcast: broadcast,
             sharingExecutorOf: transfers
         )
+        presence = SessionPresence(directory: directory, sharingExecutorOf: transfers)
         let datagrams = self.datagrams
         wiring = ConnectionWiring(
             hello: PeerHello(
@@ -211,11 +206,7 @@ public actor PeerSession {
         guard !started else { return }
         guard !stopped else { throw PeerSessionError.stopped }
         started = true
-        if directory == nil {
-            let stack = try await MDNSStack.start(configuration: configuration.discovery)
-            directory = MDNSPeerDirectory(stack: stack)
-            ownStack = stack
-        }
+        try await presence.openDirectory(discovery: configuration.discovery)
         let stream = inboxStream
         track { await self.runInbox(stream) }
         watchTrustStore()
@@ -259,14 +250,12 @@ public actor PeerSession {
         // was kept for redelivery is reported.
         apply(.stop)
         io.removeAll()
-        await registration?.withdraw()
-        registration = nil
+        await presence.hide()
         for channel in channels { try? await channel.closeFuture.get() }
         try? await listener?.close()
         await datagrams.close()
         for task in tasks.values { task.cancel() }
-        browsing?.cancel()
-        await ownStack?.shutdown()
+        await presence.close()
         inbox.finish()
         broadcast.finish()
     }
