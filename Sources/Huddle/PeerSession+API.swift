@@ -19,11 +19,12 @@ extension PeerSession {
     /// paused after failed runs it throws `.pairingRateLimited`.
     public func connect(to peer: PeerID, timeout: Duration = .seconds(60), context: [UInt8] = []) async throws {
         let attempts = ConnectAttempts(peer: peer, timeout: timeout, now: clock.now)
+        let waits = ConnectWaits(pairingGate: pairingGate, clock: clock)
         while true {
             guard !Task.isCancelled || stopped else { throw PeerSessionError.cancelled }
             let plan = try machine.connectPlan(to: peer, contextSize: context.count)
             guard case .dial(let address, let expected, let pairing) = plan else { return }
-            if let pairing { try await waitForPairingBudget(pairing, attempts) }
+            if let pairing { try await waits.waitForPairingBudget(pairing, attempts) { await self.stopped } }
             let step: ConnectAttempts.Step
             do {
                 return try await dial(
@@ -36,47 +37,7 @@ extension PeerSession {
             } catch let error as PeerSessionError where error.code != .cancelled {
                 step = attempts.dialFailed(error, now: clock.now, retryDelay: machine.pairingRetryDelay())
             }
-            try await carryOut(step)
-        }
-    }
-
-    /// Waits until this session's pairing budget lets a first-contact dial to `source` start.
-    func waitForPairingBudget(_ source: PairingBudget.Source, _ attempts: ConnectAttempts) async throws {
-        while true {
-            let step = attempts.budget(pairingGate.check(source, role: .initiator))
-            guard step != .dial else { return }
-            try await carryOut(step, attempts)
-            guard !stopped else { throw PeerSessionError.stopped }
-        }
-    }
-
-    /// Carries out a step of ``ConnectAttempts`` other than dialling: waits, or throws.
-    func carryOut(_ step: ConnectAttempts.Step, _ attempts: ConnectAttempts? = nil) async throws {
-        switch step {
-        case .dial:
-            return
-        case .fail(let error):
-            throw error
-        case .waitUntil(let instant):
-            do { try await clock.sleep(until: instant) } catch { throw PeerSessionError.cancelled }
-        case .waitForPairingRun:
-            guard let attempts else { return }
-            let (gate, clock) = (pairingGate, self.clock)
-            let ended = await withTaskGroup(of: Bool.self) { group in
-                group.addTask {
-                    await gate.runEnded()
-                    return true
-                }
-                group.addTask {
-                    try? await clock.sleep(until: attempts.deadline)
-                    return false
-                }
-                let first = await group.next()!
-                group.cancelAll()
-                return first
-            }
-            guard !Task.isCancelled else { throw PeerSessionError.cancelled }
-            if let failed = attempts.pairingRunWaitEnded(runEnded: ended) { try await carryOut(failed) }
+            try await waits.carryOut(step)
         }
     }
 
@@ -149,28 +110,11 @@ extension PeerSession {
     ///   is queued.
     public nonisolated func send(_ bytes: [UInt8], to peers: [PeerID], mode: PeerSendMode = .reliable) async throws {
         if mode == .unreliable { return try await sendDatagram(bytes, to: peers) }
-        let limit = configuration.connection.maximumMessageSize
-        guard bytes.count <= limit else { throw PeerSessionError.messageTooLarge(limit: limit, size: bytes.count) }
-        let channels = try peers.map { peer in
-            guard let channel = flow.channel(for: peer) else { throw PeerSessionError.notConnected(peer) }
-            return (peer, channel)
-        }
-        let buffer = ByteBuffer(bytes: bytes)
-        let message = PeerOutbound.message(buffer)
-        var waiting: [EventLoopFuture<Void>] = []
-        for (peer, channel) in channels {
-            let writable = channel.isWritable
-            let written = channel.eventLoop.makePromise(of: Void.self)
-            channel.writeAndFlush(message, promise: written)
-            // A connection that failed a moment ago, before the session heard of it, refuses the write: the message
-            // joins what that connection left unacknowledged.
-            let inbox = self.inbox
-            written.futureResult.whenFailure { _ in
-                inbox.yield(.unsent(buffer, to: peer, channel: ObjectIdentifier(channel)))
-            }
-            if !writable { waiting.append(written.futureResult) }
-        }
-        for future in waiting { _ = try? await future.get() }
+        try await MessageSender(
+            flow: flow,
+            inbox: inbox,
+            maximumMessageSize: configuration.connection.maximumMessageSize
+        ).send(bytes, to: peers)
     }
 
     /// Sends to every connected peer.

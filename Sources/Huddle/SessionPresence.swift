@@ -3,8 +3,8 @@ import HuddleWire
 
 /// Where a session is found and how it finds others: its directory (the one it was given, or multicast DNS with a
 /// stack of its own), its advert while it is available, and the browse that hands sightings to the session's inbox.
-/// It runs on its session's executor, so the session reads it synchronously (`docs/design.md`, "The session's
-/// parts").
+/// It runs on its session's executor, so the session reads it synchronously (`docs/design.md`, "What
+/// the actor does").
 actor SessionPresence {
     nonisolated let executorOwner: any Actor
     /// How peers are found: the one given, or (from ``openDirectory(discovery:)``) multicast DNS.

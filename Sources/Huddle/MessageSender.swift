@@ -1,0 +1,41 @@
+import HuddleTransport
+import NIOCore
+
+/// Reliable messages on their way out: written straight to each peer's channel (``ReceiveFlow`` knows them), without
+/// a hop to the session's actor, so a send costs no thread switch (`docs/design.md`, "What the actor does").
+struct MessageSender: Sendable {
+    let flow: ReceiveFlow
+    /// Where a write the connection refused goes back to the session, to join what it left unacknowledged.
+    let inbox: AsyncStream<PeerSession.Inbox>.Continuation
+    let maximumMessageSize: Int
+
+    /// Writes `bytes` to each of `peers` (``PeerSession/send(_:to:mode:)``): returns once the message is queued
+    /// within each connection's write buffer, waiting while a peer's buffer is full.
+    ///
+    /// - Throws: ``PeerSessionError`` for the first peer that failed (not connected, too large), before anything
+    ///   is queued.
+    func send(_ bytes: [UInt8], to peers: [PeerID]) async throws {
+        let limit = maximumMessageSize
+        guard bytes.count <= limit else { throw PeerSessionError.messageTooLarge(limit: limit, size: bytes.count) }
+        let channels = try peers.map { peer in
+            guard let channel = flow.channel(for: peer) else { throw PeerSessionError.notConnected(peer) }
+            return (peer, channel)
+        }
+        let buffer = ByteBuffer(bytes: bytes)
+        let message = PeerOutbound.message(buffer)
+        var waiting: [EventLoopFuture<Void>] = []
+        for (peer, channel) in channels {
+            let writable = channel.isWritable
+            let written = channel.eventLoop.makePromise(of: Void.self)
+            channel.writeAndFlush(message, promise: written)
+            // A connection that failed a moment ago, before the session heard of it, refuses the write: the message
+            // joins what that connection left unacknowledged.
+            let inbox = self.inbox
+            written.futureResult.whenFailure { _ in
+                inbox.yield(.unsent(buffer, to: peer, channel: ObjectIdentifier(channel)))
+            }
+            if !writable { waiting.append(written.futureResult) }
+        }
+        for future in waiting { _ = try? await future.get() }
+    }
+}
