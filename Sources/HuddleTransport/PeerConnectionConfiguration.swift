@@ -29,8 +29,15 @@ public struct PeerConnectionConfiguration: Hashable, Sendable {
     /// messages like any other and do not count.
     public var maximumEmptyFrames = 100
     /// Reliable messages kept until the peer acknowledges them, in bytes; a peer that lets more pile up is closed
-    /// with a protocol error. An honest peer acknowledges each batch it reads.
+    /// with a protocol error. An honest peer acknowledges within `acknowledgementDelay`, or at once after
+    /// `acknowledgementBatchBytes`.
     public var maximumUnacknowledgedBytes = 64 * 1024 * 1024
+    /// The longest an ACK waits for a frame going out to carry it (`docs/wire-protocol.md` §6.2): a reply sent
+    /// within this time takes the ACK along in the same write, so a request and its answer cost one write each way.
+    public var acknowledgementDelay: Duration = .milliseconds(20)
+    /// Once this many bytes of reliable messages arrived since the last ACK, the next ACK goes at once after the
+    /// batch of reads, so a sender streaming messages keeps little unacknowledged.
+    public var acknowledgementBatchBytes = 256 * 1024
     /// After a goodbye with messages not yet acknowledged, how long to wait for the peer's last ACK.
     public var goodbyeAcknowledgementTimeout: Duration = .seconds(1)
 

@@ -2,9 +2,10 @@ import HuddleWire
 import NIOCore
 
 /// Delivery of reliable messages across connections: each message has a sequence number that runs on from one
-/// connection to the next between the same two instances; the receiver acknowledges what it read (cumulative ACK
-/// after each batch of reads), and the sender keeps what is not yet acknowledged, to hand back when the connection
-/// ends so that the next connection can send it again (RESUME) and the receiver can drop what it already has.
+/// connection to the next between the same two instances; the receiver acknowledges what it read (a cumulative ACK
+/// that rides with the next frame going out, or goes alone after a short delay or a large batch), and the sender
+/// keeps what is not yet acknowledged, to hand back when the connection ends so that the next connection can send
+/// it again (RESUME) and the receiver can drop what it already has.
 extension PeerConnectionHandler {
     /// Numbers the messages that follow from `first` on, and sends `redeliver` before anything else.
     func resume(from first: UInt64, redeliver: [ByteBuffer], context: ChannelHandlerContext) {
@@ -33,8 +34,37 @@ extension PeerConnectionHandler {
 
     /// Sends the cumulative ACK if messages arrived since the last one.
     func acknowledge(context: ChannelHandlerContext) {
-        guard context.channel.isActive, !closedReported, let sequence = phase.takeAcknowledgement() else { return }
-        sendControl(.ack(sequence), context: context)
+        guard writePendingAcknowledgement(context: context) else { return }
         context.flush()
+    }
+
+    /// After a batch of reads: the ACK goes now, or waits for a frame going out (``flush(context:)`` writes it
+    /// first), at the latest until the delay's timer.
+    func acknowledgeAfterReads(context: ChannelHandlerContext) {
+        switch phase.acknowledgementAfterReads() {
+        case .none:
+            return
+        case .now:
+            acknowledge(context: context)
+        case .within(let delay):
+            guard acknowledgementTimer == nil else { return }
+            let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+            let nanoseconds = delay.components.seconds * 1_000_000_000 + delay.components.attoseconds / 1_000_000_000
+            acknowledgementTimer = context.eventLoop.scheduleTask(in: .nanoseconds(nanoseconds)) {
+                let (handler, context) = bound.value
+                handler.acknowledgementTimer = nil
+                handler.acknowledge(context: context)
+            }
+        }
+    }
+
+    /// Writes the cumulative ACK, unflushed, if messages arrived since the last one; whether it did.
+    @discardableResult
+    func writePendingAcknowledgement(context: ChannelHandlerContext) -> Bool {
+        guard context.channel.isActive, !closedReported, let sequence = phase.takeAcknowledgement() else {
+            return false
+        }
+        sendControl(.ack(sequence), context: context)
+        return true
     }
 }

@@ -58,6 +58,8 @@ public final class PeerConnectionHandler: ChannelDuplexHandler {
     /// Set once the responder's nonce went out or came in: from then on the run was a draw at the code.
     var drewCode = false
     var timer: Scheduled<Void>?
+    /// The latest an ACK waiting for a frame going out is sent alone.
+    var acknowledgementTimer: Scheduled<Void>?
     /// Messages being reassembled, by stream.
     var incoming: [UInt32: ByteBuffer] = [:]
     /// The `ContinuousClock` instant and the event loop's time, read together when the handler was added: the
@@ -93,6 +95,7 @@ public final class PeerConnectionHandler: ChannelDuplexHandler {
 
     public func handlerRemoved(context: ChannelHandlerContext) {
         timer?.cancel()
+        acknowledgementTimer?.cancel()
     }
 
     public func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
@@ -230,6 +233,8 @@ public final class PeerConnectionHandler: ChannelDuplexHandler {
     /// Messages written back to back from other threads are flushed together — one batch of TLS records and one
     /// system call — while a lone message is flushed at once.
     public func flush(context: ChannelHandlerContext) {
+        // A pending ACK rides along with what goes out (`docs/wire-protocol.md` §6.2).
+        writePendingAcknowledgement(context: context)
         switch flushState {
         case .idle:
             context.flush()
@@ -248,7 +253,7 @@ public final class PeerConnectionHandler: ChannelDuplexHandler {
     }
 
     public func channelReadComplete(context: ChannelHandlerContext) {
-        acknowledge(context: context)
+        acknowledgeAfterReads(context: context)
         context.fireChannelReadComplete()
     }
 
@@ -277,6 +282,7 @@ public final class PeerConnectionHandler: ChannelDuplexHandler {
         setup.admissionTicket?.release()
         closePairingRun(paired: false)
         timer?.cancel()
+        acknowledgementTimer?.cancel()
         let waiting = waitingForWritability
         waitingForWritability = []
         for promise in waiting { promise.fail(PeerConnectionError.notConnected) }

@@ -37,6 +37,20 @@ struct ConfigurationValidationTests {
         )
     }
 
+    @Test func anAcknowledgementBatchBeyondWhatMayBeUnacknowledgedIsRefused() {
+        #expect(
+            Self.reason { $0.connection.acknowledgementBatchBytes = 64 * 1024 * 1024 + 1 }
+                == "connection.acknowledgementBatchBytes (67108865) must be positive and at most "
+                + "connection.maximumUnacknowledgedBytes (67108864)"
+        )
+        #expect(Self.reason { $0.connection.acknowledgementBatchBytes = 64 * 1024 * 1024 } == nil)
+        #expect(
+            Self.reason { $0.connection.acknowledgementDelay = .milliseconds(-1) }
+                == "connection.acknowledgementDelay must not be negative"
+        )
+        #expect(Self.reason { $0.connection.acknowledgementDelay = .zero } == nil)
+    }
+
     @Test func zeroIntervalsAndTimeoutsAreRefused() {
         #expect(Self.reason { $0.transfers.progressInterval = 0 } == "transfers.progressInterval must be positive")
         #expect(Self.reason { $0.transfers.sendWindow = 0 } == "transfers.sendWindow must be positive")

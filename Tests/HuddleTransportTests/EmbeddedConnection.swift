@@ -199,6 +199,13 @@ struct EmbeddedLink {
         static func control(_ frames: [PeerFrame]) -> [PeerControlMessage] {
             frames.filter { $0.kind == .control }.compactMap { try? PeerControlMessage(decoding: $0.payload) }
         }
+
+        /// The reliable messages among `frames`, each in one frame, as text.
+        static func messages(_ frames: [PeerFrame]) -> [String] {
+            frames.filter { $0.kind == .data && $0.streamID == PeerFrame.messageStream }.map {
+                String(buffer: $0.payload)
+            }
+        }
     }
 
     /// A pair of pinned peers through TLS, with nothing sent yet. `pinned` false: first contact, with the code.
