@@ -32,7 +32,10 @@ struct BenchSessionOptions: ParsableArguments {
     @Option var host: String?
     @Flag(
         name: .customLong("on-event-loop"),
-        help: "Run every connection on one event loop and handle events on it (EventLoopTaskExecutor)."
+        help: """
+            Run every connection on one event loop and handle events on it (EventLoopTaskExecutor), with ACKs \
+            waiting up to 5 ms for a reply to carry them.
+            """
     )
     var onEventLoop = false
 
@@ -47,7 +50,10 @@ struct BenchSessionOptions: ParsableArguments {
         configuration.dataDirectory = URL(fileURLWithPath: dataDirectory)
         configuration.trustsOnFirstUse = true
         configuration.connection.maximumMessageSize = 16 * 1024 * 1024
-        if onEventLoop { configuration.eventLoopGroup = Self.loop }
+        if onEventLoop {
+            configuration.eventLoopGroup = Self.loop
+            configuration.connection.acknowledgementDelay = .milliseconds(5)
+        }
         let stack = try await MDNSStack.start(configuration: discovery)
         let session = try await PeerSession.loadingIdentity(
             sessionID: session,

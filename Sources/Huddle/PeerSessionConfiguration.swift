@@ -82,8 +82,7 @@ public struct PeerSessionConfiguration: Sendable {
     ///
     /// - Throws: ``PeerSessionError/invalidConfiguration(_:)`` naming the first setting that does not fit: a
     ///   CHUNK (``TransferConfiguration/chunkSize`` plus its 25-byte header) must fit one message, the write size
-    ///   must fit the transfer buffer, an ACK's batch must fit what a peer may leave unacknowledged, and sizes,
-    ///   intervals and timeouts must be positive.
+    ///   must fit the transfer buffer, and sizes, intervals and timeouts must be positive.
     public func validate() throws {
         let transfers = self.transfers
         let message = connection.maximumMessageSize
@@ -107,13 +106,12 @@ public struct PeerSessionConfiguration: Sendable {
         try require(disconnectTimeout > .zero, "disconnectTimeout must be positive")
         try require(connection.pingAfter > .zero, "connection.pingAfter must be positive")
         try require(transfers.decisionTimeout > .zero, "transfers.decisionTimeout must be positive")
-        try require(connection.acknowledgementDelay >= .zero, "connection.acknowledgementDelay must not be negative")
-        try require(
-            connection.acknowledgementBatchBytes > 0
-                && connection.acknowledgementBatchBytes <= connection.maximumUnacknowledgedBytes,
-            "connection.acknowledgementBatchBytes (\(connection.acknowledgementBatchBytes)) must be positive and at "
-                + "most connection.maximumUnacknowledgedBytes (\(connection.maximumUnacknowledgedBytes))"
-        )
+        if let delay = connection.acknowledgementDelay {
+            try require(
+                delay > .zero && delay <= .seconds(1),
+                "connection.acknowledgementDelay must be positive and at most 1 s"
+            )
+        }
     }
 
     /// The peer is reported disconnected when silent this long (GKSession's `disconnectTimeout`).

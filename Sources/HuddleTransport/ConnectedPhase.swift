@@ -31,8 +31,6 @@ struct ConnectedPhase {
     private var heardResume = false
     private var receivedMessages = false
     private var acknowledgementPending = false
-    /// Bytes of reliable messages received since the last ACK.
-    private var bytesSinceAcknowledgement = 0
     /// A goodbye went out and the connection waits for the peer's last ACK before closing.
     private(set) var closingAfterGoodbye = false
 
@@ -163,37 +161,20 @@ struct ConnectedPhase {
         return nil
     }
 
-    /// A whole reliable message of `bytes` arrived.
-    mutating func receivedMessage(bytes: Int) {
+    /// A whole reliable message arrived.
+    mutating func receivedMessage() {
         receivedMessages = true
         incomingSequence &+= 1
         acknowledgementPending = true
-        bytesSinceAcknowledgement += bytes
     }
 
-    enum AcknowledgementTiming: Equatable {
-        /// Nothing arrived since the last ACK.
-        case none
-        /// Send the ACK now.
-        case now
-        /// Send it with the next frame that goes out, or after this long if none does.
-        case within(Duration)
-    }
-
-    /// When to acknowledge what a batch of reads brought (`docs/wire-protocol.md` §6.2): at once past
-    /// `acknowledgementBatchBytes` since the last ACK, otherwise with the next frame going out, at the latest
-    /// after `acknowledgementDelay`.
-    func acknowledgementAfterReads() -> AcknowledgementTiming {
-        guard acknowledgementPending else { return .none }
-        guard bytesSinceAcknowledgement < configuration.acknowledgementBatchBytes else { return .now }
-        return .within(configuration.acknowledgementDelay)
-    }
+    /// Whether messages arrived since the last ACK.
+    var owesAcknowledgement: Bool { acknowledgementPending }
 
     /// The cumulative ACK to send, when messages arrived since the last one.
     mutating func takeAcknowledgement() -> UInt64? {
         guard acknowledgementPending else { return nil }
         acknowledgementPending = false
-        bytesSinceAcknowledgement = 0
         return incomingSequence
     }
 

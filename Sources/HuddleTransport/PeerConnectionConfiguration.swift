@@ -29,15 +29,14 @@ public struct PeerConnectionConfiguration: Hashable, Sendable {
     /// messages like any other and do not count.
     public var maximumEmptyFrames = 100
     /// Reliable messages kept until the peer acknowledges them, in bytes; a peer that lets more pile up is closed
-    /// with a protocol error. An honest peer acknowledges within `acknowledgementDelay`, or at once after
-    /// `acknowledgementBatchBytes`.
+    /// with a protocol error. An honest peer acknowledges each batch it reads.
     public var maximumUnacknowledgedBytes = 64 * 1024 * 1024
-    /// The longest an ACK waits for a frame going out to carry it (`docs/wire-protocol.md` §6.2): a reply sent
-    /// within this time takes the ACK along in the same write, so a request and its answer cost one write each way.
-    public var acknowledgementDelay: Duration = .milliseconds(20)
-    /// Once this many bytes of reliable messages arrived since the last ACK, the next ACK goes at once after the
-    /// batch of reads, so a sender streaming messages keeps little unacknowledged.
-    public var acknowledgementBatchBytes = 256 * 1024
+    /// How long the ACK of a batch of reads may wait for a frame going out to carry it (`docs/wire-protocol.md`
+    /// §6.2). `nil` (the default): until the event loop has done the work queued during the reads. An application
+    /// that answers on the connection's event loop (`docs/design.md`, "Running on the event loop") may set a few
+    /// milliseconds, so that its replies carry the ACKs and the peer's next requests carry the peer's: one write
+    /// each way per exchange. At most 1 s.
+    public var acknowledgementDelay: Duration?
     /// After a goodbye with messages not yet acknowledged, how long to wait for the peer's last ACK.
     public var goodbyeAcknowledgementTimeout: Duration = .seconds(1)
 

@@ -106,7 +106,7 @@ extension PeerConnectionHandler {
         }
         guard frame.flags.contains(.endOfMessage), let message = incoming.removeValue(forKey: stream) else { return }
         let isMessage = stream == PeerFrame.messageStream
-        if isMessage { phase.receivedMessage(bytes: message.readableBytes) }
+        if isMessage { phase.receivedMessage() }
         if let gate = setup.receiveGate {
             let count = message.readableBytes
             let pause =

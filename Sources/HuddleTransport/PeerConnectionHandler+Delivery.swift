@@ -3,7 +3,7 @@ import NIOCore
 
 /// Delivery of reliable messages across connections: each message has a sequence number that runs on from one
 /// connection to the next between the same two instances; the receiver acknowledges what it read (a cumulative ACK
-/// that rides with the next frame going out, or goes alone after a short delay or a large batch), and the sender
+/// after each batch of reads, riding with a frame that goes out meanwhile), and the sender
 /// keeps what is not yet acknowledged, to hand back when the connection ends so that the next connection can send
 /// it again (RESUME) and the receiver can drop what it already has.
 extension PeerConnectionHandler {
@@ -38,24 +38,21 @@ extension PeerConnectionHandler {
         context.flush()
     }
 
-    /// After a batch of reads: the ACK goes now, or waits for a frame going out (``flush(context:)`` writes it
-    /// first), at the latest until the delay's timer.
+    /// After a batch of reads: the ACK goes once the event loop has done the work queued so far, or after the
+    /// configured `acknowledgementDelay`, unless a frame going out first carries it (``flush(context:)`` writes it
+    /// along): a reply written on the loop meanwhile takes it in the same write (`docs/wire-protocol.md` §6.2).
     func acknowledgeAfterReads(context: ChannelHandlerContext) {
-        switch phase.acknowledgementAfterReads() {
-        case .none:
-            return
-        case .now:
-            acknowledge(context: context)
-        case .within(let delay):
-            guard acknowledgementTimer == nil else { return }
-            let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
-            let nanoseconds = delay.components.seconds * 1_000_000_000 + delay.components.attoseconds / 1_000_000_000
-            acknowledgementTimer = context.eventLoop.scheduleTask(in: .nanoseconds(nanoseconds)) {
-                let (handler, context) = bound.value
-                handler.acknowledgementTimer = nil
-                handler.acknowledge(context: context)
-            }
+        guard phase.owesAcknowledgement, !acknowledgementQueued else { return }
+        acknowledgementQueued = true
+        let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        let send: @Sendable () -> Void = {
+            let (handler, context) = bound.value
+            handler.acknowledgementQueued = false
+            handler.acknowledge(context: context)
         }
+        guard let delay = setup.configuration.acknowledgementDelay else { return context.eventLoop.execute(send) }
+        let nanoseconds = delay.components.seconds * 1_000_000_000 + delay.components.attoseconds / 1_000_000_000
+        context.eventLoop.scheduleTask(in: .nanoseconds(nanoseconds), send)
     }
 
     /// Writes the cumulative ACK, unflushed, if messages arrived since the last one; whether it did.

@@ -58,8 +58,8 @@ public final class PeerConnectionHandler: ChannelDuplexHandler {
     /// Set once the responder's nonce went out or came in: from then on the run was a draw at the code.
     var drewCode = false
     var timer: Scheduled<Void>?
-    /// The latest an ACK waiting for a frame going out is sent alone.
-    var acknowledgementTimer: Scheduled<Void>?
+    /// An ACK is queued on the event loop, to go after the work queued before it.
+    var acknowledgementQueued = false
     /// Messages being reassembled, by stream.
     var incoming: [UInt32: ByteBuffer] = [:]
     /// The `ContinuousClock` instant and the event loop's time, read together when the handler was added: the
@@ -95,7 +95,6 @@ public final class PeerConnectionHandler: ChannelDuplexHandler {
 
     public func handlerRemoved(context: ChannelHandlerContext) {
         timer?.cancel()
-        acknowledgementTimer?.cancel()
     }
 
     public func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
@@ -282,7 +281,6 @@ public final class PeerConnectionHandler: ChannelDuplexHandler {
         setup.admissionTicket?.release()
         closePairingRun(paired: false)
         timer?.cancel()
-        acknowledgementTimer?.cancel()
         let waiting = waitingForWritability
         waitingForWritability = []
         for promise in waiting { promise.fail(PeerConnectionError.notConnected) }

@@ -127,7 +127,7 @@ struct ConnectedPhaseTests {
         #expect(phase.receivedResume(5) == .protocolViolation(state: "connected", message: "RESUME after messages"))
 
         var late = Self.phase()
-        late.receivedMessage(bytes: 1)
+        late.receivedMessage()
         #expect(late.receivedResume(5) == .protocolViolation(state: "connected", message: "RESUME after messages"))
 
         var huge = Self.phase()
@@ -141,29 +141,12 @@ struct ConnectedPhaseTests {
         var phase = Self.phase()
         #expect(phase.takeAcknowledgement() == nil)
         _ = phase.receivedResume(10)
-        phase.receivedMessage(bytes: 10)
-        phase.receivedMessage(bytes: 10)
+        phase.receivedMessage()
+        phase.receivedMessage()
         #expect(phase.takeAcknowledgement() == 12)
         #expect(phase.takeAcknowledgement() == nil)
-        phase.receivedMessage(bytes: 10)
+        phase.receivedMessage()
         #expect(phase.takeAcknowledgement() == 13)
-    }
-
-    /// After a batch of reads the ACK waits (up to 20 ms) for a frame going out to carry it, unless 256 KiB arrived
-    /// since the last one; the count starts again at each ACK.
-    @Test func anAcknowledgementWaitsForAFrameGoingOutUnlessABatchIsLarge() {
-        var phase = Self.phase()
-        #expect(phase.acknowledgementAfterReads() == .none)
-        phase.receivedMessage(bytes: 1000)
-        #expect(phase.acknowledgementAfterReads() == .within(.milliseconds(20)))
-        phase.receivedMessage(bytes: 256 * 1024 - 1001)
-        #expect(phase.acknowledgementAfterReads() == .within(.milliseconds(20)))
-        phase.receivedMessage(bytes: 1)
-        #expect(phase.acknowledgementAfterReads() == .now)
-        #expect(phase.takeAcknowledgement() == 3)
-        #expect(phase.acknowledgementAfterReads() == .none)
-        phase.receivedMessage(bytes: 1000)
-        #expect(phase.acknowledgementAfterReads() == .within(.milliseconds(20)))
     }
 
     @Test func aGoodbyeWaitsForTheLastAcknowledgementOnlyWhenSomethingIsUnacknowledged() {

@@ -24,6 +24,9 @@ final class EmbeddedConnection {
     /// an event is in `events.events` as soon as the call that caused it returns.
     let events = EventRecorder<PeerConnectionEvent>()
     let configuration: PeerConnectionConfiguration
+    /// Called on the loop with each event after it is recorded, as an owner that reads the events on the loop would
+    /// be (a test sets it).
+    let onEvent = EventTap()
 
     /// What stands where TLS would be.
     let tls = TLSStandIn()
@@ -39,9 +42,16 @@ final class EmbeddedConnection {
         self.configuration = configuration
         var setup = local.setup(role, configuration: configuration)
         setup.admissionTicket = admissionTicket
+        let (events, onEvent) = (self.events, self.onEvent)
         try PeerChannels.install(
             tls,
-            wiring: (setup, verifier, events.sink),
+            wiring: (
+                setup, verifier,
+                { event in
+                    events.sink(event)
+                    onEvent.handle?(event)
+                }
+            ),
             on: channel.pipeline.syncOperations
         )
         try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 4433)).wait()
@@ -146,6 +156,12 @@ final class EmbeddedConnection {
     }
 }
 
+/// What an ``EmbeddedConnection``'s owner does with each event, on the loop.
+final class EventTap: @unchecked Sendable {
+    /// Set before the events it should see; the loop is the test's thread, so nothing else touches it.
+    var handle: ((PeerConnectionEvent) -> Void)?
+}
+
 /// Why an embedded connection could not give a test what it asked for.
 enum EmbeddedLinkFailure: Error, Equatable {
     case handshakeDidNotFinish
@@ -163,6 +179,13 @@ final class TLSStandIn: ChannelDuplexHandler {
     var holdsClose = false
     /// Closes asked for and held.
     private(set) var heldCloses = 0
+    /// Flushes that passed, each of which would be one write of the socket.
+    private(set) var flushes = 0
+
+    func flush(context: ChannelHandlerContext) {
+        flushes += 1
+        context.flush()
+    }
 
     func close(context: ChannelHandlerContext, mode: CloseMode, promise: EventLoopPromise<Void>?) {
         guard holdsClose else { return context.close(mode: mode, promise: promise) }

@@ -15,10 +15,8 @@ struct ReliableDeliveryEmbeddedTests {
         for text in ["one", "two"] { link.initiator.write(.message(ByteBuffer(string: text))) }
         let traffic = try link.shuttle()
         #expect(link.responder.messages == ["one", "two"])
-        // The reader acknowledges both at once, 20 ms after its read when nothing it writes carries the ACK sooner.
-        #expect(traffic.controlFromResponder == [])
-        #expect(try link.advance(by: .milliseconds(19), step: .milliseconds(19)).controlFromResponder == [])
-        #expect(try link.advance(by: .milliseconds(1)).controlFromResponder == [.ack(2)])
+        // The reader acknowledges at the end of its read, once for both.
+        #expect(traffic.controlFromResponder == [.ack(2)])
         _ = link.initiator.channel.close()
         link.initiator.loop.run()
         #expect(link.initiator.unacknowledged?.messages == [])
@@ -42,10 +40,10 @@ struct ReliableDeliveryEmbeddedTests {
         defer { link.finish() }
         link.initiator.write(.resume(from: 7, redeliver: ["again 7", "again 8"].map { ByteBuffer(string: $0) }))
         link.initiator.write(.message(ByteBuffer(string: "new 9")))
-        try link.shuttle()
+        let traffic = try link.shuttle()
         #expect(link.responder.resumed == [7])
         #expect(link.responder.messages == ["again 7", "again 8", "new 9"])
-        #expect(try link.advance(by: .milliseconds(20)).controlFromResponder == [.ack(10)])
+        #expect(traffic.controlFromResponder == [.ack(10)])
         // A second RESUME is refused by the writer: the numbering is set once per connection.
         let refused = link.initiator.channel.writeAndFlush(PeerOutbound.resume(from: 0, redeliver: []))
         link.initiator.loop.run()
@@ -56,37 +54,61 @@ struct ReliableDeliveryEmbeddedTests {
         #expect(link.initiator.unacknowledged?.next == 10)
     }
 
-    /// A reply written before the ACK's delay is up carries the ACK in the same flush: a request and its answer cost
-    /// one write each way, and no ACK goes alone afterwards.
-    @Test func aReplyCarriesThePendingAcknowledgement() throws {
+    /// An owner that reads the events on the connection's loop and answers there (a task preferring the loop's
+    /// executor, queued while the message is read) writes its reply before the ACK of the request would go alone:
+    /// the reply carries the ACK in the same write, so a request and its answer cost one write each way.
+    @Test func aReplyWrittenOnTheLoopCarriesThePendingAcknowledgement() throws {
         let link = try EmbeddedLink.connected()
         defer { link.finish() }
+        let responder = link.responder
+        responder.onEvent.handle = { event in
+            guard case .message = event else { return }
+            responder.loop.execute {
+                responder.channel.writeAndFlush(PeerOutbound.message(ByteBuffer(string: "pong")), promise: nil)
+            }
+        }
         link.initiator.write(.message(ByteBuffer(string: "ping")))
-        try link.responder.receive(try link.initiator.sent())
-        #expect(link.responder.messages == ["ping"])
-        link.responder.write(.message(ByteBuffer(string: "pong")))
-        let reply = try link.responder.sent()
-        #expect(EmbeddedLink.Traffic.control(reply) == [.ack(1)])
+        let flushes = responder.tls.flushes
+        try responder.receive(try link.initiator.sent())
+        let reply = try responder.sent()
+        #expect(responder.messages == ["ping"])
+        #expect(responder.tls.flushes == flushes + 1, "one write for the reply and the ACK")
+        #expect(reply.count == 2)
         #expect(EmbeddedLink.Traffic.messages(reply) == ["pong"])
-        try link.initiator.receive(reply)
-        #expect(link.initiator.messages == ["pong"])
-        // Nothing more from the responder when the delay is up; the initiator's own ACK of "pong" goes then.
-        let later = try link.advance(by: .milliseconds(20))
-        #expect(later.controlFromResponder == [])
-        #expect(later.controlFromInitiator == [.ack(1)])
-        _ = link.initiator.channel.close()
-        link.initiator.loop.run()
-        #expect(link.initiator.unacknowledged?.messages == [])
+        #expect(EmbeddedLink.Traffic.control(reply) == [.ack(1)])
+        // Without a reply, the ACK goes alone once the loop has done the work queued before it.
+        responder.onEvent.handle = nil
+        link.initiator.write(.message(ByteBuffer(string: "note")))
+        try responder.receive(try link.initiator.sent())
+        #expect(try responder.sentControl() == [.ack(2)])
     }
 
-    /// Once 256 KiB arrived since the last ACK, the ACK goes at the end of the read, without waiting.
-    @Test func aLargeBatchIsAcknowledgedAtOnce() throws {
-        let link = try EmbeddedLink.connected()
+    /// With an `acknowledgementDelay`, the ACK waits that long for a frame going out: a reply written within it
+    /// (from anywhere) carries it, and without one it goes alone when the delay is up.
+    @Test func anAcknowledgementDelayLetsALaterReplyCarryTheAcknowledgement() throws {
+        var configuration = PeerConnectionConfiguration()
+        configuration.acknowledgementDelay = .milliseconds(5)
+        let link = try EmbeddedLink.connected(configuration: configuration)
         defer { link.finish() }
-        let large = ByteBuffer(repeating: 7, count: 256 * 1024)
-        link.initiator.write(.message(large))
-        let traffic = try link.shuttle()
-        #expect(link.responder.messages.count == 1)
-        #expect(traffic.controlFromResponder == [.ack(1)])
+        let responder = link.responder
+        link.initiator.write(.message(ByteBuffer(string: "ping")))
+        try responder.receive(try link.initiator.sent())
+        #expect(try responder.sent().isEmpty)
+        responder.advance(by: .milliseconds(4))
+        let flushes = responder.tls.flushes
+        responder.write(.message(ByteBuffer(string: "pong")))
+        let reply = try responder.sent()
+        #expect(responder.tls.flushes == flushes + 1)
+        #expect(EmbeddedLink.Traffic.messages(reply) == ["pong"])
+        #expect(EmbeddedLink.Traffic.control(reply) == [.ack(1)])
+        responder.advance(by: .milliseconds(1))
+        #expect(try responder.sent().isEmpty, "nothing more when the delay is up")
+
+        link.initiator.write(.message(ByteBuffer(string: "note")))
+        try responder.receive(try link.initiator.sent())
+        responder.advance(by: .milliseconds(4))
+        #expect(try responder.sent().isEmpty)
+        responder.advance(by: .milliseconds(1))
+        #expect(try responder.sentControl() == [.ack(2)])
     }
 }
