@@ -210,10 +210,8 @@ public actor PeerSession {
         let stream = inboxStream
         track { await self.runInbox(stream) }
         watchTrustStore()
-        if configuration.transport.carriesDatagrams {
-            try await datagrams.open(host: configuration.listenHost, group: group) { [inbox] bytes, source in
-                inbox.yield(.datagram(bytes, source))
-            }
+        try await datagrams.open(host: configuration.listenHost, group: group, transport: configuration.transport) {
+            [inbox] bytes, source in inbox.yield(.datagram(bytes, source))
         }
         if mode.advertises { listener = try await wiring.listen(group: group, tls: tls, admission: admission) }
         try await setAvailable(true)

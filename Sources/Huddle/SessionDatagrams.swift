@@ -43,13 +43,15 @@ actor SessionDatagrams {
     /// Time on a monotonic clock since the session started, as the datagram layer measures it.
     var now: Duration { startInstant.duration(to: .now) }
 
-    /// Binds the socket; what arrives goes to `received` (through the session's inbox, in order).
+    /// Binds the socket through `transport`; what arrives goes to `received` (through the session's inbox, in
+    /// order).
     func open(
         host: String?,
         group: any EventLoopGroup,
+        transport: any SessionTransport,
         received: @escaping @Sendable ([UInt8], SocketAddress) -> Void
     ) async throws {
-        let channel = try await PeerDatagramChannel.bind(host: host, group: group, filter: filter, deliver: received)
+        let channel = try await transport.bindDatagrams(host: host, group: group, filter: filter, deliver: received)
         self.channel = channel
         port.store(channel.localAddress?.port ?? 0, ordering: .relaxed)
     }

@@ -26,8 +26,15 @@ public import NIOCore
         onChannel: @escaping @Sendable (any Channel) -> Void
     ) async throws -> any Channel
 
-    /// Whether the session opens a UDP socket for unreliable messages.
-    var carriesDatagrams: Bool { get }
+    /// Binds the socket of the session's unreliable messages on `host` (any port; `nil`: every address). Packets
+    /// `filter` admits go to `deliver`. The channel returned has the local address whose port peers are told, and
+    /// takes `AddressedEnvelope<ByteBuffer>` writes.
+    func bindDatagrams(
+        host: String?,
+        group: any EventLoopGroup,
+        filter: DatagramFilter,
+        deliver: @escaping @Sendable ([UInt8], SocketAddress) -> Void
+    ) async throws -> any Channel
 }
 
 /// The transport of every session outside tests: `PeerChannels` over TCP, and UDP for datagrams.
@@ -53,5 +60,12 @@ struct TCPSessionTransport: SessionTransport {
         try await PeerChannels.dial(address, group: group, tls: tls, wiring: wiring, onChannel: onChannel)
     }
 
-    var carriesDatagrams: Bool { true }
+    func bindDatagrams(
+        host: String?,
+        group: any EventLoopGroup,
+        filter: DatagramFilter,
+        deliver: @escaping @Sendable ([UInt8], SocketAddress) -> Void
+    ) async throws -> any Channel {
+        try await PeerDatagramChannel.bind(host: host, group: group, filter: filter, deliver: deliver)
+    }
 }

@@ -17,9 +17,7 @@ public enum PeerDatagramChannel {
                 .channelOption(.socketOption(.so_reuseaddr), value: 1)
                 .channelInitializer { channel in
                     channel.eventLoop.makeCompletedFuture {
-                        try channel.pipeline.syncOperations.addHandler(
-                            DatagramInboxHandler(filter: filter, deliver: deliver)
-                        )
+                        try install(filter: filter, deliver: deliver, on: channel.pipeline.syncOperations)
                     }
                 }
                 .bind(host: host, port: 0)
@@ -27,5 +25,15 @@ public enum PeerDatagramChannel {
         }
         if let host { return try await bind(host) }
         do { return try await bind("::") } catch { return try await bind("0.0.0.0") }
+    }
+
+    /// Sets up a datagram channel's pipeline as ``bind(host:group:filter:deliver:)`` does (tests use it on channels
+    /// of their own).
+    @_spi(Testing) public static func install(
+        filter: DatagramFilter,
+        deliver: @escaping @Sendable ([UInt8], SocketAddress) -> Void,
+        on pipeline: ChannelPipeline.SynchronousOperations
+    ) throws {
+        try pipeline.addHandler(DatagramInboxHandler(filter: filter, deliver: deliver))
     }
 }

@@ -11,9 +11,10 @@ import NIOEmbedded
 /// `InMemoryPeerDirectory` as usual.
 ///
 /// The channels' event loops keep their own clocks, which nothing moves: a connection's timers (heartbeat,
-/// handshake deadline) never fire, so a test sees what the peers do, not how fast the machine is. Datagrams are not
-/// carried. A session uses it when its configuration's `transport` is this network (``configure(_:)``); each
-/// connection made is a ``MemoryLink`` (``links``) that a test can break.
+/// handshake deadline) never fire, so a test sees what the peers do, not how fast the machine is. Each connection
+/// made is a ``MemoryLink`` (``links``) that a test can break. Datagrams go from socket to socket by port, in order
+/// and none lost, and a test can send its own (``sendDatagram(_:to:)``). A session uses the network when its
+/// configuration's `transport` is this network (``configure(_:)``).
 public final class MemoryNetwork: Sendable {
     let carrier = MemoryCarrier()
 
@@ -40,6 +41,16 @@ public final class MemoryNetwork: Sendable {
         wiring: PeerChannels.Wiring
     ) async throws -> any Channel {
         try await carrier.dial(address, group: PeerChannels.defaultEventLoopGroup, tls: tls, wiring: wiring) { _ in }
+    }
+
+    /// Sends `bytes` as one datagram to the datagram socket at `port` in this network, from a socket of nobody's
+    /// (port 1). Returns once the socket has handled it; a port nobody holds loses it.
+    public func sendDatagram(_ bytes: [UInt8], to port: Int) async throws {
+        let envelope = AddressedEnvelope(
+            remoteAddress: try SocketAddress(ipAddress: "127.0.0.1", port: port),
+            data: ByteBuffer(bytes: bytes)
+        )
+        await carrier.deliver(envelope, from: try SocketAddress(ipAddress: "127.0.0.1", port: 1))
     }
 
     /// Dials `address` in this network with a pipeline of the caller's own on the dialling end (a rogue peer).
@@ -111,8 +122,47 @@ final class MemoryCarrier: SessionTransport {
     private let nextPort = NIOLockedValueBox(40_000)
     private let pumps = NIOLockedValueBox<[Task<Void, Never>]>([])
     let links = NIOLockedValueBox<[MemoryLink]>([])
+    private let datagramSockets = NIOLockedValueBox<[Int: NIOAsyncTestingChannel]>([:])
 
-    var carriesDatagrams: Bool { false }
+    func bindDatagrams(
+        host: String?,
+        group: any EventLoopGroup,
+        filter: DatagramFilter,
+        deliver: @escaping @Sendable ([UInt8], SocketAddress) -> Void
+    ) async throws -> any Channel {
+        let port = nextPort.withLockedValue {
+            $0 += 1
+            return $0
+        }
+        let address = try SocketAddress(ipAddress: "127.0.0.1", port: port)
+        let channel = NIOAsyncTestingChannel()
+        try await channel.testingEventLoop.executeInContext {
+            try PeerDatagramChannel.install(filter: filter, deliver: deliver, on: channel.pipeline.syncOperations)
+        }
+        try await channel.bind(to: address)
+        // Active, as a bound UDP socket is; the writes name their own addresses.
+        try await channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 9))
+        datagramSockets.withLockedValue { $0[port] = channel }
+        channel.closeFuture.whenComplete { [weak self] _ in
+            self?.datagramSockets.withLockedValue { _ = $0.removeValue(forKey: port) }
+        }
+        let pump = Task { [weak self] in
+            while let envelope = try? await channel.waitForOutboundWrite(as: AddressedEnvelope<ByteBuffer>.self) {
+                await self?.deliver(envelope, from: address)
+            }
+        }
+        pumps.withLockedValue { $0.append(pump) }
+        return channel
+    }
+
+    /// Hands `envelope` to the datagram socket at its port, as coming from `source`; lost when nobody holds it.
+    func deliver(_ envelope: AddressedEnvelope<ByteBuffer>, from source: SocketAddress) async {
+        guard let port = envelope.remoteAddress.port,
+            let socket = datagramSockets.withLockedValue({ $0[port] }), socket.isActive
+        else { return }
+        _ = try? await socket.writeInbound(AddressedEnvelope(remoteAddress: source, data: envelope.data))
+        await socket.testingEventLoop.run()
+    }
 
     func listen(
         host: String,
