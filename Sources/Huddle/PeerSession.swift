@@ -54,8 +54,9 @@ public actor PeerSession {
     /// The directory, the advert and the browse; it runs on this actor's executor.
     nonisolated let presence: SessionPresence
     var group: any EventLoopGroup { configuration.eventLoopGroup }
-    /// What the rules read as `now` and the timers wait on (``PeerSessionConfiguration/clock``).
-    nonisolated var clock: any SessionClock { configuration.clock }
+    /// What the rules read as `now` and the timers wait on (``PeerSessionConfiguration/clock``); a clipboard sync
+    /// paces its writes on it too.
+    @_spi(Testing) public nonisolated var clock: any SessionClock { configuration.clock }
 
     var listener: (any Channel)?
     /// The UDP socket and each connection's datagram link; it runs on this actor's executor.

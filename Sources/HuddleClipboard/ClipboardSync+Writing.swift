@@ -1,5 +1,5 @@
 import Foundation
-import Huddle
+@_spi(Testing) import Huddle
 import HuddlePasteboard
 
 extension ClipboardSync {
@@ -9,6 +9,7 @@ extension ClipboardSync {
     /// actor, and a newer item decided meanwhile must not be overtaken by the older write finishing later. Writes
     /// start at least `minimumWriteInterval` apart (`docs/security.md` §5 J2): a peer sending a thousand items a
     /// second gets at most ten a second onto this clipboard, the newest each time, and only that one item waits.
+    /// The interval is measured on the session's clock (the monotonic clock; tests move it by hand).
     /// A write that is due happens before this returns; a later one in the background, so that receiving goes on.
     func write(_ item: PasteboardItem, what: String) async {
         guard pasteboard != nil else { return }
@@ -28,14 +29,17 @@ extension ClipboardSync {
     func writeDelay() -> Duration? {
         guard let lastWriteStarted else { return nil }
         let due = lastWriteStarted + configuration.minimumWriteInterval
-        let now = ContinuousClock.now
+        let now = session.clock.now
         return due > now ? now.duration(to: due) : nil
     }
 
     /// Writes the newest wanted item each time the interval allows, until none is left.
     func writeLater() async {
         while wantedWrite != nil {
-            if let delay = writeDelay() { try? await Task.sleep(for: delay) }
+            if let delay = writeDelay() {
+                let clock = session.clock
+                try? await clock.sleep(until: clock.now + delay)
+            }
             await writeWanted()
         }
         writerBusy = false
@@ -45,7 +49,7 @@ extension ClipboardSync {
     func writeWanted() async {
         guard let pasteboard, let wanted = wantedWrite else { return }
         wantedWrite = nil
-        lastWriteStarted = .now
+        lastWriteStarted = session.clock.now
         do {
             try await pasteboard.write(wanted.item, to: configuration.selection)
         } catch {

@@ -37,16 +37,19 @@ struct ClipboardPeers: Sendable {
 /// - Parameters:
 ///   - pasteboards: the clipboard each named peer keeps in step; a peer without one only exchanges shares.
 ///   - wallClock: the syncs' wall clock, when a test sets it by hand.
+///   - clock: the sessions' clock (which the syncs pace their writes on), when a test moves it by hand.
 func withClipboardPeers<T>(
     _ names: [String],
     sessionID: String = "HuddleClipboard",
     pasteboards: [String: any GeneralPasteboard] = [:],
     wallClock: (@Sendable () -> UInt64)? = nil,
+    clock: ManualSessionClock? = nil,
     _ body: (ClipboardPeers) async throws -> T
 ) async throws -> T {
     let network = MemoryNetwork()
     let sessions = try await makeUnprobedSessions(names, sessionID: sessionID) { configuration in
         network.configure(&configuration)
+        clock?.configure(&configuration)
         configuration.trustsOnFirstUse = true
         configuration.connectsToFoundPeers = true
         configuration.transfers.maximumInMemorySize = 32 << 20
