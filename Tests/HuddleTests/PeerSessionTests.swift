@@ -76,7 +76,7 @@ struct PeerSessionTests {
 
     /// Sends `bytes`; when the peer is not connected, waits for its next `.connected` and sends again (once).
     ///
-    /// Known gap, left for the session-core redesign: `connect` can return on a connection that the
+    /// Known gap (`docs/design.md`, "Known design debts"): `connect` can return on a connection that the
     /// simultaneous-dial tie-break replaces moments later (found beside four CPU burners, 1 run in 20), and a send
     /// in between finds the peer not connected. Both sides still end with one connection, which the caller checks.
     func sendOnceSettled(_ bytes: [UInt8], from probe: SessionProbe, to peer: PeerID) async throws {
