@@ -69,8 +69,9 @@ struct DirectoryTransferTests {
             #expect(Set(received) == Set(Self.files.keys).subtracting(["2024/deep/zero"]))
 
             // The same tree again: a new name, nothing overwritten.
-            let again = Task { try await ada.session.sendDirectory(at: source, to: bobID) }
+            // Cleared before the send starts: its offer may arrive at once.
             bob.clear()
+            let again = Task { try await ada.session.sendDirectory(at: source, to: bobID) }
             let second = try #require(await bob.offer())
             try await bob.session.acceptTransfer(second, into: target)
             _ = try await again.value
