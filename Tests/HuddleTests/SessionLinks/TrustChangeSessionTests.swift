@@ -46,6 +46,19 @@ struct TrustChangeSessionTests {
         return (probes, homes)
     }
 
+    /// Connects `ada` to `bob` (trusting on first use); their IDs as each other sees them.
+    func connect(_ ada: SessionProbe, to bob: SessionProbe) async throws -> (bobID: PeerID, adaID: PeerID) {
+        let bobID = try #require(await ada.found(named: "Bob")).id
+        try await ada.session.connect(to: bobID, timeout: .seconds(20))
+        let adaID = try #require(
+            await bob.wait { event -> PeerID? in
+                if case .stateChanged(let peer, .connected) = event { return peer }
+                return nil
+            }
+        )
+        return (bobID, adaID)
+    }
+
     /// Lets each session's check of its trust store run once: the checks wake, and this returns once both wait on
     /// the clock again, so whatever a check found has been acted on.
     func checkTrustStores() async throws {
@@ -58,14 +71,7 @@ struct TrustChangeSessionTests {
         try await withTestScope { scope in
             let (probes, homes) = try await sessions(in: scope, trustOnFirstUse: true)
             let (ada, bob) = (probes[0], probes[1])
-            let bobID = try #require(await ada.found(named: "Bob")).id
-            try await ada.session.connect(to: bobID, timeout: .seconds(20))
-            let adaID = try #require(
-                await bob.wait { event -> PeerID? in
-                    if case .stateChanged(let peer, .connected) = event { return peer }
-                    return nil
-                }
-            )
+            let (bobID, adaID) = try await connect(ada, to: bob)
             let bobDevice = bob.session.identity.deviceID
             #expect(TrustStore(directory: homes[0]).isPinned(bobDevice))
 
@@ -90,14 +96,7 @@ struct TrustChangeSessionTests {
         try await withTestScope { scope in
             let (probes, homes) = try await sessions(in: scope, trustOnFirstUse: true)
             let (ada, bob) = (probes[0], probes[1])
-            let bobID = try #require(await ada.found(named: "Bob")).id
-            try await ada.session.connect(to: bobID, timeout: .seconds(20))
-            let adaID = try #require(
-                await bob.wait { event -> PeerID? in
-                    if case .stateChanged(let peer, .connected) = event { return peer }
-                    return nil
-                }
-            )
+            let (bobID, adaID) = try await connect(ada, to: bob)
             let bobDevice = bob.session.identity.deviceID
             #expect(ada.session.trustStore.isPinned(bobDevice))
             await ada.session.disconnect(bobID)
