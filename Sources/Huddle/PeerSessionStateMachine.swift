@@ -126,7 +126,11 @@ struct PeerSessionStateMachine {
     /// The peer whose message numbered `sequence` arrived on connection `id`, when it is new (it then counts as
     /// handed on); nil for a repeat or a connection that no longer speaks for a peer.
     func deliverable(_ sequence: UInt64, on id: Int) -> PeerID? {
-        guard let peer = connections[id]?.peer, let delivery = peers[peer]?.delivery, delivery.admit(sequence)
+        // A connection the duplicate tie-break replaced still carries what the peer sent before it heard: its
+        // handler has acknowledged those messages, so dropping them would lose them. The numbers keep duplicates
+        // out.
+        guard let slot = connections[id], let peer = slot.peer ?? slot.replacedFor,
+            let delivery = peers[peer]?.delivery, delivery.admit(sequence)
         else { return nil }
         return peer
     }

@@ -136,6 +136,27 @@ struct ConnectionRulesTests {
         #expect(rules.machine.connections[2]?.waiter == nil)
     }
 
+    /// Messages on their way on a connection the tie-break replaced are still the peer's: its handler acknowledged
+    /// them, so dropping them (as before) lost them. Their numbers keep a copy sent again on the survivor out.
+    @Test func messagesOnAReplacedConnectionAreStillDelivered() throws {
+        var rules = H(device: H.highDevice)
+        try rules.pin(H.lowDevice)
+        let ann = PeerID(rawValue: "ann")
+        rules.handle(.found(H.advert("ann", device: H.lowDevice, name: "Ann")))
+        rules.handle(.dialStarted(1, peer: ann, timeout: .seconds(60)))
+        rules.handle(.opened(1))
+        rules.handle(.authenticated(1, H.lowDevice))
+        rules.handle(.connected(1, H.outcome("ann")))
+        #expect(rules.machine.deliverable(0, on: 1) == ann)
+        rules.acceptAndAuthenticate(2, device: H.lowDevice)
+        rules.handle(.prompted(2, H.prompt("ann", code: false)))
+        #expect(rules.machine.connections[1]?.peer == nil, "replaced")
+        #expect(rules.machine.deliverable(1, on: 1) == ann)
+        #expect(rules.machine.deliverable(1, on: 2) == nil, "the same message sent again on the survivor")
+        #expect(rules.machine.deliverable(2, on: 2) == ann)
+        #expect(rules.machine.deliverable(2, on: 1) == nil)
+    }
+
     @Test func aDialRefusedAsDuplicateWaitsForTheSurvivor() throws {
         var rules = H(device: H.highDevice)
         try rules.pin(H.lowDevice)
