@@ -117,7 +117,8 @@ struct ConnectionRulesTests {
         #expect(rules.machine.connections[2]?.peer == nil)
     }
 
-    @Test func theHigherSideKeepsThePeersDialAndItsConnectWaitsForIt() throws {
+    /// The higher side, connected to Ann (the lower) on its own dial 1, while Ann's dial 2 has just authenticated.
+    static func connectedToAnnWhoDialsAgain() throws -> H {
         var rules = H(device: H.highDevice)
         try rules.pin(H.lowDevice)
         rules.handle(.found(H.advert("ann", device: H.lowDevice, name: "Ann")))
@@ -126,6 +127,11 @@ struct ConnectionRulesTests {
         rules.handle(.authenticated(1, H.lowDevice))
         rules.handle(.connected(1, H.outcome("ann")))
         rules.acceptAndAuthenticate(2, device: H.lowDevice)
+        return rules
+    }
+
+    @Test func theHigherSideKeepsThePeersDialAndItsConnectWaitsForIt() throws {
+        var rules = try Self.connectedToAnnWhoDialsAgain()
         // The peer's dial (2) wins: ours (1) is closed, and our connect now waits on 2, which is not decided.
         #expect(
             rules.handle(.prompted(2, H.prompt("ann", code: false))) == [
@@ -139,16 +145,9 @@ struct ConnectionRulesTests {
     /// Messages on their way on a connection the tie-break replaced are still the peer's: its handler acknowledged
     /// them, so dropping them (as before) lost them. Their numbers keep a copy sent again on the survivor out.
     @Test func messagesOnAReplacedConnectionAreStillDelivered() throws {
-        var rules = H(device: H.highDevice)
-        try rules.pin(H.lowDevice)
+        var rules = try Self.connectedToAnnWhoDialsAgain()
         let ann = PeerID(rawValue: "ann")
-        rules.handle(.found(H.advert("ann", device: H.lowDevice, name: "Ann")))
-        rules.handle(.dialStarted(1, peer: ann, timeout: .seconds(60)))
-        rules.handle(.opened(1))
-        rules.handle(.authenticated(1, H.lowDevice))
-        rules.handle(.connected(1, H.outcome("ann")))
         #expect(rules.machine.deliverable(0, on: 1) == ann)
-        rules.acceptAndAuthenticate(2, device: H.lowDevice)
         rules.handle(.prompted(2, H.prompt("ann", code: false)))
         #expect(rules.machine.connections[1]?.peer == nil, "replaced")
         #expect(rules.machine.deliverable(1, on: 1) == ann)
