@@ -32,7 +32,7 @@ public struct PeerConnectionConfiguration: Hashable, Sendable {
     /// with a protocol error. An honest peer acknowledges each batch it reads.
     public var maximumUnacknowledgedBytes = 64 * 1024 * 1024
     /// How long the ACK of a batch of reads may wait for a frame going out to carry it (`docs/wire-protocol.md`
-    /// §6.2). `nil` (the default): until the event loop has done the work queued during the reads. An application
+    /// §6.2). `nil` (the default): at once, at the end of each batch of reads. An application
     /// that answers on the connection's event loop (`docs/design.md`, "Running on the event loop") may set a few
     /// milliseconds, so that its replies carry the ACKs and the peer's next requests carry the peer's: one write
     /// each way per exchange. At most 1 s.

@@ -38,9 +38,8 @@ extension PeerConnectionHandler {
         context.flush()
     }
 
-    /// After a batch of reads: the ACK goes once the event loop has done the work queued so far, or after the
-    /// configured `acknowledgementDelay`, unless a frame going out first carries it (``flush(context:)`` writes it
-    /// along): a reply written on the loop meanwhile takes it in the same write (`docs/wire-protocol.md` §6.2).
+    /// After a batch of reads: the ACK goes at once, or, with an `acknowledgementDelay`, when the delay is up unless a
+    /// frame going out first carries it (``flush(context:)`` writes it along) (`docs/wire-protocol.md` §6.2).
     func acknowledgeAfterReads(context: ChannelHandlerContext) {
         guard phase.owesAcknowledgement, !acknowledgementQueued else { return }
         acknowledgementQueued = true
@@ -50,7 +49,10 @@ extension PeerConnectionHandler {
             handler.acknowledgementQueued = false
             handler.acknowledge(context: context)
         }
-        guard let delay = setup.configuration.acknowledgementDelay else { return context.eventLoop.execute(send) }
+        guard let delay = setup.configuration.acknowledgementDelay else {
+            acknowledgementQueued = false
+            return acknowledge(context: context)
+        }
         let nanoseconds = delay.components.seconds * 1_000_000_000 + delay.components.attoseconds / 1_000_000_000
         context.eventLoop.scheduleTask(in: .nanoseconds(nanoseconds), send)
     }

@@ -232,8 +232,8 @@ public final class PeerConnectionHandler: ChannelDuplexHandler {
     /// Messages written back to back from other threads are flushed together — one batch of TLS records and one
     /// system call — while a lone message is flushed at once.
     public func flush(context: ChannelHandlerContext) {
-        // A pending ACK rides along with what goes out (`docs/wire-protocol.md` §6.2).
-        writePendingAcknowledgement(context: context)
+        // With an `acknowledgementDelay`, a pending ACK rides along with what goes out (`docs/wire-protocol.md` §6.2).
+        if setup.configuration.acknowledgementDelay != nil { writePendingAcknowledgement(context: context) }
         switch flushState {
         case .idle:
             context.flush()

@@ -54,35 +54,6 @@ struct ReliableDeliveryEmbeddedTests {
         #expect(link.initiator.unacknowledged?.next == 10)
     }
 
-    /// An owner that reads the events on the connection's loop and answers there (a task preferring the loop's
-    /// executor, queued while the message is read) writes its reply before the ACK of the request would go alone:
-    /// the reply carries the ACK in the same write, so a request and its answer cost one write each way.
-    @Test func aReplyWrittenOnTheLoopCarriesThePendingAcknowledgement() throws {
-        let link = try EmbeddedLink.connected()
-        defer { link.finish() }
-        let responder = link.responder
-        responder.onEvent.handle = { event in
-            guard case .message = event else { return }
-            responder.loop.execute {
-                responder.channel.writeAndFlush(PeerOutbound.message(ByteBuffer(string: "pong")), promise: nil)
-            }
-        }
-        link.initiator.write(.message(ByteBuffer(string: "ping")))
-        let flushes = responder.tls.flushes
-        try responder.receive(try link.initiator.sent())
-        let reply = try responder.sent()
-        #expect(responder.messages == ["ping"])
-        #expect(responder.tls.flushes == flushes + 1, "one write for the reply and the ACK")
-        #expect(reply.count == 2)
-        #expect(EmbeddedLink.Traffic.messages(reply) == ["pong"])
-        #expect(EmbeddedLink.Traffic.control(reply) == [.ack(1)])
-        // Without a reply, the ACK goes alone once the loop has done the work queued before it.
-        responder.onEvent.handle = nil
-        link.initiator.write(.message(ByteBuffer(string: "note")))
-        try responder.receive(try link.initiator.sent())
-        #expect(try responder.sentControl() == [.ack(2)])
-    }
-
     /// With an `acknowledgementDelay`, the ACK waits that long for a frame going out: a reply written within it
     /// (from anywhere) carries it, and without one it goes alone when the delay is up.
     @Test func anAcknowledgementDelayLetsALaterReplyCarryTheAcknowledgement() throws {
