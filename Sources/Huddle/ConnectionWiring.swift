@@ -57,8 +57,7 @@ final class ConnectionWiring: Sendable {
             inbox.yield(.accepted(id, channel, route))
             return self.setup(role: .responder, connection: id, route: route, context: [], expected: nil)
         }
-        let port = configuration.listenPort
-        func listen(on host: String) async throws -> any Channel {
+        func listen(on host: String, port: Int) async throws -> any Channel {
             try await configuration.transport.listen(
                 host: host,
                 port: port,
@@ -68,11 +67,18 @@ final class ConnectionWiring: Sendable {
                 wire: wire
             )
         }
-        if let host = configuration.listenHost { return try await listen(on: host) }
+        func listen(port: Int) async throws -> any Channel {
+            if let host = configuration.listenHost { return try await listen(on: host, port: port) }
+            do {
+                return try await listen(on: "::", port: port)
+            } catch {
+                return try await listen(on: "0.0.0.0", port: port)
+            }
+        }
         do {
-            return try await listen(on: "::")
-        } catch {
-            return try await listen(on: "0.0.0.0")
+            return try await listen(port: configuration.listenPort)
+        } catch  where configuration.listenPortFallsBack && configuration.listenPort != 0 {
+            return try await listen(port: 0)
         }
     }
 
@@ -84,24 +90,8 @@ final class ConnectionWiring: Sendable {
         context: [UInt8],
         expected: DeviceID?
     ) -> PeerChannels.Wiring {
-        let (store, ownID) = (trustStore, ownID)
-        var hello = self.hello
-        hello.datagramPort = UInt16(datagramPort())
-        let setup = PeerConnectionHandler.Setup(
-            role: role,
-            hello: hello,
-            fingerprint: fingerprint,
-            context: context,
-            configuration: configuration.connection,
-            receiveGate: flow,
-            pairingGate: pairingGate,
-            trust: { id in
-                if id == ownID { return .pinned(maximumVersionSeen: 1) }
-                guard let record = store.record(for: id), record.trust != .blocked else { return .unknown }
-                return .pinned(maximumVersionSeen: record.maximumVersionSeen)
-            }
-        )
-        let verifier = PeerVerifier(expected: expected, isBlocked: { store.isBlocked($0) })
+        let setup = handlerSetup(role: role, context: context)
+        let verifier = PeerVerifier(expected: expected, isBlocked: { [trustStore] in trustStore.isBlocked($0) })
         let (inbox, events, flow) = (self.inbox, self.broadcast, self.flow)
         return (
             setup, verifier,
@@ -118,6 +108,38 @@ final class ConnectionWiring: Sendable {
                 default:
                     inbox.yield(.connection(connection, event))
                 }
+            }
+        )
+    }
+
+    /// What an introduction (``PeerIntroducer``) is set up with: this side's HELLO and trust, no context, any
+    /// device that is not blocked; its events go to `sink`, never to the session.
+    func introductionSetup(sink: @escaping @Sendable (PeerConnectionEvent) -> Void) -> PeerChannels.Wiring {
+        var setup = handlerSetup(role: .initiator, context: [])
+        setup.purpose = .introduction
+        setup.receiveGate = nil
+        setup.pairingGate = nil
+        return (setup, PeerVerifier(expected: nil, isBlocked: { [trustStore] in trustStore.isBlocked($0) }), sink)
+    }
+
+    /// This side's part of a connection's handler: its HELLO (with the datagram port of now), key, limits, gates
+    /// and what it knows of each device's key.
+    private func handlerSetup(role: PeerRole, context: [UInt8]) -> PeerConnectionHandler.Setup {
+        let (store, ownID) = (trustStore, ownID)
+        var hello = self.hello
+        hello.datagramPort = UInt16(datagramPort())
+        return PeerConnectionHandler.Setup(
+            role: role,
+            hello: hello,
+            fingerprint: fingerprint,
+            context: context,
+            configuration: configuration.connection,
+            receiveGate: flow,
+            pairingGate: pairingGate,
+            trust: { id in
+                if id == ownID { return .pinned(maximumVersionSeen: 1) }
+                guard let record = store.record(for: id), record.trust != .blocked else { return .unknown }
+                return .pinned(maximumVersionSeen: record.maximumVersionSeen)
             }
         )
     }

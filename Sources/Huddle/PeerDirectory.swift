@@ -31,6 +31,9 @@ public struct PeerAdvert: Hashable, Sendable {
     public var addresses: [SocketAddress]
     /// The highest protocol version the peer speaks.
     public var version: UInt8 = 1
+    /// Found only at a direct address (``PeerSessionConfiguration/peerAddresses``), not nearby: the peer may not
+    /// be able to find this side, so this side dials it whatever ``DialOrder`` says.
+    public var isDirect = false
 
     public init(
         serviceType: String,

@@ -19,7 +19,10 @@ extension PeerSession {
     /// - Throws: the directory's error when advertising fails; ``PeerSessionError/stopped`` after ``stop()``.
     public func setAvailable(_ available: Bool) async throws {
         guard !stopped else { throw PeerSessionError.stopped }
-        guard available else { return await presence.hide() }
+        guard available else {
+            await directPeers?.stop()
+            return await presence.hide()
+        }
         var advert: PeerAdvert?
         if mode.advertises, let port = listener?.localAddress?.port {
             advert = PeerAdvert(
@@ -34,5 +37,18 @@ extension PeerSession {
         }
         let inbox = self.inbox
         try await presence.show(advert, browsing: mode.browses ? serviceType : nil) { inbox.yield(.directory($0)) }
+        if mode.browses, let directPeers {
+            let (presence, broadcast) = (self.presence, self.broadcast)
+            await directPeers.start(
+                DirectPeers.Hooks(
+                    status: { [weak self] peer in await self?.directStatus(of: peer) ?? .init() },
+                    sighted: { index, event in await presence.sightedDirectly(event, address: index) },
+                    unreachable: { address, error in broadcast.yield(.addressUnreachable(address, error)) }
+                )
+            )
+        }
     }
+
+    /// What the rules know of `peer`, for its direct address's schedule.
+    func directStatus(of peer: PeerID) -> DirectAddressSchedule.PeerStatus { machine.directStatus(of: peer) }
 }

@@ -46,7 +46,7 @@ extension PeerSession {
         case .message(let buffer):
             // Messages come through `Inbox.message`, numbered; this is only reached by a caller bypassing it.
             flow.consumed(buffer.readableBytes)
-        case .resumed:
+        case .resumed, .introduced:
             break
         case .unacknowledged(let messages, let next):
             apply(.unacknowledged(id, messages: messages, next: next))

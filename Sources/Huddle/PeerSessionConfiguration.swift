@@ -16,6 +16,14 @@ public struct PeerSessionConfiguration: Sendable {
     public var listenHost: String?
     /// The port to accept connections on; 0 picks a free one.
     public var listenPort = 0
+    /// Where to look for peers that discovery cannot find (another subnet, a network that drops multicast): the
+    /// session introduces itself at each address while it browses, and the peer that answers is found as if it
+    /// were nearby (`docs/design.md`, "Peers beyond the link"). An address is only where to dial: the peer's key
+    /// decides who it is. Failures are reported as ``PeerSessionEvent/addressUnreachable(_:_:)``.
+    public var peerAddresses: [PeerAddress] = []
+    /// When the port in ``listenPort`` is taken, listen on a free one instead of failing (for a default port that
+    /// a second session on the same host cannot have).
+    public var listenPortFallsBack = false
     /// Connect pinned peers that ask, without a prompt.
     public var acceptsPinnedPeersAutomatically = true
     /// Accept first contacts without comparing the code, pinning the peer as trust-on-first-use. For headless,

@@ -35,6 +35,9 @@ public enum PeerSessionEvent: Sendable {
     /// Pairing runs ended unpaired too often: new pairings are refused for a while (``PairingBudget``). Paired
     /// devices still connect. Tell the user: `pause.description` says how many, from where, for how long.
     case pairingPaused(PairingBudget.Pause)
+    /// A direct address (``PeerSessionConfiguration/peerAddresses``) did not answer as a peer of this session: the
+    /// first failure, and each whose reason differs from the last. The session keeps trying, less and less often.
+    case addressUnreachable(PeerAddress, PeerSessionError)
     /// Something went wrong with a peer that no call is waiting for.
     case peerError(PeerID?, PeerSessionError)
 }

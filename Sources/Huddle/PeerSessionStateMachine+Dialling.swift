@@ -113,14 +113,13 @@ extension PeerSessionStateMachine {
     // MARK: - Reconnecting
 
     /// After a connection to a pinned peer drops without a goodbye, it is made again, without a prompt: by the
-    /// side with the lower (device ID, instance), after 0.5 s doubling up to 30 s with ±20 % jitter
+    /// side with the lower (device ID, instance) or the side that found the peer at a direct address, after 0.5 s doubling up to 30 s with ±20 % jitter
     /// (`docs/security.md` §4.9), at most 12 attempts, while the peer is advertised. A peer that comes back as a
     /// new instance (a restarted program) with the same pinned device is connected as soon as it is found.
     mutating func scheduleReconnect(to peer: PeerID, attempt: Int) {
         guard configuration.reconnectsDroppedPeers, local.mode.browses, !stopped, attempt < 12,
             let record = peers[peer], record.connection == nil, let device = record.info.deviceID,
-            device == local.device || trust.isPinned(device),
-            DialOrder.localDials(local: (local.device, local.instance), remote: (device, peer))
+            device == local.device || trust.isPinned(device), dials(record, device: device)
         else { return }
         reconnecting.insert(peer)
         actions.append(.schedule(.reconnect(peer, attempt: attempt), after: reconnectDelay(attempt: attempt)))

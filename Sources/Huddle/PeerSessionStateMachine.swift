@@ -109,6 +109,11 @@ struct PeerSessionStateMachine {
 
     func info(for peer: PeerID) -> PeerInfo? { peers[peer]?.info }
 
+    /// Whether `peer` is connected, and when its last connection ended (``DirectAddressSchedule``).
+    func directStatus(of peer: PeerID) -> DirectAddressSchedule.PeerStatus {
+        .init(connected: peers[peer]?.info.state == .connected, disconnectedAt: peers[peer]?.disconnectedAt)
+    }
+
     /// The connection that speaks for `peer`.
     func connection(of peer: PeerID) -> Int? { peers[peer]?.connection }
 
@@ -190,12 +195,19 @@ struct PeerSessionStateMachine {
         if record.connection == nil { emit(.stateChanged(peer, .unavailable)) }
     }
 
-    /// Dials a peer just found, when the configuration asks for it and this side dials (``DialOrder``): once per
+    /// Whether this side is the one to dial `record`'s peer: the one ``DialOrder`` picks, or this side alone when
+    /// it found the peer at a direct address (the peer may not be able to find this side).
+    func dials(_ record: SessionPeer, device: DeviceID) -> Bool {
+        record.advert?.isDirect == true
+            || DialOrder.localDials(local: (local.device, local.instance), remote: (device, record.info.id))
+    }
+
+    /// Dials a peer just found, when the configuration asks for it and this side dials (``dials(_:device:)``): once per
     /// instance, and not while a connection to it exists or is being made.
     mutating func connectIfFound(_ peer: PeerID) {
         guard configuration.connectsToFoundPeers, local.mode.browses, !stopped, let record = peers[peer],
             record.connection == nil, let device = record.info.deviceID,
-            DialOrder.localDials(local: (local.device, local.instance), remote: (device, peer)),
+            dials(record, device: device),
             !connections.values.contains(where: { $0.intended == peer || $0.peer == peer }),
             autoDialled.insert(peer).inserted
         else { return }

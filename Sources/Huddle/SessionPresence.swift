@@ -13,6 +13,10 @@ actor SessionPresence {
     private var ownStack: MDNSStack?
     private var registration: (any PeerDirectoryRegistration)?
     private var browsing: Task<Void, Never>?
+    /// Where sightings go while the session browses.
+    private var sighted: (@Sendable (PeerDirectoryEvent) -> Void)?
+    /// What the directory and the direct addresses see, as one view.
+    private var sightings = PeerSightings()
 
     /// Runs on `executorOwner`'s executor.
     init(directory: (any PeerDirectory)?, sharingExecutorOf executorOwner: any Actor) {
@@ -49,18 +53,31 @@ actor SessionPresence {
         sighted: @escaping @Sendable (PeerDirectoryEvent) -> Void
     ) async throws {
         if let advert, registration == nil { registration = try await directory?.advertise(advert) }
+        if serviceType != nil, self.sighted == nil { self.sighted = sighted }
         if let serviceType, browsing == nil, let directory {
-            let sightings = directory.browse(serviceType: serviceType)
+            let found = directory.browse(serviceType: serviceType)
             browsing = Task {
-                for await event in sightings { sighted(event) }
+                for await event in found { self.merge(event, from: .directory) }
             }
         }
+    }
+
+    /// A sighting at direct address `index` (``DirectPeers``), merged with the directory's.
+    func sightedDirectly(_ event: PeerDirectoryEvent, address index: Int) {
+        merge(event, from: .address(index))
+    }
+
+    private func merge(_ event: PeerDirectoryEvent, from source: PeerSightings.Source) {
+        guard let sighted, let merged = sightings.apply(event, from: source) else { return }
+        sighted(merged)
     }
 
     /// Stops advertising and browsing.
     func hide() async {
         browsing?.cancel()
         browsing = nil
+        sighted = nil
+        sightings = PeerSightings()
         await registration?.withdraw()
         registration = nil
     }

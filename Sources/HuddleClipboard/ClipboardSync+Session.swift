@@ -39,6 +39,8 @@ extension ClipboardSync {
             emit.yield(.problem("\(who): \(error)"))
         case .pairingPaused(let pause):
             emit.yield(.problem("\(pause)"))
+        case .addressUnreachable(let address, let error):
+            emit.yield(.problem("\(address): \(error) (trying again)"))
         case .undelivered(let messages, let peer):
             emit.yield(.problem("\(messages.count) clipboard messages to \(await name(peer)) were not delivered"))
         case .peerFound, .connectionRequestEnded, .transferFinished:

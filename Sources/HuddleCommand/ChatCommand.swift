@@ -108,6 +108,8 @@ actor ChatRoom {
             }
         case .pairingPaused(let pause):
             Output.line("! \(pause)")
+        case .addressUnreachable(let address, let error):
+            Output.line("! \(DirectAddressText.unreachable(address, error))")
         case .peerError(let peer?, let failure) where failure.code == .autoConnectFailed:
             let error = failure.underlying ?? failure
             Output.line("! could not connect to \(await name(peer)): \(error)")

@@ -124,6 +124,14 @@ actor PeerPicker {
             } else {
                 Output.line("! \(pause)")
             }
+        case .addressUnreachable(let address, let error):
+            if json {
+                Output.json([
+                    "event": "unreachable", "address": "\(address)", "message": DirectAddressText.reason(error),
+                ])
+            } else {
+                Output.line("! \(DirectAddressText.unreachable(address, error))")
+            }
         case .peerError(let peer, let error):
             if json {
                 Output.json(["event": "error", "peer": peer?.rawValue ?? "", "message": "\(error)"])

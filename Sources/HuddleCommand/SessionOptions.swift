@@ -53,8 +53,37 @@ struct SessionOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Host label to announce as <label>.local.", valueName: "label"))
     var host: String?
 
-    @Option(help: ArgumentHelp("TCP port to accept connections on (default: any free port).", valueName: "port"))
-    var port: Int = 0
+    @Option(
+        help: ArgumentHelp(
+            "TCP port to accept connections on (default: \(PeerAddress.defaultPort), or any free port when another "
+                + "program has it; 0: any free port). Name it in a firewall rule to let peers reach this one.",
+            valueName: "port"
+        )
+    )
+    var port: Int?
+
+    @Option(
+        name: .customLong("peer"),
+        help: ArgumentHelp(
+            "Also look for a peer at this address, for when it is not found nearby (another subnet, a network that "
+                + "drops multicast): HOST, HOST:PORT or [IPv6]:PORT; the port defaults to "
+                + "\(PeerAddress.defaultPort). Repeat for several. Only where to dial: the peer's key, pinned or "
+                + "checked with the code, decides who it is.",
+            valueName: "host[:port]"
+        )
+    )
+    var peerAddressTexts: [String] = []
+
+    /// The parsed `--peer` addresses.
+    func peerAddresses() throws -> [PeerAddress] {
+        try peerAddressTexts.map { text in
+            do {
+                return try PeerAddress(parsing: text)
+            } catch let error as PeerSessionError {
+                throw ValidationError("--peer: \(error.reason ?? "\(error)")")
+            }
+        }
+    }
 
     @Option(
         name: .customLong("disconnect-timeout"),
@@ -74,7 +103,8 @@ struct SessionOptions: ParsableArguments {
         if let name, name.isEmpty || name.utf8.count > 63 {
             throw ValidationError("--name takes 1 to 63 bytes of text")
         }
-        if !(0...65535).contains(port) { throw ValidationError("--port takes 0 to 65535") }
+        if let port, !(0...65535).contains(port) { throw ValidationError("--port takes 0 to 65535") }
+        _ = try peerAddresses()
         if !(disconnectTimeout >= 1 && disconnectTimeout <= 3600) {
             throw ValidationError("--disconnect-timeout takes 1 to 3600 seconds")
         }
@@ -85,7 +115,9 @@ struct SessionOptions: ParsableArguments {
         if let dataDirectory { configuration.dataDirectory = URL(fileURLWithPath: dataDirectory) }
         // Nobody compares a code under --yes either: such pins are trust-on-first-use, never "verified".
         configuration.trustsOnFirstUse = trustOnFirstUse || yes
-        configuration.listenPort = port
+        configuration.listenPort = port ?? PeerAddress.defaultPort
+        configuration.listenPortFallsBack = port == nil
+        configuration.peerAddresses = (try? peerAddresses()) ?? []
         configuration.disconnectTimeout = .milliseconds(Int64(disconnectTimeout * 1000))
         // What the session cannot report as an event (a trust store it could not write) goes to standard error.
         var logger = Logger(label: "huddle", factory: { StreamLogHandler.standardError(label: $0) })
@@ -100,6 +132,9 @@ struct SessionOptions: ParsableArguments {
         defaultSession: String = "TypingTogether",
         adjust: (inout PeerSessionConfiguration) -> Void = { _ in }
     ) async throws -> PeerSession {
+        if !peerAddressTexts.isEmpty && mode == .server {
+            throw ValidationError("--peer needs a mode that looks for peers (client or peer), not server")
+        }
         if yes || trustOnFirstUse {
             Output.error("warning: accepting without comparing codes; use only on a network you trust")
         }

@@ -8,6 +8,9 @@ public enum PeerConnectionEvent: Sendable {
     /// The handshake needs a decision: answer by writing `PeerOutbound.decision`.
     case prompt(PeerHandshake.Prompt)
     case connected(PeerHandshake.Outcome)
+    /// An introduction is done (``PeerHandshake/Purpose/introduction``): who answered, and the version the two
+    /// would use. `closed(nil)` follows.
+    case introduced(PeerHello, version: UInt8)
     /// A whole reliable message.
     case message(ByteBuffer)
     /// A whole message of the resource stream (transfers).

@@ -22,6 +22,12 @@ extension PeerConnectionHandler {
                 fail(error, notify: nil, context: context)
             case .openPairingRun:
                 openPairingRun(context: context)
+            case .introduced(let hello, let version):
+                report(.introduced(hello, version: version), context: context)
+                sentGoodbye = true
+                sendControl(.close(.goodbye), context: context)
+                context.flush()
+                context.close(promise: nil)
             }
         }
         context.flush()

@@ -27,6 +27,8 @@ public final class PeerConnectionHandler: ChannelDuplexHandler {
         public var receiveGate: (any PeerReceiveGate)?
         /// Charged before a pairing run starts; without one, every run is granted.
         public var pairingGate: PairingGate?
+        /// The initiator's: a connection, or only an introduction (``PeerConnectionEvent/introduced(_:version:)``).
+        public var purpose = PeerHandshake.Purpose.connect
 
         public init(
             role: PeerRole,
@@ -114,6 +116,7 @@ public final class PeerConnectionHandler: ChannelDuplexHandler {
         let now = self.now(context)
         var machine = PeerHandshake(
             role: setup.role,
+            purpose: setup.purpose,
             localHello: setup.hello,
             localFingerprint: setup.fingerprint,
             remoteFingerprint: remote.bytes,

@@ -104,6 +104,10 @@ extension PeerHandshake {
             state = .awaitingRequest
             return []
         }
+        if purpose == .introduction {
+            state = .closed
+            return [.introduced(hello, version: version)]
+        }
         guard trust == .unknown else {
             let request = PeerControlMessage.connectRequest(
                 PeerConnectRequest(pairing: false, commitment: [], context: context)

@@ -50,8 +50,21 @@ public struct PeerHandshake: Sendable {
         public var responderKeyShare: [UInt8]
     }
 
+    /// Why the initiator dialled.
+    public enum Purpose: Hashable, Sendable {
+        /// To connect: the whole handshake.
+        case connect
+        /// Only to learn who answers at an address: the initiator reads the responder's HELLO, reports it with
+        /// ``Action/introduced(_:version:)`` and says goodbye before any request (`docs/wire-protocol.md` §5.7).
+        /// Nothing is asked, charged or pinned on either side.
+        case introduction
+    }
+
     public enum Action: Hashable, Sendable {
         case send(PeerControlMessage)
+        /// An introduction is done: the responder's HELLO (its session type checked, its versions overlapping
+        /// ours) and the version the two would use. Close the connection with CLOSE `goodbye`.
+        case introduced(PeerHello, version: UInt8)
         /// Ask the user; answer with `decide(accept:now:)`.
         case prompt(Prompt)
         case connected(Outcome)
@@ -86,6 +99,7 @@ public struct PeerHandshake: Sendable {
     }
 
     public let role: PeerRole
+    public let purpose: Purpose
     public let configuration: PeerHandshakeConfiguration
     let localHello: PeerHello
     let localFingerprint: [UInt8]
@@ -103,8 +117,10 @@ public struct PeerHandshake: Sendable {
 
     /// - Parameters:
     ///   - context: the initiator's context payload (at most `maximumContextSize`); ignored by the responder.
+    ///   - purpose: the initiator's: a connection, or only an introduction; ignored by the responder.
     public init(
         role: PeerRole,
+        purpose: Purpose = .connect,
         localHello: PeerHello,
         localFingerprint: [UInt8],
         remoteFingerprint: [UInt8],
@@ -116,6 +132,7 @@ public struct PeerHandshake: Sendable {
     ) {
         precondition(context.count <= configuration.maximumContextSize, "context payload over the limit")
         self.role = role
+        self.purpose = role == .initiator ? purpose : .connect
         self.localHello = localHello
         self.localFingerprint = localFingerprint
         self.remoteFingerprint = remoteFingerprint

@@ -34,10 +34,12 @@ struct HandshakePair {
         responderHello: PeerHello = Self.hello("Bob"),
         initiatorSeenFingerprint: [UInt8] = Self.fingerprintR,
         responderSeenFingerprint: [UInt8] = Self.fingerprintI,
+        purpose: PeerHandshake.Purpose = .connect,
         configuration: PeerHandshakeConfiguration = .init()
     ) {
         initiator = PeerHandshake(
             role: .initiator,
+            purpose: purpose,
             localHello: initiatorHello,
             localFingerprint: Self.fingerprintI,
             remoteFingerprint: initiatorSeenFingerprint,

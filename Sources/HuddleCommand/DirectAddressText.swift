@@ -1,0 +1,35 @@
+import Huddle
+import HuddleTransport
+import HuddleWire
+
+/// How the commands word a direct address (`--peer`) that did not answer as a peer of the session.
+enum DirectAddressText {
+    /// `10.1.2.3:47474: nothing answers there (…); trying again`.
+    static func unreachable(_ address: PeerAddress, _ error: PeerSessionError) -> String {
+        "\(address): \(reason(error)); trying again"
+    }
+
+    /// What the failure means for someone who typed the address.
+    static func reason(_ error: PeerSessionError) -> String {
+        guard let failure = error.connectionError else { return "\(error)" }
+        switch failure {
+        case .connectFailed(let detail):
+            return "nothing answers there (\(detail)); check the address, the port and the firewall"
+        case .tls, .unacceptableCertificate:
+            return "something that is not Huddle answers there (\(failure))"
+        case .tlsHandshakeTimedOut, .wire(.handshakeTimedOut):
+            return "it answered but did not finish the handshake in time"
+        case .blocked(let device):
+            return "the device there (\(device.shortID)) is blocked on this machine"
+        case .wire(.sessionMismatch(_, let theirs)):
+            return "Huddle answers there, but in session \(theirs), not this one"
+        case .wire(.closedByPeer(.refused)):
+            return "Huddle answers there but refused: another session, no common protocol version, "
+                + "or this device blocked there"
+        case .wire(.protocolMismatch(_, let theirs)):
+            return "Huddle answers there, but speaks protocol versions \(theirs.lowerBound)–\(theirs.upperBound) only"
+        default:
+            return "\(failure)"
+        }
+    }
+}
