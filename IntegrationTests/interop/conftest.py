@@ -39,7 +39,7 @@ def pytest_configure(config) -> None:
         """SIGTERM handler."""
         raise KeyboardInterrupt("SIGTERM")
     signal.signal(signal.SIGTERM, on_term)
-    config.addinivalue_line("markers", "hosts(k, dad=False, ula=False): test-bed shape")
+    config.addinivalue_line("markers", "hosts(k, dad=False, ula=False, ...): test-bed shape")
 
 
 @pytest.fixture(scope="session")
@@ -55,7 +55,8 @@ def testbed(netns_ok, request) -> Testbed:
     """K fresh hosts on one bridge, torn down afterwards (even on failure).
 
     Marker `@pytest.mark.hosts(k, dad=False, ula=False)`: default 3 hosts, IPv6 DAD
-    disabled (accept_dad=0) and no fd00:: ULA addresses.
+    disabled (accept_dad=0) and no fd00:: ULA addresses. Other keyword arguments go to
+    Testbed too (second_link, second_only, subnets, router: see testbed.py).
     """
     marker = request.node.get_closest_marker("hosts")
     tb = Testbed(k=marker.args[0] if marker and marker.args else 3,

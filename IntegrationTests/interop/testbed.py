@@ -12,6 +12,16 @@ second_only=["c"]): a second bridge hd<pid>bs<seq> in ns hd<pid>_<seq>br2 on sub
 Host.ifname2 / ipv4_2 / ipv6_ll2), so they are dual-homed; hosts in second_only have their one
 veth-<x> on the second bridge instead of the first (ipv4 then is 10.<Y>.<seq>.<n>).
 
+Subnets and the router, e.g. Testbed(k=3, subnets={"c": 2}, router=True): subnets maps a host
+letter to the subnet (1, 2 or 3) of its veth-<x>, default 1 (second_only=["c"] is the same as
+subnets={"c": 2}). Subnet 3 is a third bridge hd<pid>bt<seq> in ns hd<pid>_<seq>br3 on
+10.<Z>.<seq>.0/24 (e.g. for a DNS server). router=True adds ns hd<pid>_<seq>rt with one veth
+rt<n> per subnet in use (bridge port p-rt), address .254 on each, net.ipv4.ip_forward=1 (and IPv6
+forwarding with ula=True). Every host gets a route to each subnet it is not on via the router's
+address on its own subnet (no default route). Nothing runs in the router: no multicast routing
+daemon, so multicast (mDNS) stays on its subnet while unicast crosses. Host.subnet tells a host's
+subnet; Testbed.router_ipv4 / router_ula / cidr4 / cidr6 map a subnet number to addresses.
+
 Every process is started inside one of these namespaces, so teardown can stop
 exactly the processes of this run (`ip netns pids NS`) and delete exactly its
 namespaces. Teardown runs from fixture finalizers and, as a safety net, atexit.
@@ -21,6 +31,7 @@ Every wait is bounded.
 from __future__ import annotations
 
 import atexit
+import ipaddress
 import itertools
 import json
 import os
@@ -200,26 +211,31 @@ class LineProc:
 
 
 class Host:
-    """One test host: a network namespace with lo + one veth on the bridge."""
+    """One test host: a network namespace with lo + one veth on the bridge of its subnet
+    (a second veth on subnet 2 if dual-homed)."""
 
     def __init__(self, testbed: "Testbed", letter: str, index: int):
         self.testbed, self.letter = testbed, letter
         self.ns = f"{testbed.prefix}{letter}"
         self.ifname = f"veth-{letter}"
-        self.ipv4 = f"{testbed.net4}.{index + 1}"
-        self.ula = f"fd00:{testbed.seq:x}::{index + 1}" if testbed.ula else None
+        # Subnet (bridge) of veth-<x>: 1 unless Testbed subnets / second_only say 2 or 3.
+        self.subnet = testbed.host_subnet.get(letter, 1)
+        self.ipv4 = f"{testbed.net4_of[self.subnet]}.{index + 1}"
+        self.ula = testbed.ula_address(self.subnet, str(index + 1)) if testbed.ula else None
         self.ipv6_ll: str | None = None  # filled once the address is usable
-        # Second link (Testbed second_link / second_only); None when not used.
-        self.link = 2 if letter in testbed.second_only else 1  # bridge of veth-<x>
-        if self.link == 2:
-            self.ipv4 = f"{testbed.net4_2}.{index + 1}"
+        # Second link (Testbed second_link): veth2-<x> on subnet 2; None when not used.
         dual = letter in testbed.second_link
         self.ifname2 = f"veth2-{letter}" if dual else None
         self.ipv4_2 = f"{testbed.net4_2}.{index + 1}" if dual else None
         self.ipv6_ll2: str | None = None
 
+    @property
+    def link(self) -> int:
+        """The bridge of veth-<x> (the same number as subnet; the older name)."""
+        return self.subnet
+
     def __repr__(self) -> str:
-        return f"Host({self.ns}, {self.ipv4}, {self.ipv6_ll})"
+        return f"Host({self.ns}, {self.ipv4}, subnet {self.subnet}, {self.ipv6_ll})"
 
     def argv(self, *cmd: str) -> list[str]:
         """argv that runs cmd inside this host's namespace."""
@@ -240,31 +256,63 @@ class Host:
 
 
 class Testbed:
-    """K hosts on one bridge (optionally a second one, see the module doc); create with start(),
-    always close() (idempotent)."""
+    """K hosts on one bridge (optionally up to three subnets, dual-homed hosts and a router between
+    the subnets, see the module doc); create with start(), always close() (idempotent)."""
 
     def __init__(self, k: int = 3, dad: bool = False, ula: bool = False,
-                 second_link: Iterable[str] = (), second_only: Iterable[str] = ()):
+                 second_link: Iterable[str] = (), second_only: Iterable[str] = (),
+                 subnets: dict[str, int] | None = None, router: bool = False):
         assert 1 <= k <= 26
-        # Optional second bridge (see module doc): dual-homed hosts and hosts only on it.
-        self.second_link, self.second_only = set(second_link), set(second_only)
-        assert not self.second_link & self.second_only, "a host is dual-homed or second-only"
+        # Optional second and third bridge and the router (see module doc).
+        self.second_link = set(second_link)
+        self.host_subnet = {x: 2 for x in second_only}
+        for x, n in (subnets or {}).items():
+            assert n in (1, 2, 3), f"subnet of {x} is 1, 2 or 3"
+            assert self.host_subnet.get(x, n) == n, f"second_only and subnets disagree on {x}"
+            self.host_subnet[x] = n
+        self.second_only = {x for x, n in self.host_subnet.items() if n == 2}
+        assert all(self.host_subnet.get(x, 1) == 1 for x in self.second_link), \
+            "a dual-homed host has veth-<x> on subnet 1"
         self.seq = next(_SEQ)
         self.prefix = f"hd{PID}_{self.seq}"
         self.bridge_ns = f"{self.prefix}br"
         self.bridge_if = f"hd{PID}br"[:15]
         self.net4 = f"10.{20 + PID % 200}.{self.seq % 250}"
         self.net4_2 = f"10.{220 + PID % 30}.{self.seq % 250}"  # 2nd octet never one of net4's
+        self.net4_3 = f"10.{250 + PID % 6}.{self.seq % 250}"   # nor one of net4's or net4_2's
+        self.net4_of = {1: self.net4, 2: self.net4_2, 3: self.net4_3}
         self.dad, self.ula = dad, ula
         self.bridge2_ns = f"{self.prefix}br2"
         self.bridge2_if = f"hd{PID}bs{self.seq}"[:15]
+        self.bridge3_ns = f"{self.prefix}br3"
+        self.bridge3_if = f"hd{PID}bt{self.seq}"[:15]
         self.hosts = [Host(self, chr(ord("a") + i), i) for i in range(k)]
-        assert {h.letter for h in self.hosts} >= self.second_link | self.second_only
+        assert {h.letter for h in self.hosts} >= self.second_link | set(self.host_subnet)
+        # The bridges in use: subnet number -> (namespace, bridge interface).
+        used = {1} | {h.subnet for h in self.hosts} | ({2} if self.second_link else set())
+        all_bridges = {1: (self.bridge_ns, self.bridge_if), 2: (self.bridge2_ns, self.bridge2_if),
+                       3: (self.bridge3_ns, self.bridge3_if)}
+        self.bridges = {n: all_bridges[n] for n in sorted(used)}
+        self.cidr4 = {n: f"{self.net4_of[n]}.0/24" for n in self.bridges}
+        self.cidr6 = ({n: str(ipaddress.ip_interface(f"{self.ula_address(n, '0')}/64").network)
+                       for n in self.bridges} if ula else {})
+        # The router (router=True): one interface rt<n> per subnet, address .254 / ::fe on each.
+        self.router = router
+        assert not router or len(self.bridges) >= 2, "a router joins two or more subnets"
+        self.router_ns = f"{self.prefix}rt" if router else None
+        self.router_ifname = {n: f"rt{n}" for n in self.bridges} if router else {}
+        self.router_ipv4 = {n: f"{self.net4_of[n]}.254" for n in self.bridges} if router else {}
+        self.router_ula = ({n: self.ula_address(n, "fe") for n in self.bridges}
+                           if router and ula else {})
         self.namespaces: list[str] = []  # created so far (exactly those are deleted)
         self.procs: list[LineProc] = []
         self.cleanups: list[Callable[[], None]] = []
         self.tmpdir = tempfile.mkdtemp(prefix=f"{self.prefix}-")
         self.closed = False
+
+    def ula_address(self, subnet: int, suffix: str) -> str:
+        """fd00:<seq>:<subnet - 1>::<suffix>, compressed (subnet 1: fd00:<seq>::<suffix>)."""
+        return str(ipaddress.IPv6Address(f"fd00:{self.seq:x}:{subnet - 1:x}::{suffix}"))
 
     def __getitem__(self, i: int) -> Host:
         return self.hosts[i]
@@ -283,19 +331,19 @@ class Testbed:
         """Build namespaces, bridge, veths and addresses; wait for IPv6 link-local."""
         _LIVE.append(self)
         try:
-            self._add_ns(self.bridge_ns)
-            br = ["ip", "-n", self.bridge_ns]
-            run(br + ["link", "add", self.bridge_if, "type", "bridge", "mcast_snooping", "0"])
-            run(br + ["link", "set", self.bridge_if, "up"])
-            if self.second_link or self.second_only:
-                self._add_ns(self.bridge2_ns)
-                br2 = ["ip", "-n", self.bridge2_ns]
-                run(br2 + ["link", "add", self.bridge2_if, "type", "bridge", "mcast_snooping", "0"])
-                run(br2 + ["link", "set", self.bridge2_if, "up"])
+            for ns, bridge_if in self.bridges.values():
+                self._add_ns(ns)
+                br = ["ip", "-n", ns]
+                run(br + ["link", "add", bridge_if, "type", "bridge", "mcast_snooping", "0"])
+                run(br + ["link", "set", bridge_if, "up"])
             for h in self.hosts:
                 self._add_host(h)
                 if h.ifname2:
                     self._add_second_veth(h)
+            if self.router:
+                self._add_router()
+                for h in self.hosts:
+                    self._add_routes(h)
             for h in self.hosts:
                 h.ipv6_ll = wait_until(lambda: self._link_local(h), timeout=5,
                                        what=f"IPv6 link-local on {h.ns}")
@@ -314,8 +362,7 @@ class Testbed:
         for key in ("all", "default"):
             run(h.argv("sysctl", "-qw", f"net.ipv6.conf.{key}.accept_dad={dad}"))
         peer = f"p-{h.letter}"
-        bridge_ns, bridge_if = ((self.bridge2_ns, self.bridge2_if) if h.link == 2
-                                else (self.bridge_ns, self.bridge_if))
+        bridge_ns, bridge_if = self.bridges[h.subnet]
         run(["ip", "link", "add", h.ifname, "netns", h.ns, "type", "veth",
              "peer", "name", peer, "netns", bridge_ns])
         run(["ip", "-n", bridge_ns, "link", "set", peer, "master", bridge_if, "up"])
@@ -336,6 +383,40 @@ class Testbed:
         run(h.argv("sysctl", "-qw", f"net.ipv6.conf.{h.ifname2}.accept_dad={dad}"))
         run(["ip", "-n", h.ns, "addr", "add", f"{h.ipv4_2}/24", "dev", h.ifname2])
         run(["ip", "-n", h.ns, "link", "set", h.ifname2, "up"])
+
+    def _add_router(self) -> None:
+        """The router namespace: veth rt<n> on each bridge (port p-rt), .254 (and ::fe), forwarding
+        on. Nothing is started in it, so no multicast routing: mc_forwarding stays 0."""
+        self._add_ns(self.router_ns)
+        r = ["ip", "-n", self.router_ns]
+        sysctl = ["ip", "netns", "exec", self.router_ns, "sysctl", "-qw"]
+        for key in ("all", "default"):
+            run(sysctl + [f"net.ipv6.conf.{key}.accept_dad=0"])
+        run(r + ["link", "set", "lo", "up"])
+        for n, (bridge_ns, bridge_if) in self.bridges.items():
+            ifname = self.router_ifname[n]
+            run(["ip", "link", "add", ifname, "netns", self.router_ns, "type", "veth",
+                 "peer", "name", "p-rt", "netns", bridge_ns])
+            run(["ip", "-n", bridge_ns, "link", "set", "p-rt", "master", bridge_if, "up"])
+            run(r + ["addr", "add", f"{self.router_ipv4[n]}/24", "dev", ifname])
+            if self.ula:
+                run(r + ["addr", "add", f"{self.router_ula[n]}/64", "dev", ifname, "nodad"])
+            run(r + ["link", "set", ifname, "up"])
+        # Set after the interfaces exist, so each of them forwards (writing these sets all of them).
+        run(sysctl + ["net.ipv4.ip_forward=1"])
+        if self.ula:
+            run(sysctl + ["net.ipv6.conf.all.forwarding=1"])
+
+    def _add_routes(self, h: Host) -> None:
+        """Routes on h to each subnet it is not on, via the router's address on h's subnet (a
+        dual-homed host's veth2-<x> has no ULA, so its IPv6 route to subnet 2 goes via the router)."""
+        for n in self.bridges:
+            if n != h.subnet and not (n == 2 and h.ifname2):
+                run(["ip", "-n", h.ns, "route", "add", self.cidr4[n],
+                     "via", self.router_ipv4[h.subnet], "dev", h.ifname])
+            if self.ula and n != h.subnet:
+                run(["ip", "-n", h.ns, "-6", "route", "add", self.cidr6[n],
+                     "via", self.router_ula[h.subnet], "dev", h.ifname])
 
     def _link_local(self, h: Host, ifname: str | None = None) -> str | None:
         """h's usable (non-tentative) fe80:: address on ifname (default veth-<x>), or None yet."""
