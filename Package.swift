@@ -269,6 +269,7 @@ let package = Package(
             dependencies: [
                 "HuddleTestSupport",
                 "huddle", "Huddle", "HuddleClipboard", "HuddlePasteboard", "HuddleMDNSCore", "HuddleDNS",
+                "HuddleTransport", "HuddleWire",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: upcoming

@@ -20,6 +20,10 @@ BAD = [
     (["discover", "_lab._tcp", "--timeout", "0"], "--timeout must be a positive"),
     (["discover", "_lab._tcp", "--count", "0"], "--count must be at least 1"),
     (["discover", "--ipv4", "--ipv6"], "exclude each other"),
+    (["chat", "--peer", "10.1.2.3:0"], "the port must be 1 to 65535"),
+    (["chat", "--peer", "[fd00::1"], "no ] after the IPv6 address"),
+    (["send", "x", "--peer", "bob smith"], "the host has characters no host name or address has"),
+    (["peers", "--mode", "server", "--peer", "10.1.2.3"], "--peer needs a mode that looks for peers"),
 ]
 
 

@@ -1,6 +1,7 @@
-/// The session's direct addresses (``PeerSessionConfiguration/peerAddresses``): at each, on its
-/// ``DirectAddressSchedule``, the session introduces itself (``PeerIntroducer``), and what answers is handed on as
-/// a sighting, like a peer found nearby. Runs on its session's executor, while the session browses.
+/// The session's direct addresses (``PeerSessionConfiguration/peerAddresses`` and those added since with
+/// ``PeerSession/addPeerAddress(_:)``): at each, on its ``DirectAddressSchedule``, the session introduces itself
+/// (``PeerIntroducer``), and what answers is handed on as a sighting, like a peer found nearby. Runs on its
+/// session's executor; the loops run while the session browses.
 actor DirectPeers {
     /// What the session gives the loops: what it knows of a peer, where sightings go, where failures go.
     struct Hooks: Sendable {
@@ -10,12 +11,14 @@ actor DirectPeers {
     }
 
     nonisolated let executorOwner: any Actor
-    let addresses: [PeerAddress]
     let introducer: PeerIntroducer
     let clock: any SessionClock
     let schedule: DirectAddressSchedule.Configuration
+    private(set) var addresses: [PeerAddress]
     private var schedules: [DirectAddressSchedule] = []
     private var loops: [Task<Void, Never>] = []
+    /// Set while the loops run.
+    private var hooks: Hooks?
 
     init(
         addresses: [PeerAddress],
@@ -35,17 +38,30 @@ actor DirectPeers {
 
     /// Starts one loop per address, each on a fresh schedule, unless they run.
     func start(_ hooks: Hooks) {
-        guard loops.isEmpty else { return }
+        guard self.hooks == nil else { return }
+        self.hooks = hooks
         schedules = addresses.map { _ in DirectAddressSchedule(configuration: schedule) }
-        loops = addresses.indices.map { index in
-            Task { await self.run(index, hooks) }
-        }
+        loops = addresses.indices.map { index in Task { await self.run(index, hooks) } }
+    }
+
+    /// Adds `address`, unless it is there already; its loop starts at once when the others run.
+    /// - Returns: whether it was new.
+    @discardableResult
+    func add(_ address: PeerAddress) -> Bool {
+        guard !addresses.contains(address) else { return false }
+        addresses.append(address)
+        guard let hooks else { return true }
+        let index = addresses.count - 1
+        schedules.append(DirectAddressSchedule(configuration: schedule))
+        loops.append(Task { await self.run(index, hooks) })
+        return true
     }
 
     /// Stops the loops; what they found stays with the caller to forget.
     func stop() {
         for loop in loops { loop.cancel() }
         loops = []
+        hooks = nil
     }
 
     private func run(_ index: Int, _ hooks: Hooks) async {

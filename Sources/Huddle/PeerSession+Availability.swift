@@ -20,7 +20,7 @@ extension PeerSession {
     public func setAvailable(_ available: Bool) async throws {
         guard !stopped else { throw PeerSessionError.stopped }
         guard available else {
-            await directPeers?.stop()
+            await directPeers.stop()
             return await presence.hide()
         }
         var advert: PeerAdvert?
@@ -37,7 +37,7 @@ extension PeerSession {
         }
         let inbox = self.inbox
         try await presence.show(advert, browsing: mode.browses ? serviceType : nil) { inbox.yield(.directory($0)) }
-        if mode.browses, let directPeers {
+        if mode.browses {
             let (presence, broadcast) = (self.presence, self.broadcast)
             await directPeers.start(
                 DirectPeers.Hooks(
@@ -47,6 +47,17 @@ extension PeerSession {
                 )
             )
         }
+    }
+
+    /// Also looks for a peer at `address` from now on, as if it were in ``PeerSessionConfiguration/peerAddresses``
+    /// (`huddle peers` and `huddle chat` add them as they run).
+    ///
+    /// - Returns: whether the address was new to the session.
+    /// - Throws: ``PeerSessionError/notAllowedInMode(_:)`` in server mode, which looks for no peers.
+    @discardableResult
+    public func addPeerAddress(_ address: PeerAddress) async throws -> Bool {
+        guard mode.browses else { throw PeerSessionError.notAllowedInMode(mode) }
+        return await directPeers.add(address)
     }
 
     /// What the rules know of `peer`, for its direct address's schedule.

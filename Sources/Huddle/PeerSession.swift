@@ -53,8 +53,8 @@ public actor PeerSession {
     nonisolated let pairingGate: PairingGate
     /// The directory, the advert and the browse; it runs on this actor's executor.
     nonisolated let presence: SessionPresence
-    /// The direct addresses and what answers there, when the configuration names any; on this actor's executor.
-    nonisolated let directPeers: DirectPeers?
+    /// The direct addresses and what answers there; on this actor's executor.
+    nonisolated let directPeers: DirectPeers
     var group: any EventLoopGroup { configuration.eventLoopGroup }
     /// What the rules read as `now` and the timers wait on (``PeerSessionConfiguration/clock``); a clipboard sync
     /// paces its writes on it too.
@@ -179,20 +179,17 @@ public actor PeerSession {
             broadcast: broadcast,
             datagramPort: { datagrams.port.load(ordering: .relaxed) }
         )
-        directPeers =
-            configuration.peerAddresses.isEmpty
-            ? nil
-            : DirectPeers(
-                addresses: configuration.peerAddresses,
-                introducer: PeerIntroducer(
-                    wiring: wiring,
-                    transport: configuration.transport,
-                    group: configuration.eventLoopGroup,
-                    tls: tls
-                ),
-                clock: configuration.clock,
-                sharingExecutorOf: transfers
-            )
+        directPeers = DirectPeers(
+            addresses: configuration.peerAddresses,
+            introducer: PeerIntroducer(
+                wiring: wiring,
+                transport: configuration.transport,
+                group: configuration.eventLoopGroup,
+                tls: tls
+            ),
+            clock: configuration.clock,
+            sharingExecutorOf: transfers
+        )
     }
 
     /// Loads (or makes) this device's key and loads its trust store from ``PeerSessionConfiguration/dataDirectory``,
@@ -265,7 +262,7 @@ public actor PeerSession {
         // was kept for redelivery is reported.
         apply(.stop)
         io.removeAll()
-        await directPeers?.stop()
+        await directPeers.stop()
         await presence.hide()
         for channel in channels { try? await channel.closeFuture.get() }
         try? await listener?.close()

@@ -13,8 +13,13 @@ struct ChatCommand: AsyncParsableCommand {
             screens show the same six-digit code: compare them and answer y to connect (n to refuse). Devices \
             paired once reconnect without a code. Lines you type go to every connected peer.
 
-            Commands: /peers lists peers and their states, /connect NAME dials a peer by name, /quit leaves \
-            (so does Ctrl-D or Ctrl-C).
+            Commands: /peers lists peers and their states, /connect NAME dials a peer by name, \
+            /peer HOST[:PORT] also looks for a peer at that address, /quit leaves (so does Ctrl-D or Ctrl-C).
+
+            A peer on another subnet, or on a network that drops multicast, is not found nearby: name its \
+            address with --peer HOST[:PORT] (or /peer while chatting). It listens on port 47474 unless told \
+            otherwise with --port. The address is only where to dial: its key, and the code at first contact, \
+            decide who it is.
 
             Two terminals on one machine need two identities, e.g.:
               HUDDLE_HOME=/tmp/ada huddle chat --name Ada
@@ -165,6 +170,8 @@ actor ChatRoom {
             return true
         case "/quit":
             return false
+        case _ where await PeerAddressCommand.handle(text, session: session):
+            return true
         case _ where text.hasPrefix("/connect "):
             let wanted = String(text.dropFirst("/connect ".count)).trimmingCharacters(in: .whitespaces)
             var target: PeerID?

@@ -14,7 +14,7 @@ enum DirectAddressText {
         guard let failure = error.connectionError else { return "\(error)" }
         switch failure {
         case .connectFailed(let detail):
-            return "nothing answers there (\(detail)); check the address, the port and the firewall"
+            return socketFailure(detail)
         case .tls, .unacceptableCertificate:
             return "something that is not Huddle answers there (\(failure))"
         case .tlsHandshakeTimedOut, .wire(.handshakeTimedOut):
@@ -31,5 +31,19 @@ enum DirectAddressText {
         default:
             return "\(failure)"
         }
+    }
+
+    /// A failed TCP connect in a few words, from the socket error's text.
+    static func socketFailure(_ detail: String) -> String {
+        let lower = detail.lowercased()
+        let known: [(String, String)] = [
+            ("connection refused", "connection refused: nothing listens on that port (is Huddle running there?)"),
+            ("no route to host", "no route to host (is the host up, and does a firewall reject the port?)"),
+            ("network is unreachable", "network unreachable from here (no route to that address)"),
+            ("timed out", "no answer within 5 s (is the host up, and does a firewall drop the port?)"),
+            ("timeout", "no answer within 5 s (is the host up, and does a firewall drop the port?)"),
+            ("cannot resolve", detail),
+        ]
+        return known.first { lower.contains($0.0) }?.1 ?? "nothing answers there (\(detail))"
     }
 }

@@ -11,7 +11,8 @@ struct PeersCommand: AsyncParsableCommand {
         discussion: """
             Shows every peer of the session with its state (available, connecting, connected, …) as it \
             changes. Type a peer's number to connect to it; at first contact compare the code and answer y or n. \
-            /quit leaves. --json prints one object per event instead, for scripts.
+            /peer HOST[:PORT] also looks for a peer at that address (like --peer); /quit leaves. --json prints \
+            one object per event instead, for scripts.
             """
     )
 
@@ -155,8 +156,11 @@ actor PeerPicker {
 
     func handle(line: String) async -> Bool {
         if line == "/quit" { return false }
+        if await PeerAddressCommand.handle(line, session: session) { return true }
         guard let number = Int(line), number >= 1, number <= order.count else {
-            if !line.isEmpty { Output.line("(type a peer's number, y/n to answer a request, or /quit)") }
+            if !line.isEmpty {
+                Output.line("(type a peer's number, y/n to answer a request, /peer HOST[:PORT], or /quit)")
+            }
             return true
         }
         let peer = order[number - 1]

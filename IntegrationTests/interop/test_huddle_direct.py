@@ -1,0 +1,113 @@
+"""Issue 20 (first slice): peers that multicast cannot reach, by direct address (`--peer HOST[:PORT]`).
+
+Two subnets joined by a router that forwards unicast but not multicast (testbed.py, `router=True`): Ada on
+subnet 1, Bob on subnet 2. Only Ada is told where Bob is; she introduces herself there, finds him, and dials.
+Each host has its own identity (HUDDLE_HOME): the namespaces share one file system.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+
+import pytest
+
+from huddle_cli import huddle_bin
+import testbed as bed
+from test_huddle_chat import code_of, pair
+
+ROUTED = dict(subnets={"b": 2}, router=True)
+
+
+def spawn(host, home: str, *args: str, stdin: bool = False, ready: str | None = None):
+    """`huddle ARGS` in host with its own HUDDLE_HOME, host label and interface."""
+    env = dict(os.environ, HUDDLE_HOME=home)
+    argv = [huddle_bin(), *args, "--host", f"huddle-{host.letter}", "--interface", host.ifname]
+    proc = host.spawn(*argv, label=f"{host.letter}:{args[0]}", stdin=stdin, env=env)
+    if ready:
+        proc.wait_line(lambda l: l.startswith(ready), 15)
+    return proc
+
+
+@pytest.mark.hosts(2, **ROUTED)
+def test_chat_across_a_router_by_peer_address(testbed, huddle, homes):
+    """Bob, on the other subnet, is found only through `--peer`; the code is compared as for a peer nearby and
+    lines go both ways."""
+    a, b = testbed[0], testbed[1]
+    assert a.subnet != b.subnet
+    bob = spawn(b, homes("b"), "chat", "--name", "Bob", stdin=True, ready="Chatting in")
+    ada = spawn(a, homes("a"), "chat", "--name", "Ada", "--peer", b.ipv4, stdin=True, ready="Chatting in")
+    ada.wait_line(lambda l: l.startswith("* Bob (") and l.endswith("is here"), 15)
+    pair(ada, bob, "Ada", "Bob")
+    ada.send("across the router")
+    bob.wait_line(lambda l: l == "Ada: across the router", 5)
+    bob.send("and back")
+    ada.wait_line(lambda l: l == "Bob: and back", 5)
+    # Bob never saw Ada by multicast: he learnt of her only when she connected.
+    assert not any(l.startswith("* Ada (") and l.endswith("is here") for _, l in bob.lines[:5]), bob.output()
+
+
+@pytest.mark.hosts(2, **ROUTED)
+def test_an_address_that_does_not_answer_is_said_once_then_reached(testbed, huddle, homes):
+    """Nothing listens at Bob's address yet: Ada says so once and keeps trying; when Bob starts there (on the
+    port named with --port), she finds him."""
+    a, b = testbed[0], testbed[1]
+    ada = spawn(a, homes("a"), "chat", "--name", "Ada", "--yes", "--peer", f"{b.ipv4}:47999", stdin=True,
+                ready="Chatting in")
+    said = ada.wait_line(lambda l: l.startswith(f"! {b.ipv4}:47999: "), 15)
+    assert said == f"! {b.ipv4}:47999: connection refused: nothing listens on that port (is Huddle running " \
+        "there?); trying again", said
+    bob = spawn(b, homes("b"), "chat", "--name", "Bob", "--yes", "--port", "47999", stdin=True, ready="Chatting in")
+    ada.wait_line(lambda l: l == "* connected to Bob", 30)
+    bob.wait_line(lambda l: l == "* connected to Ada", 10)
+    told = [l for _, l in ada.lines if l.startswith(f"! {b.ipv4}:47999: ")]
+    assert told == [said], told
+
+
+@pytest.mark.hosts(2, **ROUTED)
+def test_send_across_a_router_by_peer_address(testbed, huddle, homes):
+    """`huddle send --peer` reaches a receiver on the other subnet; the file arrives verified and identical."""
+    a, b = testbed[0], testbed[1]
+    source = os.path.join(homes("files"), "notes.bin")
+    data = os.urandom(3 << 20)
+    with open(source, "wb") as f:
+        f.write(data)
+    inbox = homes("inbox")
+    receiver = spawn(b, homes("b"), "receive", "--dir", inbox, "--yes", "--count", "1", "--name", "Bob",
+                     ready="Receiving into")
+    sender = spawn(a, homes("a"), "send", source, "--to", "Bob", "--yes", "--name", "Ada", "--peer", b.ipv4)
+    sender.wait_line(lambda l: l == "sent notes.bin: verified by the receiver", 60)
+    assert sender.wait_exit(20) == 0, sender.output()
+    receiver.wait_line(lambda l: l.startswith("received "), 10)
+    assert receiver.wait_exit(20) == 0, receiver.output()
+    with open(os.path.join(inbox, "notes.bin"), "rb") as f:
+        assert hashlib.sha256(f.read()).digest() == hashlib.sha256(data).digest()
+
+
+@pytest.mark.hosts(2, **ROUTED)
+def test_without_peer_address_the_other_subnet_stays_unseen(testbed, huddle, homes):
+    """The control: with no --peer, multicast does not cross the router and Ada never finds Bob."""
+    a, b = testbed[0], testbed[1]
+    spawn(b, homes("b"), "chat", "--name", "Bob", stdin=True, ready="Chatting in")
+    ada = spawn(a, homes("a"), "chat", "--name", "Ada", stdin=True, ready="Chatting in")
+    # An absence can only be shown by waiting: 4 s is four of Ada's mDNS queries (RFC 6762 §5.2: 1 s, 2 s, ...)
+    # and Bob's announcements.
+    with pytest.raises(bed.TestbedError):
+        ada.wait_line(lambda l: l.startswith("* Bob ("), 4)
+
+
+@pytest.mark.hosts(2, **ROUTED)
+def test_peers_adds_an_address_live_and_connects_by_number(testbed, huddle, homes):
+    """`/peer HOST` typed into a running `huddle peers`: Bob is found there and connected by his number."""
+    a, b = testbed[0], testbed[1]
+    spawn(b, homes("b"), "chat", "--name", "Bob", "--yes", stdin=True, ready="Chatting in")
+    ada = spawn(a, homes("a"), "peers", "--name", "Ada", "--yes", "--json", stdin=True)
+    ada.send(f"/peer {b.ipv4}")
+    ada.wait_line(lambda l: l == f"* looking for a peer at {b.ipv4}:47474", 10)
+    found = ada.wait_event(lambda e: e.get("event") == "found" and e.get("name") == "Bob", 15)
+    ada.send("1")
+    ada.wait_event(lambda e: e.get("event") == "state" and e.get("peer") == found["peer"]
+                   and e.get("state") == "connected", 20)
+    ada.send(f"/peer {b.ipv4}:47474")
+    ada.wait_line(lambda l: l == f"* already looking at {b.ipv4}:47474", 10)
