@@ -1,20 +1,37 @@
+import HuddleTransport
+import HuddleWire
+
 /// The session's direct addresses (``PeerSessionConfiguration/peerAddresses`` and those added since with
-/// ``PeerSession/addPeerAddress(_:)``): at each, on its ``DirectAddressSchedule``, the session introduces itself
-/// (``PeerIntroducer``), and what answers is handed on as a sighting, like a peer found nearby. Runs on its
-/// session's executor; the loops run while the session browses.
+/// ``PeerSession/addPeerAddress(_:)``) and the addresses remembered for paired devices: at each, on its
+/// ``DirectAddressSchedule``, the session introduces itself (``PeerIntroducer``), and what answers is handed on as
+/// a sighting, like a peer found nearby. Runs on its session's executor; the loops run while the session browses.
 actor DirectPeers {
+    /// An address to look at.
+    struct Entry: Hashable, Sendable {
+        var address: PeerAddress
+        /// Set for an address remembered for this paired device: looked at only while the device is neither
+        /// connected nor found nearby, at most every 5 minutes once it fails, failures not reported, and only this
+        /// device taken as an answer.
+        var remembered: DeviceID?
+    }
+
     /// What the session gives the loops: what it knows of a peer, where sightings go, where failures go.
     struct Hooks: Sendable {
         var status: @Sendable (PeerID) async -> DirectAddressSchedule.PeerStatus
         var sighted: @Sendable (_ address: Int, PeerDirectoryEvent) async -> Void
         var unreachable: @Sendable (PeerAddress, PeerSessionError) -> Void
+        /// Whether a peer of this device is connected or found nearby now.
+        var deviceSeen: @Sendable (DeviceID) async -> Bool
     }
+
+    /// The schedule of remembered addresses: like a direct one's, but backing off to 5 minutes.
+    static let rememberedSchedule = DirectAddressSchedule.Configuration(longestRetry: .seconds(300))
 
     nonisolated let executorOwner: any Actor
     let introducer: PeerIntroducer
     let clock: any SessionClock
     let schedule: DirectAddressSchedule.Configuration
-    private(set) var addresses: [PeerAddress]
+    private(set) var entries: [Entry]
     private var schedules: [DirectAddressSchedule] = []
     private var loops: [Task<Void, Never>] = []
     /// Set while the loops run.
@@ -27,7 +44,7 @@ actor DirectPeers {
         schedule: DirectAddressSchedule.Configuration = .init(),
         sharingExecutorOf executorOwner: any Actor
     ) {
-        self.addresses = addresses
+        self.entries = addresses.map { Entry(address: $0) }
         self.introducer = introducer
         self.clock = clock
         self.schedule = schedule
@@ -40,19 +57,33 @@ actor DirectPeers {
     func start(_ hooks: Hooks) {
         guard self.hooks == nil else { return }
         self.hooks = hooks
-        schedules = addresses.map { _ in DirectAddressSchedule(configuration: schedule) }
-        loops = addresses.indices.map { index in Task { await self.run(index, hooks) } }
+        schedules = entries.map(makeSchedule)
+        loops = entries.indices.map { index in Task { await self.run(index, hooks) } }
+    }
+
+    private func makeSchedule(_ entry: Entry) -> DirectAddressSchedule {
+        DirectAddressSchedule(configuration: entry.remembered == nil ? schedule : Self.rememberedSchedule)
     }
 
     /// Adds `address`, unless it is there already; its loop starts at once when the others run.
     /// - Returns: whether it was new.
     @discardableResult
     func add(_ address: PeerAddress) -> Bool {
-        guard !addresses.contains(address) else { return false }
-        addresses.append(address)
+        add(Entry(address: address))
+    }
+
+    /// Adds addresses remembered for paired devices, except those already looked at.
+    func remember(_ remembered: [Entry]) {
+        for entry in remembered where !entries.contains(where: { $0.address == entry.address }) { add(entry) }
+    }
+
+    @discardableResult
+    private func add(_ entry: Entry) -> Bool {
+        guard !entries.contains(entry) else { return false }
+        entries.append(entry)
         guard let hooks else { return true }
-        let index = addresses.count - 1
-        schedules.append(DirectAddressSchedule(configuration: schedule))
+        let index = entries.count - 1
+        schedules.append(makeSchedule(entry))
         loops.append(Task { await self.run(index, hooks) })
         return true
     }
@@ -65,12 +96,18 @@ actor DirectPeers {
     }
 
     private func run(_ index: Int, _ hooks: Hooks) async {
+        let entry = entries[index]
         let poll = schedules[index].configuration.pollInterval
         while !Task.isCancelled {
             var status = DirectAddressSchedule.PeerStatus()
-            if let peer = schedules[index].found?.peer { status = await hooks.status(peer) }
-            if schedules[index].shouldIntroduce(now: clock.now, peer: status) {
-                let outcome = await introducer.introduce(at: addresses[index])
+            var elsewhere = false
+            if let peer = schedules[index].found?.peer {
+                status = await hooks.status(peer)
+            } else if let device = entry.remembered {
+                elsewhere = await hooks.deviceSeen(device)
+            }
+            if !elsewhere, schedules[index].shouldIntroduce(now: clock.now, peer: status) {
+                let outcome = await introduce(entry)
                 guard !Task.isCancelled else { return }
                 let step =
                     switch outcome {
@@ -78,7 +115,7 @@ actor DirectPeers {
                     case .failure(let error): schedules[index].failed(error, now: clock.now)
                     }
                 for sighting in step.sightings { await hooks.sighted(index, sighting) }
-                if let error = step.report { hooks.unreachable(addresses[index], error) }
+                if let error = step.report, entry.remembered == nil { hooks.unreachable(entry.address, error) }
             }
             do {
                 try await clock.sleep(until: clock.now + poll)
@@ -86,5 +123,22 @@ actor DirectPeers {
                 return
             }
         }
+    }
+
+    /// An introduction at `entry`'s address; at a remembered one, only its device is an answer.
+    private func introduce(_ entry: Entry) async -> Result<PeerAdvert, PeerSessionError> {
+        Self.answer(await introducer.introduce(at: entry.address), at: entry)
+    }
+
+    /// What an introduction's outcome means at `entry`: at an address remembered for a device, another device
+    /// answering is a failure (the address was reassigned, or someone took it).
+    static func answer(
+        _ outcome: Result<PeerAdvert, PeerSessionError>,
+        at entry: Entry
+    ) -> Result<PeerAdvert, PeerSessionError> {
+        guard let expected = entry.remembered, case .success(let advert) = outcome, advert.deviceID != expected else {
+            return outcome
+        }
+        return .failure(.connection(.peerIdentityMismatch(expected: expected, presented: advert.deviceID)))
     }
 }

@@ -72,6 +72,8 @@ extension PeerSession {
                     metadata: ["device": "\(device)", "error": "\(error)"]
                 )
             }
+        case .rememberAddress(let device, let id, let port):
+            rememberAddress(of: device, on: id, listeningPort: port)
         case .log(let level, let message, let metadata):
             configuration.logger.log(level: level, message, metadata: metadata)
         }

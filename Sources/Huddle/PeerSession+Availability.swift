@@ -38,12 +38,14 @@ extension PeerSession {
         let inbox = self.inbox
         try await presence.show(advert, browsing: mode.browses ? serviceType : nil) { inbox.yield(.directory($0)) }
         if mode.browses {
+            if configuration.dialsRememberedAddresses { await directPeers.remember(rememberedAddresses()) }
             let (presence, broadcast) = (self.presence, self.broadcast)
             await directPeers.start(
                 DirectPeers.Hooks(
                     status: { [weak self] peer in await self?.directStatus(of: peer) ?? .init() },
                     sighted: { index, event in await presence.sightedDirectly(event, address: index) },
-                    unreachable: { address, error in broadcast.yield(.addressUnreachable(address, error)) }
+                    unreachable: { address, error in broadcast.yield(.addressUnreachable(address, error)) },
+                    deviceSeen: { [weak self] device in await self?.isSeen(device) ?? false }
                 )
             )
         }
@@ -59,6 +61,9 @@ extension PeerSession {
         guard mode.browses else { throw PeerSessionError.notAllowedInMode(mode) }
         return await directPeers.add(address)
     }
+
+    /// Whether a peer of `device` is connected or found nearby, so that its remembered addresses can wait.
+    func isSeen(_ device: DeviceID) -> Bool { machine.isSeen(device) }
 
     /// What the rules know of `peer`, for its direct address's schedule.
     func directStatus(of peer: PeerID) -> DirectAddressSchedule.PeerStatus { machine.directStatus(of: peer) }

@@ -21,6 +21,9 @@ public struct PeerSessionConfiguration: Sendable {
     /// were nearby (`docs/design.md`, "Peers beyond the link"). An address is only where to dial: the peer's key
     /// decides who it is. Failures are reported as ``PeerSessionEvent/addressUnreachable(_:_:)``.
     public var peerAddresses: [PeerAddress] = []
+    /// Look for paired devices that are not found nearby at the addresses they were last reached at (kept in the
+    /// trust store), backing off to every 5 minutes. Only the pinned device is taken as an answer there.
+    public var dialsRememberedAddresses = true
     /// When the port in ``listenPort`` is taken, listen on a free one instead of failing (for a default port that
     /// a second session on the same host cannot have).
     public var listenPortFallsBack = false

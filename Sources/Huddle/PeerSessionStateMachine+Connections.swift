@@ -201,6 +201,12 @@ extension PeerSessionStateMachine {
         if device != local.device {
             let level: TrustLevel? = outcome.pairedWithCode || firstUse ? (firstUse ? .tofu : .verified) : nil
             actions.append(.rememberTrust(device, level: level, displayName: name, version: outcome.version))
+            // The port the peer listens on is known when this side dialled it, or from its advert.
+            if slot.role == .initiator {
+                actions.append(.rememberAddress(device, connection: id, listeningPort: nil))
+            } else if let port = peers[peer]?.advert?.port {
+                actions.append(.rememberAddress(device, connection: id, listeningPort: port))
+            }
         }
         let waiter = slot.waiter
         slot.waiter = nil

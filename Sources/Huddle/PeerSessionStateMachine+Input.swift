@@ -78,6 +78,10 @@ extension PeerSessionStateMachine {
         case forgetDatagrams(Int)
         /// Record a device in the trust store: pinned at `level`, or (nil) only seen again.
         case rememberTrust(DeviceID, level: TrustLevel?, displayName: String, version: UInt8)
+        /// Keep where `device` was reached on `connection` for next time: the connection's remote address, with
+        /// `listeningPort` in place of its port when the peer dialled (its own port is then not the one it listens
+        /// on).
+        case rememberAddress(DeviceID, connection: Int, listeningPort: Int?)
         case log(Logger.Level, Logger.Message, Logger.Metadata)
     }
 }

@@ -109,6 +109,14 @@ struct PeerSessionStateMachine {
 
     func info(for peer: PeerID) -> PeerInfo? { peers[peer]?.info }
 
+    /// Whether a peer of `device` is connected or found nearby (advertised, not only at a direct address).
+    func isSeen(_ device: DeviceID) -> Bool {
+        peers.values.contains { record in
+            record.info.deviceID == device
+                && (record.info.state == .connected || record.advert.map { !$0.isDirect } == true)
+        }
+    }
+
     /// Whether `peer` is connected, and when its last connection ended (``DirectAddressSchedule``).
     func directStatus(of peer: PeerID) -> DirectAddressSchedule.PeerStatus {
         .init(connected: peers[peer]?.info.state == .connected, disconnectedAt: peers[peer]?.disconnectedAt)
@@ -178,6 +186,7 @@ struct PeerSessionStateMachine {
             record.info.deviceID = advert.deviceID
         }
         if record.connection == nil { record.info.state = .available }
+        record.info.dialledAt = advert.isDirect ? advert.addresses.first.flatMap(Self.addressText) : nil
         peers[advert.peer] = record
         emit(.peerFound(record.info))
         if !wasAvailable && record.connection == nil { emit(.stateChanged(advert.peer, .available)) }
@@ -185,6 +194,12 @@ struct PeerSessionStateMachine {
             reconnectIfLost(advert)
             connectIfFound(advert.peer)
         }
+    }
+
+    /// `host:port` of a socket address, as ``PeerAddress`` shows it.
+    static func addressText(_ address: SocketAddress) -> String? {
+        guard let host = address.ipAddress, let port = address.port else { return nil }
+        return PeerAddress(host: host, port: port).description
     }
 
     mutating func lost(_ peer: PeerID) {

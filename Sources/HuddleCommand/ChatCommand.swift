@@ -87,7 +87,8 @@ actor ChatRoom {
         switch event {
         case .peerFound(let info):
             guard seen.insert(info.id).inserted else { return }
-            Output.line("* \(info.displayName) (\(info.deviceID?.shortID ?? "?")) is here")
+            let dialled = info.dialledAt.map { " (dialled at \($0), not found nearby)" } ?? ""
+            Output.line("* \(info.displayName) (\(info.deviceID?.shortID ?? "?")) is here\(dialled)")
         case .connectionRequest(let request):
             ask(request)
         case .connectionRequestEnded(let id, let error):

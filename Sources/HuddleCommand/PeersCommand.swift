@@ -76,7 +76,7 @@ actor PeerPicker {
             if json {
                 Output.json([
                     "event": "found", "peer": info.id.rawValue, "name": info.displayName,
-                    "device": info.deviceID?.shortID ?? "",
+                    "device": info.deviceID?.shortID ?? "", "dialledAt": info.dialledAt ?? "",
                 ])
             }
         case .stateChanged(let peer, let state):
@@ -150,7 +150,10 @@ actor PeerPicker {
         for peer in order {
             guard let info = await session.info(for: peer) else { continue }
             index += 1
-            Output.line("  \(index)) \(info.displayName) (\(info.deviceID?.shortID ?? "?")) — \(info.state.rawValue)")
+            let dialled = info.dialledAt.map { " (dialled at \($0), not found nearby)" } ?? ""
+            Output.line(
+                "  \(index)) \(info.displayName) (\(info.deviceID?.shortID ?? "?")) — \(info.state.rawValue)\(dialled)"
+            )
         }
     }
 

@@ -27,6 +27,9 @@ public struct TrustRecord: Codable, Hashable, Sendable {
     public var lastSeen: Date
     /// The highest protocol version seen from it: a lower one later is a downgrade.
     public var maximumVersionSeen: UInt8
+    /// Where it was last reached, most recent first (`host:port`, at most ``TrustStore/rememberedAddressLimit``):
+    /// dialled when it is not found nearby. Only where to dial; the pinned key decides who answers.
+    public var addresses: [String]?
 
     public init(
         deviceID: DeviceID,
@@ -186,7 +189,7 @@ public final class TrustStore: Sendable {
     }
 
     /// Applies `body` to the records on disk now, under the lock, and writes the result.
-    private func change(_ body: (inout [DeviceID: TrustRecord]) -> Void) throws {
+    func change(_ body: (inout [DeviceID: TrustRecord]) -> Void) throws {
         guard let file else {
             state.withLockedValue { body(&$0.records) }
             return

@@ -20,7 +20,8 @@ struct DirectPeersMemoryTests {
         _ name: String,
         port: Int = 0,
         addresses: [PeerAddress] = [],
-        restarting earlier: PeerSession? = nil
+        restarting earlier: PeerSession? = nil,
+        directory: InMemoryPeerDirectory = InMemoryPeerDirectory()
     ) async throws -> SessionProbe {
         var configuration = PeerSessionConfiguration()
         network.configure(&configuration)
@@ -33,7 +34,7 @@ struct DirectPeersMemoryTests {
             sessionID: "TypingTogether",
             displayName: name,
             configuration: configuration,
-            directory: InMemoryPeerDirectory(),
+            directory: directory,
             identity: try earlier?.identity ?? DeviceIdentity.ephemeral(),
             trustStore: earlier?.trustStore ?? TrustStore()
         )
@@ -114,5 +115,46 @@ struct DirectPeersMemoryTests {
             #expect(await ada.state(oldID, .unavailable))
             #expect(await ada.state(newBob.session.peerID, .connected))
         }
+    }
+
+    /// Ada and Bob pair nearby (one directory); Bob then starts again somewhere Ada is not found. He looks at the
+    /// address he last reached her at, finds her device there, and connects without a code.
+    @Test func aPairedDeviceNotFoundNearbyIsDialledWhereItWasLastReached() async throws {
+        try await withTestScope { scope in
+            let nearby = InMemoryPeerDirectory()
+            let ada = try await session(scope, "Ada", port: 47_481, directory: nearby)
+            let bob = try await session(scope, "Bob", directory: nearby)
+            let adaID = ada.session.peerID
+            // Both connect to what they find; one of them dials.
+            #expect(await ada.state(bob.session.peerID, .connected))
+            #expect(await bob.state(adaID, .connected))
+            let kept = bob.session.trustStore.record(for: ada.session.identity.deviceID)?.addresses
+            #expect(kept == ["127.0.0.1:47481"])
+            await bob.stop()
+            let movedBob = try await session(scope, "Bob", restarting: bob.session)
+            let found = try #require(await movedBob.found(named: "Ada"))
+            #expect(found.id == adaID && found.dialledAt == "127.0.0.1:47481")
+            #expect(await movedBob.state(adaID, .connected))
+            #expect(!movedBob.events.contains { if case .connectionRequest = $0 { true } else { false } })
+            try await movedBob.session.send(Array("moved".utf8), to: [adaID])
+            #expect(await ada.message(from: movedBob.session.peerID) == "moved")
+        }
+    }
+
+    /// At an address remembered for a device, another device is no answer.
+    @Test func anotherDeviceAtARememberedAddressIsNoAnswer() throws {
+        let bob = try DirectAddressScheduleTests.advert("bob1")
+        let expected = try DeviceID(bytes: Array(repeating: 1, count: 32))
+        let entry = DirectPeers.Entry(address: PeerAddress(host: "10.1.2.3"), remembered: expected)
+        guard case .failure(let error) = DirectPeers.answer(.success(bob), at: entry) else {
+            Issue.record("another device was taken as the answer")
+            return
+        }
+        #expect(error.connectionError == .peerIdentityMismatch(expected: expected, presented: bob.deviceID))
+        let direct = DirectPeers.Entry(address: PeerAddress(host: "10.1.2.3"))
+        #expect(try DirectPeers.answer(.success(bob), at: direct).get() == bob)
+        var same = bob
+        same.deviceID = expected
+        #expect(try DirectPeers.answer(.success(same), at: entry).get() == same)
     }
 }

@@ -37,7 +37,7 @@ struct ConnectionRulesTests {
         #expect(rules.handle(.decide(.init(rawValue: 1), accept: true)).isEmpty)
         #expect(
             rules.handle(.connected(1, H.outcome("bob", pairedWithCode: true))) == [
-                "rememberTrust verified Bob", "startDatagrams 1",
+                "rememberTrust verified Bob", "rememberAddress 1 dialled", "startDatagrams 1",
                 "write 1 resume 0 []", "openFlow bob 1", "openRoute 1 bob", "emit stateChanged bob connected",
                 "finish 1 ok",
             ]
@@ -55,6 +55,22 @@ struct ConnectionRulesTests {
         #expect(rules.handle(.prompted(1, H.prompt("bob", code: true))) == ["write 1 decision true"])
         #expect(rules.machine.connections[1]?.acceptedOnFirstUse == true)
         #expect(rules.handle(.connected(1, H.outcome("bob"))).first == "rememberTrust tofu Bob")
+    }
+
+    /// Where a pinned peer was reached is kept for next time (`docs/design.md`, "Peers beyond the link"): the
+    /// address dialled, or, when the peer dialled, its address with the port its advert names; without an advert
+    /// the port it listens on is unknown and nothing is kept.
+    @Test(arguments: [true, false])
+    func whereAPeerWasReachedIsKeptWithThePortItListensOn(advertised: Bool) {
+        var rules = H { $0.trustsOnFirstUse = true }
+        if advertised { rules.handle(.found(H.advert("bob"))) }
+        rules.acceptAndAuthenticate(1)
+        rules.handle(.prompted(1, H.prompt("bob", code: true)))
+        let actions = rules.handle(.connected(1, H.outcome("bob")))
+        #expect(
+            actions.filter { $0.hasPrefix("remember") } == ["rememberTrust tofu Bob"]
+                + (advertised ? ["rememberAddress 1 4000"] : [])
+        )
     }
 
     @Test func aDenyIsWrittenAndTheEndedRequestIsReported() {

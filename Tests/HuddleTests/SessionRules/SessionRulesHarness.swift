@@ -109,6 +109,7 @@ struct SessionRulesHarness {
         case .startDatagrams(let id, _, _, _, _): "startDatagrams \(id)"
         case .forgetDatagrams(let id): "forgetDatagrams \(id)"
         case .rememberTrust(_, let level, let name, _): "rememberTrust \(level.map(\.rawValue) ?? "seen") \(name)"
+        case .rememberAddress(_, let id, let port): "rememberAddress \(id) \(port.map(String.init) ?? "dialled")"
         case .log(let level, let message, _): "log \(level) \(message)"
         }
     }
