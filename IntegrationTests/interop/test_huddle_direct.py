@@ -15,7 +15,8 @@ import pytest
 
 from huddle_cli import huddle_bin
 import testbed as bed
-from test_huddle_chat import code_of, pair
+from test_huddle_chat import pair
+from test_huddle_clip import clip, xdisplays  # noqa: F401 - xdisplays is a fixture used below
 
 ROUTED = dict(subnets={"b": 2}, router=True)
 
@@ -111,3 +112,42 @@ def test_peers_adds_an_address_live_and_connects_by_number(testbed, huddle, home
                    and e.get("state") == "connected", 20)
     ada.send(f"/peer {b.ipv4}:47474")
     ada.wait_line(lambda l: l == f"* already looking at {b.ipv4}:47474", 10)
+
+
+@pytest.mark.hosts(3, subnets={"c": 2}, router=True)
+def test_a_paired_device_that_moved_to_the_other_subnet_dials_where_it_last_reached_its_peer(testbed, huddle, homes):
+    """Ada and Bob pair on one link (b); Bob's device then runs on the other subnet (c, the same data directory,
+    as a laptop that moved). Nobody names an address: Bob looks where he last reached Ada, finds her device
+    there, and both connect without a code."""
+    a, b, c = testbed[0], testbed[1], testbed[2]
+    assert a.subnet == b.subnet != c.subnet
+    ada = spawn(a, homes("a"), "chat", "--name", "Ada", stdin=True, ready="Chatting in")
+    bob = spawn(b, homes("b"), "chat", "--name", "Bob", stdin=True, ready="Chatting in")
+    pair(ada, bob, "Ada", "Bob")
+    bob.send("/quit")
+    ada.wait_line(lambda l: l == "* Bob left the chat", 10)
+    assert bob.wait_exit(10) == 0, bob.output()
+    start = ada.mark()
+    moved = spawn(c, homes("b"), "chat", "--name", "Bob", stdin=True, ready="Chatting in")
+    moved.wait_line(lambda l: l.startswith("* Ada (") and l.endswith(f"is here (dialled at {a.ipv4}:47474, not found "
+                                                                        "nearby)"), 15)
+    moved.wait_line(lambda l: l == "* connected to Ada", 15)
+    ada.wait_line(lambda l: l == "* connected to Bob", 15, start)
+    assert not any("first contact" in l for _, l in moved.lines), moved.output()
+    moved.send("hello from the other subnet")
+    ada.wait_line(lambda l: l == "Bob: hello from the other subnet", 5, start)
+
+
+@pytest.mark.hosts(2, **ROUTED)
+def test_clip_sync_across_a_router_by_peer_address(testbed, huddle, homes, xdisplays):
+    """`huddle clip sync --peer`: a copy on Ada's X display lands on Bob's, on the other subnet, and back."""
+    a, b = testbed[0], testbed[1]
+    x_ada, x_bob = xdisplays(), xdisplays()
+    bob = clip(b, homes("b"), x_bob, "Bob", "sync", "--trust-on-first-use")
+    ada = clip(a, homes("a"), x_ada, "Ada", "sync", "--trust-on-first-use", "--peer", b.ipv4)
+    ada.wait_line(lambda l: l == "+ Bob connected", 30)
+    bob.wait_line(lambda l: l == "+ Ada connected", 30)
+    x_ada.copy("across the router ✓".encode())
+    x_bob.wait_for("across the router ✓".encode(), "UTF8_STRING")
+    x_bob.copy(b"and back")
+    x_ada.wait_for(b"and back", "UTF8_STRING")
