@@ -22,6 +22,8 @@ extension PeerConnectionHandler {
                 fail(error, notify: nil, context: context)
             case .openPairingRun:
                 openPairingRun(context: context)
+            case .checkPairingLink(let proof, let binding):
+                checkPairingLink(proof: proof, binding: binding, context: context)
             case .introduced(let hello, let version):
                 report(.introduced(hello, version: version), context: context)
                 sentGoodbye = true
@@ -45,6 +47,15 @@ extension PeerConnectionHandler {
             }
         }
         let actions = machine.pairingRun(refusal: refusal, now: now(context))
+        self.machine = machine
+        perform(actions, context: context)
+    }
+
+    /// Asks the issued links about the initiator's proof and hands the answer to the handshake.
+    func checkPairingLink(proof: [UInt8], binding: [UInt8], context: ChannelHandlerContext) {
+        guard var machine else { return }
+        let valid = setup.pairingLinks?.redeem(proof: proof, binding: binding) ?? false
+        let actions = machine.linkChecked(valid: valid, now: now(context))
         self.machine = machine
         perform(actions, context: context)
     }

@@ -27,8 +27,11 @@ public final class PeerConnectionHandler: ChannelDuplexHandler {
         public var receiveGate: (any PeerReceiveGate)?
         /// Charged before a pairing run starts; without one, every run is granted.
         public var pairingGate: PairingGate?
-        /// The initiator's: a connection, or only an introduction (``PeerConnectionEvent/introduced(_:version:)``).
+        /// The initiator's: a connection, only an introduction (``PeerConnectionEvent/introduced(_:version:)``), or
+        /// pairing with a link.
         public var purpose = PeerHandshake.Purpose.connect
+        /// The responder's issued pairing links; without them every link proof is refused.
+        public var pairingLinks: PairingLinks?
 
         public init(
             role: PeerRole,

@@ -37,6 +37,7 @@ public struct PeerCloseReason: RawRepresentable, Hashable, Sendable, CustomStrin
         case .pairingBusy: "busy pairing another device; try again shortly"
         case .pairingPaused: "pairing paused after abandoned attempts; try again in a minute"
         case .instanceTaken: "that peer is another device"
+        case .linkRefused: "the pairing link was already used, has expired, or was never issued there; ask for a new one"
         default: "reason \(rawValue)"
         }
     }
@@ -55,4 +56,7 @@ extension PeerCloseReason {
     public static let pairingPaused = Self(rawValue: 11)
     /// The HELLO claims a peer (instance) that this side knows as another, verified device.
     public static let instanceTaken = Self(rawValue: 12)
+    /// The pairing link's proof matched no link the responder issued that is unused and unexpired
+    /// (`docs/wire-protocol.md` §5.8).
+    public static let linkRefused = Self(rawValue: 13)
 }

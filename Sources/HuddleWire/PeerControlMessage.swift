@@ -79,13 +79,18 @@ public struct PeerHello: Hashable, Sendable {
 public struct PeerConnectRequest: Hashable, Sendable {
     /// Set when the initiator has no pin for the responder: the commitment to its pairing nonce follows.
     public var pairing: Bool
-    /// SHA-256("p2ps-sas-commit-v1" ‖ FP_I ‖ FP_R ‖ n_I) when pairing, else empty.
+    /// Set when the initiator pairs with a pairing link (`docs/wire-protocol.md` §5.8): `commitment` is then the
+    /// link's proof. Never together with `pairing`.
+    public var link: Bool
+    /// SHA-256("p2ps-sas-commit-v1" ‖ FP_I ‖ FP_R ‖ n_I) when pairing, the link proof with a link, else empty.
     public var commitment: [UInt8]
     /// The application's context payload (at most 1 KiB), untrusted.
     public var context: [UInt8]
 
-    public init(pairing: Bool, commitment: [UInt8], context: [UInt8]) {
+    public init(pairing: Bool, link: Bool = false, commitment: [UInt8], context: [UInt8]) {
+        precondition(!(pairing && link), "a request pairs with the code or with a link, not both")
         self.pairing = pairing
+        self.link = link
         self.commitment = commitment
         self.context = context
     }
@@ -132,7 +137,7 @@ extension PeerControlMessage {
             buffer.writeShortString(hello.displayName)
         case .connectRequest(let request):
             buffer.writeInteger(Tag.connectRequest.rawValue)
-            buffer.writeInteger(UInt8(request.pairing ? 1 : 0))
+            buffer.writeInteger(UInt8(request.link ? 2 : request.pairing ? 1 : 0))
             buffer.writeShortBytes(request.commitment)
             buffer.writeShortBytes(request.context)
         case .sasNonce(let nonce):
@@ -190,13 +195,19 @@ extension PeerControlMessage {
                 )
             )
         case .connectRequest:
-            let pairing = try buffer.readWireBool()
+            let kind = try buffer.readWireInteger(as: UInt8.self)
+            guard kind <= 2 else { throw Self.malformed("CONNECT_REQUEST pairing kind \(kind)") }
             let commitment = try buffer.readShortBytes()
-            guard commitment.count == (pairing ? 32 : 0) else {
+            guard commitment.count == (kind == 0 ? 0 : 32) else {
                 throw Self.malformed("CONNECT_REQUEST commitment of \(commitment.count) bytes")
             }
             self = .connectRequest(
-                PeerConnectRequest(pairing: pairing, commitment: commitment, context: try buffer.readShortBytes())
+                PeerConnectRequest(
+                    pairing: kind == 1,
+                    link: kind == 2,
+                    commitment: commitment,
+                    context: try buffer.readShortBytes()
+                )
             )
         case .sasNonce: self = .sasNonce(try buffer.readNonce("SAS_NONCE"))
         case .sasReveal: self = .sasReveal(try buffer.readNonce("SAS_REVEAL"))

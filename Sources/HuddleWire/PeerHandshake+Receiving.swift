@@ -108,6 +108,7 @@ extension PeerHandshake {
             state = .closed
             return [.introduced(hello, version: version)]
         }
+        if case .linkPairing(let secret) = purpose { return sendLinkRequest(secret: secret, now: now) }
         guard trust == .unknown else {
             let request = PeerControlMessage.connectRequest(
                 PeerConnectRequest(pairing: false, commitment: [], context: context)
@@ -150,6 +151,10 @@ extension PeerHandshake {
             return fail(.frameTooLarge(limit: configuration.maximumContextSize, declared: request.context.count))
         }
         let bytes = PeerControlMessage.connectRequest(request).encoded()
+        if request.link {
+            state = .awaitingLinkCheck(request: request, requestBytes: bytes)
+            return [.checkPairingLink(proof: request.commitment, binding: linkBinding())]
+        }
         guard request.pairing else {
             guard trust != .unknown else {
                 state = .closed
@@ -163,6 +168,49 @@ extension PeerHandshake {
         }
         state = .awaitingPairingRun(request: request, requestBytes: bytes)
         return [.openPairingRun]
+    }
+
+    /// The initiator's request with a pairing link: the proof in place of a commitment; dialling with the link is
+    /// its decision.
+    private mutating func sendLinkRequest(secret: [UInt8], now: ContinuousClock.Instant) -> [Action] {
+        let proof = PairingLinkProof.proof(secret: secret, binding: linkBinding())
+        let request = PeerControlMessage.connectRequest(
+            PeerConnectRequest(pairing: false, link: true, commitment: proof, context: context)
+        )
+        requestBytes = request.encoded()
+        var decisions = Decisions(local: true, remote: false, transcript: transcript())
+        decisions.linked = true
+        enterDeciding(decisions, now: now)
+        return [.send(request)]
+    }
+
+    /// The issued links answered ``Action/checkPairingLink(proof:binding:)``: a valid proof is asked about as
+    /// accepted already (``Prompt/pairingLink``); any other is refused with DECISION `linkRefused`.
+    public mutating func linkChecked(valid: Bool, now: ContinuousClock.Instant) -> [Action] {
+        guard case .awaitingLinkCheck(let request, let bytes) = state else { return [] }
+        guard valid else {
+            state = .closed
+            let decision = PeerDecision(accept: false, reason: .linkRefused, confirmation: [])
+            return [.send(.decision(decision)), .fail(.pairingRejected(reason: .linkRefused), notify: nil)]
+        }
+        requestBytes = bytes
+        var decisions = Decisions(local: false, remote: true, transcript: transcript())
+        decisions.linked = true
+        enterDeciding(decisions, now: now)
+        var prompt = Prompt(code: nil, peerHello: peerHello!, context: request.context)
+        prompt.pairingLink = true
+        return [.prompt(prompt)]
+    }
+
+    /// What a pairing link's proof signs on this connection (``PairingLinkProof/binding(initiatorFingerprint:responderFingerprint:initiatorHello:responderHello:)``).
+    private func linkBinding() -> [UInt8] {
+        let (helloI, helloR) = encodedHellos()
+        return PairingLinkProof.binding(
+            initiatorFingerprint: initiatorFingerprint,
+            responderFingerprint: responderFingerprint,
+            initiatorHello: helloI,
+            responderHello: helloR
+        )
     }
 
     private mutating func receivedNonce(_ responderNonce: [UInt8], now: ContinuousClock.Instant) -> [Action] {
@@ -233,6 +281,7 @@ extension PeerHandshake {
             peerHello: peerHello!,
             version: version,
             pairedWithCode: decisions.sas != nil,
+            pairedWithLink: decisions.linked,
             transcript: decisions.transcript,
             initiatorKeyShare: role == .initiator ? secrets.keyShare : remoteShare,
             responderKeyShare: role == .initiator ? remoteShare : secrets.keyShare

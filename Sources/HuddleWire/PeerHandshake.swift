@@ -36,6 +36,9 @@ public struct PeerHandshake: Sendable {
         public var peerHello: PeerHello
         /// The initiator's context payload (empty on the initiator's own prompt).
         public var context: [UInt8]
+        /// Set on the responder when the initiator proved a pairing link this side issued: accept without asking
+        /// (issuing the link was the user's decision).
+        public var pairingLink = false
     }
 
     /// What the handshake agreed when both sides accepted.
@@ -44,6 +47,8 @@ public struct PeerHandshake: Sendable {
         public var version: UInt8
         /// Set when the users compared the code: pin the key as verified.
         public var pairedWithCode: Bool
+        /// Set when a pairing link authenticated the run: pin the key as verified.
+        public var pairedWithLink = false
         /// SHA-256 over the HELLOs, the request and the pairing nonces: the salt of the datagram keys.
         public var transcript: [UInt8]
         public var initiatorKeyShare: [UInt8]
@@ -58,6 +63,10 @@ public struct PeerHandshake: Sendable {
         /// ``Action/introduced(_:version:)`` and says goodbye before any request (`docs/wire-protocol.md` §5.7).
         /// Nothing is asked, charged or pinned on either side.
         case introduction
+        /// To pair with a pairing link the responder issued: the request carries the link's proof
+        /// (``PairingLinkProof``) instead of a commitment, no code is shown, and both sides pin the other as
+        /// verified (`docs/wire-protocol.md` §5.8).
+        case linkPairing(secret: [UInt8])
     }
 
     public enum Action: Hashable, Sendable {
@@ -74,6 +83,9 @@ public struct PeerHandshake: Sendable {
         /// ``PeerHandshake/pairingRun(granted:now:)`` before anything else. Nothing that lets the peer compute the
         /// code (the responder's nonce) or commits this side (the initiator's commitment) leaves before that.
         case openPairingRun
+        /// The initiator sent a pairing link's proof: ask the links this side issued (``PairingLinkBook``) whether
+        /// it is one of theirs over `binding`, and answer with ``PeerHandshake/linkChecked(valid:now:)``.
+        case checkPairingLink(proof: [UInt8], binding: [UInt8])
     }
 
     enum State: Hashable, Sendable {
@@ -83,6 +95,8 @@ public struct PeerHandshake: Sendable {
         /// (responder, with the request it answers).
         case awaitingPairingRun(request: PeerConnectRequest?, requestBytes: [UInt8])
         case awaitingNonce
+        /// The responder waits for its links' answer about the request's proof.
+        case awaitingLinkCheck(request: PeerConnectRequest, requestBytes: [UInt8])
         case awaitingReveal(request: PeerConnectRequest, requestBytes: [UInt8])
         case deciding(Decisions)
         case connected
@@ -96,6 +110,8 @@ public struct PeerHandshake: Sendable {
         var remoteKeyShare: [UInt8]?
         var sas: ShortAuthenticationString?
         var transcript: [UInt8]
+        /// A pairing link authenticated the run.
+        var linked = false
     }
 
     public let role: PeerRole
@@ -162,6 +178,7 @@ public struct PeerHandshake: Sendable {
         case .awaitingRequest: "awaiting CONNECT_REQUEST"
         case .awaitingPairingRun: "awaiting the pairing budget"
         case .awaitingNonce: "awaiting SAS_NONCE"
+        case .awaitingLinkCheck: "checking the pairing link"
         case .awaitingReveal: "awaiting SAS_REVEAL"
         case .deciding: "deciding"
         case .connected: "connected"

@@ -15,6 +15,8 @@ struct HandshakePair {
     var budgetRefusal: [PeerRole: PairingBudget.Refusal] = [:]
     /// Pairing runs each side asked its budget for.
     var runsAsked: [PeerRole: Int] = [:]
+    /// The responder's issued pairing links, asked on ``PeerHandshake/Action/checkPairingLink(proof:binding:)``.
+    var links = PairingLinkBook()
 
     static let fingerprintI = Array(repeating: UInt8(0x11), count: 32)
     static let fingerprintR = Array(repeating: UInt8(0x22), count: 32)
@@ -87,6 +89,12 @@ struct HandshakePair {
                     from == .initiator
                     ? initiator.pairingRun(refusal: refusal, now: now).map { (.initiator, $0) }
                     : responder.pairingRun(refusal: refusal, now: now).map { (.responder, $0) }
+                continue
+            }
+            if case .checkPairingLink(let proof, let binding) = action, from == .responder {
+                responderEvents.append(action)
+                let valid = links.redeem(proof: proof, binding: binding, now: now)
+                pending += responder.linkChecked(valid: valid, now: now).map { (.responder, $0) }
                 continue
             }
             guard case .send(let message) = action else {
