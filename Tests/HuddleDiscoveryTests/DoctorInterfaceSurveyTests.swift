@@ -1,11 +1,12 @@
 import Glibc
 import HuddleMDNSCore
+import HuddleTestSupport
 import Testing
 
 @testable import HuddleDiscovery
 
 /// Why an interface is left out, as `huddle doctor` reports it: the same rules a session applies.
-@Suite("Interface survey for huddle doctor (RFC 6762 §14)")
+@Suite("Interface survey for huddle doctor (RFC 6762 §14)", .tags(.real), .timeLimit(.minutes(1)))
 struct DoctorInterfaceSurveyTests {
     @Test("each rule gives its own reason, in the order a session applies them")
     func reasons() {
