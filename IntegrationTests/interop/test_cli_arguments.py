@@ -20,6 +20,8 @@ BAD = [
     (["discover", "_lab._tcp", "--timeout", "0"], "--timeout must be a positive"),
     (["discover", "_lab._tcp", "--count", "0"], "--count must be at least 1"),
     (["discover", "--ipv4", "--ipv6"], "exclude each other"),
+    (["doctor", "--timeout", "0"], "--timeout takes a number of seconds"),
+    (["doctor", "--port", "0"], "--port takes 1 to 65535"),
 ]
 
 
