@@ -3,7 +3,9 @@ mDNS and prints the fix (which then works), and suspects client isolation when a
 multicast between devices.
 
 Each doctor run listens 1 s (--timeout 1). Host a runs doctor with `--interface veth-a` (the default filter
-leaves veth* out, which one test checks too); host b answers with `huddle advertise` or python-zeroconf.
+leaves veth* out, which one test checks too); host b answers with `huddle advertise` or python-zeroconf. The smoke
+tier runs five tests in about 10 s; the python-zeroconf responder and Avahi beside doctor on one host are in the
+full tier.
 """
 
 from __future__ import annotations
@@ -56,7 +58,7 @@ def add_drop_rule(host: Host) -> int:
 
 
 @pytest.mark.hosts(2)
-@pytest.mark.parametrize("responder", ["huddle", "zeroconf"])
+@pytest.mark.parametrize("responder", ["huddle", pytest.param("zeroconf", marks=pytest.mark.full)])
 def test_reports_the_interface_and_the_answering_device(testbed, huddle, responder):
     """With b answering, doctor on a uses veth-a, hears b at its own addresses, finds nothing wrong (exit 0)."""
     a, b = testbed[0], testbed[1]
@@ -154,3 +156,20 @@ def test_unicast_but_no_multicast_between_devices_suggests_client_isolation(test
     assert "1 other host in its neighbour table" in finding["message"]
     assert "--peer HOST[:PORT]" in finding["fix"]
     assert answering_addresses(report, a.ifname) == []
+
+
+@pytest.mark.full  # Avahi beside Huddle on one host is in the smoke tier already (test_huddle_coexist)
+@pytest.mark.hosts(2)
+def test_coexists_with_avahi_on_port_5353(testbed, avahi, huddle):
+    """avahi-daemon holds port 5353 on a: doctor shares the port, names Avahi as an info finding (exit 0), and
+    still hears b."""
+    a, b = testbed[0], testbed[1]
+    av = avahi(a)
+    advertise(b, "Bee", SESSION_TYPE, 4000)
+    rc, report = doctor_json(a)
+    assert rc == 0, (report, av.daemon.output())
+    assert [h["name"] for h in report["port5353"]["holders"]] == ["avahi-daemon"]
+    assert [f["code"] for f in report["findings"]] == ["other-responder"]
+    assert report["findings"][0]["severity"] == "info"
+    assert "SO_REUSEPORT" in report["findings"][0]["message"]
+    assert b.ipv4 in answering_addresses(report, a.ifname)
