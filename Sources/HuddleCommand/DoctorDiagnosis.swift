@@ -102,16 +102,21 @@ enum DoctorDiagnosis {
             .map(\.element)
     }
 
+    /// One finding for every tool that runs but would not show its rules (without root they refuse).
     static func unreadableFirewall(_ readings: [FirewallReading]) -> [DoctorFinding] {
-        readings.compactMap { reading in
+        let failures = readings.compactMap { reading -> String? in
             guard case .failed(let error) = reading.status else { return nil }
-            return DoctorFinding(
+            return "\(reading.tool): \(error)"
+        }
+        guard !failures.isEmpty else { return [] }
+        return [
+            DoctorFinding(
                 DoctorFinding.Code.firewallUnreadable,
                 .info,
-                "Could not read the \(reading.tool) rules (\(error)), so they were not checked.",
+                "Could not read the packet filter rules, so they were not checked (\(failures.joined(separator: "; "))).",
                 fix: "run it as root to check them too: sudo huddle doctor"
             )
-        }
+        ]
     }
 
     /// Avahi or another responder on port 5353 is no problem: Huddle shares the port and both answer.

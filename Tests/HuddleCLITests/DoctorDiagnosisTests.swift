@@ -138,6 +138,23 @@ struct DoctorDiagnosisTests {
         #expect(DoctorDiagnosis.findings(none).map(\.code) == ["no-usable-interface"])
     }
 
+    @Test("tools that refuse to show their rules (no root) make one info finding naming each; missing ones none")
+    func unreadableFirewall() throws {
+        let readings = [
+            FirewallReading(tool: "nftables", status: .failed("Operation not permitted")),
+            FirewallReading(tool: "iptables", status: .failed("Permission denied (you must be root)")),
+            FirewallReading(tool: "ip6tables", status: .notInstalled),
+        ]
+        let findings = DoctorDiagnosis.unreadableFirewall(readings)
+        #expect(findings.map(\.code) == ["firewall-unreadable"])
+        let message = try #require(findings.first?.message)
+        #expect(message.contains("(nftables: Operation not permitted; iptables: Permission denied (you must be root))"))
+        #expect(findings.first?.severity == .info)
+        #expect(
+            DoctorDiagnosis.unreadableFirewall([FirewallReading(tool: "nftables", status: .read(rules: 0))]).isEmpty
+        )
+    }
+
     @Test("each used interface's families with an address are the links the packet filter is asked about")
     func usedLinks() {
         var observed = Self.observed([])
