@@ -93,7 +93,7 @@ struct DoctorCommand: AsyncParsableCommand {
                 configuration: configuration,
                 questions: names.map { DNSQuestion(name: $0, type: .ptr) },
                 duration: .milliseconds(milliseconds),
-                repeatAfter: .milliseconds(min(1000, milliseconds / 2))
+                repeatAfter: .seconds(1)  // RFC 6762 §5.2: at least one second between the first two queries
             ) {
                 let own = Set(observed.interfaces.flatMap(\.interface.addresses))
                 observed.answers = InterfaceAnswers.from(outcome, families: configuration.families, ownAddresses: own)

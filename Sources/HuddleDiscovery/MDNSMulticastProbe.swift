@@ -67,8 +67,9 @@ public enum MDNSMulticastProbe {
         public var socketFailures: [MDNSFamily: String]
     }
 
-    /// Asks `questions` on every interface the configuration admits, again after `repeatAfter` (RFC 6762 §5.2: a
-    /// lost query is sent again), and collects responses for `duration` in all.
+    /// Asks `questions` on every interface the configuration admits, again after `repeatAfter` when that comes
+    /// before the end (RFC 6762 §5.2: a lost query is sent again, at least one second after the first), and collects
+    /// responses for `duration` in all.
     ///
     /// - Throws: ``MDNSError`` with `.noUsableInterface` when no interface passes the configuration's filters.
     public static func run(
