@@ -1,4 +1,3 @@
-import Glibc
 import HuddleMDNSCore
 import HuddleTestSupport
 import Testing
