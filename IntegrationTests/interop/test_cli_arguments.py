@@ -24,6 +24,8 @@ BAD = [
     (["chat", "--peer", "[fd00::1"], "no ] after the IPv6 address"),
     (["send", "x", "--peer", "bob smith"], "the host has characters no host name or address has"),
     (["peers", "--mode", "server", "--peer", "10.1.2.3"], "--peer needs a mode that looks for peers"),
+    (["doctor", "--timeout", "0"], "--timeout takes a number of seconds"),
+    (["doctor", "--port", "0"], "--port takes 1 to 65535"),
 ]
 
 

@@ -7,6 +7,9 @@ import HuddleTransport
 /// The exit codes of `huddle`: 0 for success, 1 for a refusal or a failure the user can act on (declined, not
 /// shared, a transfer that failed), the sysexits(3) numbers where one fits, 130 after Ctrl-C.
 extension ExitCode {
+    /// 3: `huddle doctor` found a problem (an error or a warning; its report says which). Apart from 1 so a script
+    /// tells "the network has a problem" from "doctor itself failed".
+    static let problemsFound = ExitCode(3)
     /// 64, EX_USAGE: the command line was wrong (a bad choice, an unknown name given where a list was offered).
     static let usage = ExitCode(64)
     /// 65, EX_DATAERR: input that does not parse.

@@ -21,11 +21,12 @@ struct Huddle: AsyncParsableCommand {
               huddle discover                       list the service types on the network
               huddle discover _http._tcp            browse and resolve web servers, live
               huddle advertise "Kitchen" _lab._tcp 8080 room=kitchen
+              huddle doctor                         why the other device does not show up, and the fix
             """,
         subcommands: [
             ChatCommand.self, PeersCommand.self, SendCommand.self, ReceiveCommand.self, IDCommand.self,
             TrustCommand.self, ClipCommand.self, PasteboardCommand.self, URLCommand.self, DiscoverCommand.self,
-            AdvertiseCommand.self,
+            AdvertiseCommand.self, DoctorCommand.self,
         ]
     )
 }

@@ -28,9 +28,36 @@ public struct DiscoveryConfiguration: Sendable {
 
     /// Whether an interface passes the allow and deny lists and the default filter.
     public func admits(name: String, isLoopback: Bool, isPointToPoint: Bool) -> Bool {
-        if self.denyInterfaces.contains(name) { return false }
-        if !self.allowInterfaces.isEmpty { return self.allowInterfaces.contains(name) }
-        if isLoopback || isPointToPoint { return false }
-        return !Self.defaultDeniedPrefixes.contains { name.hasPrefix($0) }
+        self.exclusion(name: name, isLoopback: isLoopback, isPointToPoint: isPointToPoint) == nil
     }
+
+    /// Why the allow and deny lists or the default filter leave an interface out, or nil when they admit it.
+    public func exclusion(name: String, isLoopback: Bool, isPointToPoint: Bool) -> InterfaceExclusion? {
+        if self.denyInterfaces.contains(name) { return .denied }
+        if !self.allowInterfaces.isEmpty { return self.allowInterfaces.contains(name) ? nil : .notAllowed }
+        if isLoopback { return .loopback }
+        if isPointToPoint { return .pointToPoint }
+        return Self.defaultDeniedPrefixes.first { name.hasPrefix($0) }.map { .virtualInterface(prefix: $0) }
+    }
+}
+
+/// Why discovery does not use an interface: what `huddle doctor` reports for each one left out.
+public enum InterfaceExclusion: Hashable, Sendable {
+    /// Named in ``DiscoveryConfiguration/denyInterfaces`` (`--deny-interface`).
+    case denied
+    /// ``DiscoveryConfiguration/allowInterfaces`` (`--interface`) names other interfaces only.
+    case notAllowed
+    /// The loopback interface: nothing on it reaches another device.
+    case loopback
+    /// A point-to-point link (a VPN, PPP): no neighbours to discover, and the LAN's names must not leak into it.
+    case pointToPoint
+    /// A container, VM, VPN or tunnel interface, by the prefix of its name
+    /// (``DiscoveryConfiguration/defaultDeniedPrefixes``; RFC 6762 §14 serves each real link on its own).
+    case virtualInterface(prefix: String)
+    /// Administratively down, or its link is down.
+    case down
+    /// Without multicast (no `IFF_MULTICAST`), so mDNS cannot run on it (RFC 6762 §3).
+    case noMulticast
+    /// Without an IPv4 or IPv6 address, so nothing can be sent from it.
+    case noAddress
 }

@@ -22,40 +22,60 @@ struct InterfaceScanner: Sendable {
         var ipv6Device: NIONetworkDevice?
     }
 
+    /// An interface with addresses, and why it is left out (nil when it is used).
+    struct Surveyed: Sendable {
+        var found: Found
+        var exclusion: InterfaceExclusion?
+    }
+
     func scan() throws -> [Found] {
-        var byIndex: [Int: Found] = [:]
-        for device in try System.enumerateDevices() {
-            guard device.multicastSupported, device.interfaceIndex > 0 else { continue }
-            let flags = InterfaceFlags(name: device.name)
-            guard flags.isUp else { continue }
-            guard
-                self.configuration.admits(
-                    name: device.name,
-                    isLoopback: flags.isLoopback || device.name == "lo",
-                    isPointToPoint: flags.isPointToPoint
-                )
-            else { continue }
-            var found =
+        try self.survey().filter { $0.exclusion == nil }.map(\.found)
+    }
+
+    /// Every interface with an address, used or not; the rules are the ones ``scan()`` applies: multicast, up,
+    /// then the allow and deny lists and the default filter (``DiscoveryConfiguration/exclusion(name:isLoopback:isPointToPoint:)``).
+    func survey() throws -> [Surveyed] {
+        var byIndex: [Int: Surveyed] = [:]
+        for device in try System.enumerateDevices() where device.interfaceIndex > 0 {
+            var entry =
                 byIndex[device.interfaceIndex]
-                ?? Found(interface: MDNSInterface(index: device.interfaceIndex, name: device.name, ipv4: [], ipv6: []))
+                ?? Surveyed(
+                    found: Found(
+                        interface: MDNSInterface(index: device.interfaceIndex, name: device.name, ipv4: [], ipv6: [])
+                    ),
+                    exclusion: self.exclusion(of: device)
+                )
             switch device.address {
             case .v4(let address):
                 let v4 = IPv4Address(rawValue: UInt32(bigEndian: address.address.sin_addr.s_addr))
                 let prefix = device.netmask.map(Self.prefixLength) ?? 32
-                found.interface.ipv4.append(MDNSPrefix(v4, length: prefix))
-                found.ipv4Device = found.ipv4Device ?? device
+                entry.found.interface.ipv4.append(MDNSPrefix(v4, length: prefix))
+                entry.found.ipv4Device = entry.found.ipv4Device ?? device
             case .v6(let address):
                 let bytes = withUnsafeBytes(of: address.address.sin6_addr) { Array($0) }
                 guard let v6 = IPv6Address(bytes: bytes) else { continue }
                 let prefix = device.netmask.map(Self.prefixLength) ?? 128
-                found.interface.ipv6.append(MDNSPrefix(v6, length: prefix))
-                found.ipv6Device = found.ipv6Device ?? device
+                entry.found.interface.ipv6.append(MDNSPrefix(v6, length: prefix))
+                entry.found.ipv6Device = entry.found.ipv6Device ?? device
             default:
                 continue
             }
-            byIndex[device.interfaceIndex] = found
+            byIndex[device.interfaceIndex] = entry
         }
-        return byIndex.values.sorted { $0.interface.index < $1.interface.index }
+        return byIndex.values.sorted { $0.found.interface.index < $1.found.interface.index }
+    }
+
+    /// The first rule that leaves a device's interface out: the configuration's lists and filter, then the link.
+    private func exclusion(of device: NIONetworkDevice) -> InterfaceExclusion? {
+        let flags = InterfaceFlags(name: device.name)
+        let chosen = self.configuration.exclusion(
+            name: device.name,
+            isLoopback: flags.isLoopback || device.name == "lo",
+            isPointToPoint: flags.isPointToPoint
+        )
+        if let chosen { return chosen }
+        if !flags.isUp { return .down }
+        return device.multicastSupported ? nil : .noMulticast
     }
 
     /// The number of leading one bits of a netmask.

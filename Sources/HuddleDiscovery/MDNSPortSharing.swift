@@ -4,7 +4,7 @@ import Foundation
 /// bound to it, so a querier asks for one only while its own sockets are the only ones in its network namespace.
 /// Linux lists every UDP socket of the namespace in `/proc/net/udp` and `/proc/net/udp6`; elsewhere the answer is
 /// unknown and treated as shared.
-enum MDNSPortSharing {
+public enum MDNSPortSharing {
     /// How many UDP sockets of this network namespace are bound to `port`, or nil where that cannot be read.
     static func socketsBound(to port: UInt16) -> Int? {
         socketInodes(boundTo: port)?.count
@@ -13,7 +13,7 @@ enum MDNSPortSharing {
     /// The inodes of the UDP sockets of this network namespace bound to `port`, or nil where that cannot be read.
     /// A socket is counted once even when the kernel lists it twice: a table that changes while it is read a page
     /// at a time can repeat a row.
-    static func socketInodes(boundTo port: UInt16) -> Set<UInt64>? {
+    public static func socketInodes(boundTo port: UInt16) -> Set<UInt64>? {
         var inodes = Set<UInt64>()
         var readAny = false
         for table in ["/proc/net/udp", "/proc/net/udp6"] {
@@ -25,7 +25,7 @@ enum MDNSPortSharing {
     }
 
     /// A procfs file read to its end: it reports a size of 0 and hands out its text a page or so per read.
-    static func readWhole(_ path: String) -> String? {
+    public static func readWhole(_ path: String) -> String? {
         guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
         defer { try? handle.close() }
         var bytes = Data()

@@ -37,7 +37,8 @@ public struct PeerCloseReason: RawRepresentable, Hashable, Sendable, CustomStrin
         case .pairingBusy: "busy pairing another device; try again shortly"
         case .pairingPaused: "pairing paused after abandoned attempts; try again in a minute"
         case .instanceTaken: "that peer is another device"
-        case .linkRefused: "the pairing link was already used, has expired, or was never issued there; ask for a new one"
+        case .linkRefused:
+            "the pairing link was already used, has expired, or was never issued there; ask for a new one"
         default: "reason \(rawValue)"
         }
     }

@@ -1,3 +1,4 @@
+import CNIOLinux  // sockaddr_in's members belong to whichever of CNIOLinux and Glibc a compile job loads first
 import Glibc
 import HuddleTestSupport
 import Testing

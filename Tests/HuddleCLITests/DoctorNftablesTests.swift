@@ -1,0 +1,144 @@
+import HuddleMDNSCore
+import Testing
+
+@testable import huddle
+
+/// The packet filter findings from `nft -j list ruleset` output: which rule drops mDNS or the session's port, named
+/// by table, chain and handle, and the command that lets it through.
+@Suite("huddle doctor: nftables rules")
+struct DoctorNftablesTests {
+    static let eth0 = [
+        FirewallFindings.Link(interfaceName: "eth0", family: .v4), .init(interfaceName: "eth0", family: .v6),
+    ]
+
+    static func ruleset(_ json: String, _ listing: String = "") throws -> FilterRuleset {
+        try #require(NftablesRuleset.parse(json: json, listing: listing))
+    }
+
+    static func findings(_ ruleset: FilterRuleset, port: UInt16? = nil) -> [DoctorFinding] {
+        FirewallFindings(rulesets: [ruleset], links: Self.eth0, sessionPort: port).findings()
+    }
+
+    @Test("a drop of udp dport 5353 is named by table, chain, handle and text, with an accept inserted before it")
+    func dropOfTheMDNSPort() throws {
+        let found = Self.findings(try Self.ruleset(DoctorFixtures.hdtestJSON, DoctorFixtures.hdtestListing))
+        #expect(found.count == 1)
+        let finding = try #require(found.first)
+        #expect(finding.code == "firewall-drops-mdns")
+        #expect(finding.severity == .error)
+        #expect(finding.interfaces == ["eth0"])
+        #expect(
+            finding.rule
+                == RuleDescription(
+                    tool: "nftables",
+                    family: "inet",
+                    table: "hdtest",
+                    chain: "input",
+                    handle: 2,
+                    text: "udp dport 5353 drop"
+                )
+        )
+        #expect(finding.message.contains("on eth0 (IPv4, IPv6): table inet hdtest, chain input, handle 2: udp dport"))
+        #expect(finding.fix == "nft insert rule inet hdtest input handle 2 udp dport 5353 accept")
+    }
+
+    @Test("a range in an anonymous set catches 5353; a later catch-all reject drops the session's port")
+    func setsRangesAndCatchAll() throws {
+        let ruleset = try Self.ruleset(DoctorFixtures.mixedJSON, DoctorFixtures.mixedListing)
+        let found = Self.findings(ruleset, port: 5454)
+        #expect(found.map(\.code) == ["firewall-drops-mdns", "firewall-drops-session-port"])
+        #expect(found.map(\.rule?.handle) == [8, 20])
+        #expect(found.first?.rule?.text == "udp dport { 5000-6000, 7000 } counter drop")
+        #expect(found.last?.fix == "nft insert rule inet hdtest input handle 20 tcp dport 5454 accept")
+        #expect(found.allSatisfy { $0.severity == .error })
+    }
+
+    @Test("without --port the catch-all reject is a warning whose fix picks a port")
+    func randomSessionPort() throws {
+        let found = Self.findings(try Self.ruleset(DoctorFixtures.mixedJSON, DoctorFixtures.mixedListing))
+        let session = try #require(found.first { $0.code == "firewall-may-block-session-port" })
+        #expect(session.severity == .warning)
+        #expect(session.fix?.contains("huddle chat --port 5454") == true)
+        #expect(session.fix?.hasSuffix("nft insert rule inet hdtest input handle 20 tcp dport 5454 accept") == true)
+    }
+
+    @Test("each condition of the mixed chain reads as the kernel would judge it for an mDNS answer on wlan0")
+    func conditionsOneByOne() throws {
+        let ruleset = try Self.ruleset(DoctorFixtures.mixedJSON)
+        let input = try #require(ruleset.chains.first { $0.name == "input" })
+        let packet = FilterPacket.mdns(family: .v4, interfaceName: "wlan0")
+        let truths = Dictionary(
+            uniqueKeysWithValues: input.rules.map {
+                ($0.handle, FilterTruth.all($0.conditions.map { $0.holds(for: packet) }))
+            }
+        )
+        #expect(truths[4] == .no)  // ct state established,related
+        #expect(truths[5] == .no)  // iifname "lo"
+        #expect(truths[8] == .yes)  // udp dport { 5000-6000, 7000 }
+        #expect(truths[9] == .yes)  // ip daddr 224.0.0.251 udp dport 5353
+        #expect(truths[10] == .no)  // ip6 daddr … on an IPv4 packet
+        #expect(truths[11] == .no)  // tcp dport @allowed
+        #expect(truths[12] == .no)  // iifname "eth*"
+        #expect(truths[13] == .unknown)  // ip saddr 10.0.0.0/8
+        #expect(truths[14] == .no)  // ct status dnat
+        #expect(truths[15] == .yes)  // meta pkttype multicast
+        #expect(truths[19] == .unknown)  // a verdict map doctor does not follow
+        #expect(truths[20] == .yes)  // reject
+        #expect(input.rules.first { $0.handle == 17 }?.verdict == .goto("sub"))
+    }
+
+    @Test("firewalld's zone rejects mDNS; the fix is firewall-cmd, for the port too")
+    func firewalld() throws {
+        let found = Self.findings(
+            try Self.ruleset(DoctorFixtures.firewalldJSON, DoctorFixtures.firewalldListing),
+            port: 5454
+        )
+        #expect(found.map(\.code) == ["firewall-drops-mdns", "firewall-drops-session-port"])
+        #expect(found.first?.rule?.chain == "filter_IN_public")
+        #expect(found.first?.rule?.handle == 19)
+        #expect(found.first?.rule?.text == "reject with icmpx admin-prohibited")
+        #expect(found.first?.fix == "firewall-cmd --add-service=mdns --permanent && firewall-cmd --reload")
+        #expect(found.last?.fix == "firewall-cmd --add-port=5454/tcp --permanent && firewall-cmd --reload")
+    }
+
+    @Test("a policy drop with no accept is an error; one with an accept doctor cannot judge is a warning naming it")
+    func policyDrop() throws {
+        let found = Self.findings(
+            try Self.ruleset(DoctorFixtures.policyDropJSON, DoctorFixtures.policyDropListing),
+            port: 5454
+        )
+        let mdns = found.filter { $0.code == "firewall-policy-drops-mdns" }
+        #expect(mdns.count == 3)
+        let strict = try #require(mdns.first { $0.rule?.table == "strict" })
+        #expect(strict.severity == .error)
+        #expect(strict.rule?.handle == nil)
+        #expect(strict.rule?.text == "policy drop")
+        #expect(strict.message.contains("on eth0 (IPv6)"))
+        #expect(strict.fix == "nft insert rule ip6 strict input udp dport 5353 accept")
+        let home = mdns.filter { $0.rule?.table == "home" }
+        #expect(home.map(\.severity) == [.warning, .error])  // IPv4 may come from 192.168.1.0/24; IPv6 cannot
+        #expect(home.first?.message.contains("handle 4 ip saddr 192.168.1.0/24 accept") == true)
+        let session = found.filter { $0.code == "firewall-policy-drops-session-port" }
+        #expect(session.map(\.rule?.table) == ["strict"])  // inet home accepts tcp dport 5454
+    }
+
+    @Test("tables iptables-nft manages are left to iptables-save, and their xt matches never read as certain")
+    func iptablesNftTablesAreSkipped() throws {
+        let managed = IptablesRuleset.tableNames(DoctorFixtures.iptablesSave, source: .iptables)
+        #expect(managed == ["ip raw", "ip filter"])
+        let skipped = try #require(NftablesRuleset.parse(json: DoctorFixtures.iptablesNftJSON, skippingTables: managed))
+        #expect(skipped.chains.isEmpty)
+        let all = try Self.ruleset(DoctorFixtures.iptablesNftJSON)
+        let raw = try #require(all.chains.first { $0.table == "raw" }?.rules.first)
+        #expect(raw.conditions.contains(.unknown("-m multiport")))
+    }
+
+    @Test("the listing gives each rule's text by table, chain and handle, counters shortened, sets skipped")
+    func listing() {
+        let texts = NftablesListing.ruleTexts(DoctorFixtures.mixedListing)
+        #expect(texts["inet hdtest input 4"] == "ct state established,related accept")
+        #expect(texts["inet hdtest input 8"] == "udp dport { 5000-6000, 7000 } counter drop")
+        #expect(texts["inet hdtest sub 22"] == "drop")
+        #expect(texts.count == 17)
+    }
+}
