@@ -1,4 +1,4 @@
-public import HuddleWire
+import HuddleWire
 import NIOConcurrencyHelpers
 
 /// One session's issued pairing links (``PairingLinkBook``), shared by all its connections (any thread): a
