@@ -15,6 +15,8 @@ final class ConnectionWiring: Sendable {
     let configuration: PeerSessionConfiguration
     let flow: ReceiveFlow
     let pairingGate: PairingGate
+    /// The pairing links this session issued, asked by the responder's handshake.
+    let pairingLinks: PairingLinks
     let inbox: AsyncStream<PeerSession.Inbox>.Continuation
     let broadcast: EventBroadcast<PeerSessionEvent>
     let datagramPort: @Sendable () -> Int
@@ -27,6 +29,7 @@ final class ConnectionWiring: Sendable {
         configuration: PeerSessionConfiguration,
         flow: ReceiveFlow,
         pairingGate: PairingGate,
+        pairingLinks: PairingLinks,
         inbox: AsyncStream<PeerSession.Inbox>.Continuation,
         broadcast: EventBroadcast<PeerSessionEvent>,
         datagramPort: @escaping @Sendable () -> Int
@@ -38,6 +41,7 @@ final class ConnectionWiring: Sendable {
         self.configuration = configuration
         self.flow = flow
         self.pairingGate = pairingGate
+        self.pairingLinks = pairingLinks
         self.inbox = inbox
         self.broadcast = broadcast
         self.datagramPort = datagramPort
@@ -88,9 +92,11 @@ final class ConnectionWiring: Sendable {
         connection: Int,
         route: MessageRoute,
         context: [UInt8],
-        expected: DeviceID?
+        expected: DeviceID?,
+        purpose: PeerHandshake.Purpose = .connect
     ) -> PeerChannels.Wiring {
-        let setup = handlerSetup(role: role, context: context)
+        var setup = handlerSetup(role: role, context: context)
+        setup.purpose = purpose
         let verifier = PeerVerifier(expected: expected, isBlocked: { [trustStore] in trustStore.isBlocked($0) })
         let (inbox, events, flow) = (self.inbox, self.broadcast, self.flow)
         return (
@@ -128,7 +134,7 @@ final class ConnectionWiring: Sendable {
         let (store, ownID) = (trustStore, ownID)
         var hello = self.hello
         hello.datagramPort = UInt16(datagramPort())
-        return PeerConnectionHandler.Setup(
+        var setup = PeerConnectionHandler.Setup(
             role: role,
             hello: hello,
             fingerprint: fingerprint,
@@ -142,5 +148,7 @@ final class ConnectionWiring: Sendable {
                 return .pinned(maximumVersionSeen: record.maximumVersionSeen)
             }
         )
+        if role == .responder { setup.pairingLinks = pairingLinks }
+        return setup
     }
 }

@@ -9,10 +9,11 @@ actor DirectPeers {
     /// An address to look at.
     struct Entry: Hashable, Sendable {
         var address: PeerAddress
-        /// Set for an address remembered for this paired device: looked at only while the device is neither
-        /// connected nor found nearby, at most every 5 minutes once it fails, failures not reported, and only this
-        /// device taken as an answer.
-        var remembered: DeviceID?
+        /// The only device taken as an answer there (a remembered address, a pairing link's).
+        var expected: DeviceID?
+        /// An address remembered for the expected device: looked at only while the device is neither connected
+        /// nor found nearby, at most every 5 minutes once it fails, failures not reported.
+        var remembered = false
     }
 
     /// What the session gives the loops: what it knows of a peer, where sightings go, where failures go.
@@ -62,14 +63,14 @@ actor DirectPeers {
     }
 
     private func makeSchedule(_ entry: Entry) -> DirectAddressSchedule {
-        DirectAddressSchedule(configuration: entry.remembered == nil ? schedule : Self.rememberedSchedule)
+        DirectAddressSchedule(configuration: entry.remembered ? Self.rememberedSchedule : schedule)
     }
 
     /// Adds `address`, unless it is there already; its loop starts at once when the others run.
     /// - Returns: whether it was new.
     @discardableResult
-    func add(_ address: PeerAddress) -> Bool {
-        add(Entry(address: address))
+    func add(_ address: PeerAddress, expecting device: DeviceID? = nil) -> Bool {
+        add(Entry(address: address, expected: device))
     }
 
     /// Adds addresses remembered for paired devices, except those already looked at.
@@ -103,7 +104,7 @@ actor DirectPeers {
             var elsewhere = false
             if let peer = schedules[index].found?.peer {
                 status = await hooks.status(peer)
-            } else if let device = entry.remembered {
+            } else if entry.remembered, let device = entry.expected {
                 elsewhere = await hooks.deviceSeen(device)
             }
             if !elsewhere, schedules[index].shouldIntroduce(now: clock.now, peer: status) {
@@ -115,7 +116,7 @@ actor DirectPeers {
                     case .failure(let error): schedules[index].failed(error, now: clock.now)
                     }
                 for sighting in step.sightings { await hooks.sighted(index, sighting) }
-                if let error = step.report, entry.remembered == nil { hooks.unreachable(entry.address, error) }
+                if let error = step.report, !entry.remembered { hooks.unreachable(entry.address, error) }
             }
             do {
                 try await clock.sleep(until: clock.now + poll)
@@ -125,18 +126,18 @@ actor DirectPeers {
         }
     }
 
-    /// An introduction at `entry`'s address; at a remembered one, only its device is an answer.
+    /// An introduction at `entry`'s address; where a device is expected, only it is an answer.
     private func introduce(_ entry: Entry) async -> Result<PeerAdvert, PeerSessionError> {
         Self.answer(await introducer.introduce(at: entry.address), at: entry)
     }
 
-    /// What an introduction's outcome means at `entry`: at an address remembered for a device, another device
-    /// answering is a failure (the address was reassigned, or someone took it).
+    /// What an introduction's outcome means at `entry`: where a device is expected (a remembered address, a
+    /// pairing link's), another device answering is a failure (the address was reassigned, or someone took it).
     static func answer(
         _ outcome: Result<PeerAdvert, PeerSessionError>,
         at entry: Entry
     ) -> Result<PeerAdvert, PeerSessionError> {
-        guard let expected = entry.remembered, case .success(let advert) = outcome, advert.deviceID != expected else {
+        guard let expected = entry.expected, case .success(let advert) = outcome, advert.deviceID != expected else {
             return outcome
         }
         return .failure(.connection(.peerIdentityMismatch(expected: expected, presented: advert.deviceID)))

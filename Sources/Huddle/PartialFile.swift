@@ -1,5 +1,14 @@
 import Foundation
 
+// `stat` and its fields: which module the compiler credits with them depends on the order modules load in (the
+// C header is shared), and member import visibility then wants that module imported.
+#if canImport(Glibc)
+import Glibc
+#endif
+#if canImport(CoreFoundation)
+import CoreFoundation
+#endif
+
 /// The hidden partial file a file is received into (`.NAME.<16 hex digits>.huddle-partial` beside its final
 /// name): opened safely in a directory others may write in, cleared of stale ones, and given its final name
 /// without overwriting anything. See `docs/security.md`.

@@ -47,14 +47,22 @@ extension PeerSession {
         at address: SocketAddress,
         expecting expected: DeviceID?,
         until deadline: ContinuousClock.Instant,
-        context: [UInt8]
+        context: [UInt8],
+        purpose: PeerHandshake.Purpose = .connect
     ) async throws {
         let timeout = clock.now.duration(to: deadline)
         let id = wiring.nextConnectionID()
         let route = MessageRoute()
         io[id] = ConnectionIO(channel: nil, route: route)
         apply(.dialStarted(id, peer: peer, timeout: timeout))
-        let wiring = wiring.setup(role: .initiator, connection: id, route: route, context: context, expected: expected)
+        let wiring = wiring.setup(
+            role: .initiator,
+            connection: id,
+            route: route,
+            context: context,
+            expected: expected,
+            purpose: purpose
+        )
         let (inbox, group, tls, transport) = (self.inbox, self.group, self.tls, configuration.transport)
         track {
             do {

@@ -35,7 +35,9 @@ extension PeerSession {
         trustStore.records.flatMap { record -> [DirectPeers.Entry] in
             guard record.trust != .blocked, let device = try? DeviceID(record.deviceID) else { return [] }
             return (record.addresses ?? []).compactMap { text in
-                (try? PeerAddress(parsing: text)).map { DirectPeers.Entry(address: $0, remembered: device) }
+                (try? PeerAddress(parsing: text)).map {
+                    DirectPeers.Entry(address: $0, expected: device, remembered: true)
+                }
             }
         }
     }

@@ -51,6 +51,8 @@ public actor PeerSession {
     nonisolated let admission: PeerAdmission
     /// The pairing budget, charged by every connection before a pairing run starts.
     nonisolated let pairingGate: PairingGate
+    /// The pairing links this session issued (``issuePairingLink(lifetime:hosts:)``).
+    nonisolated let pairingLinks: PairingLinks
     /// The directory, the advert and the browse; it runs on this actor's executor.
     nonisolated let presence: SessionPresence
     /// The direct addresses and what answers there; on this actor's executor.
@@ -149,6 +151,7 @@ public actor PeerSession {
             now: { clock.now },
             paused: { broadcast.yield(.pairingPaused($0)) }
         )
+        pairingLinks = PairingLinks(now: { clock.now })
         self.flow = flow
         self.broadcast = broadcast
         (inboxStream, inbox) = AsyncStream.makeStream()
@@ -175,6 +178,7 @@ public actor PeerSession {
             configuration: configuration,
             flow: flow,
             pairingGate: pairingGate,
+            pairingLinks: pairingLinks,
             inbox: inbox,
             broadcast: broadcast,
             datagramPort: { datagrams.port.load(ordering: .relaxed) }

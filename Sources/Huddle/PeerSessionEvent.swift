@@ -38,6 +38,9 @@ public enum PeerSessionEvent: Sendable {
     /// A direct address (``PeerSessionConfiguration/peerAddresses``) did not answer as a peer of this session: the
     /// first failure, and each whose reason differs from the last. The session keeps trying, less and less often.
     case addressUnreachable(PeerAddress, PeerSessionError)
+    /// A pairing link authenticated the connection to `peer` (on the side that issued it, and on the side that
+    /// used it): the device is pinned as verified. Sent just before the peer is connected.
+    case pairedByLink(PeerID, DeviceID)
     /// Something went wrong with a peer that no call is waiting for.
     case peerError(PeerID?, PeerSessionError)
 }

@@ -148,8 +148,10 @@ extension PeerSessionStateMachine {
             ?? DisplayText.sanitized(prompt.peerHello.displayName)
         let pairing = prompt.code != nil
         let namesakes = pairing ? namesakes(of: displayName, excluding: device) : []
+        // A valid pairing link is the user's decision, taken when the link was issued.
         let automatic =
-            (pairing && configuration.trustsOnFirstUse && namesakes.isEmpty)
+            prompt.pairingLink
+            || (pairing && configuration.trustsOnFirstUse && namesakes.isEmpty)
             || (!pairing && slot.role == .responder && configuration.acceptsPinnedPeersAutomatically)
         slot.phase = .deciding(firstUse: automatic && pairing)
         connections[id] = slot
@@ -199,7 +201,8 @@ extension PeerSessionStateMachine {
         let name = shownName(of: outcome.peerHello, device: device)
         if name != claimed { emit(.peerError(peer, .lookalikeName(claimed, shownAs: name))) }
         if device != local.device {
-            let level: TrustLevel? = outcome.pairedWithCode || firstUse ? (firstUse ? .tofu : .verified) : nil
+            let paired = outcome.pairedWithCode || outcome.pairedWithLink
+            let level: TrustLevel? = firstUse ? .tofu : paired ? .verified : nil
             actions.append(.rememberTrust(device, level: level, displayName: name, version: outcome.version))
             // The port the peer listens on is known when this side dialled it, or from its advert.
             if slot.role == .initiator {
@@ -219,6 +222,7 @@ extension PeerSessionStateMachine {
         actions.append(.openRoute(id, peer, peers[peer]!.delivery))
         peers[peer]?.info.state = .connected
         peers[peer]?.connection = id
+        if outcome.pairedWithLink { emit(.pairedByLink(peer, device)) }
         emit(.stateChanged(peer, .connected))
         for (parked, owner) in parkedWaiters.sorted(by: { $0.key < $1.key }) where owner == peer {
             parkedWaiters[parked] = nil

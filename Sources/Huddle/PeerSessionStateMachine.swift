@@ -109,6 +109,15 @@ struct PeerSessionStateMachine {
 
     func info(for peer: PeerID) -> PeerInfo? { peers[peer]?.info }
 
+    /// A peer of `device` the session can dial now (one with an address), if any.
+    func dialablePeer(of device: DeviceID) -> PeerID? {
+        peers.values.filter { $0.info.deviceID == device && $0.advert?.addresses.isEmpty == false }
+            .map(\.info.id).sorted().first
+    }
+
+    /// The first address of `peer`'s advert.
+    func address(of peer: PeerID) -> SocketAddress? { peers[peer]?.advert?.addresses.first }
+
     /// Whether a peer of `device` is connected or found nearby (advertised, not only at a direct address).
     func isSeen(_ device: DeviceID) -> Bool {
         peers.values.contains { record in

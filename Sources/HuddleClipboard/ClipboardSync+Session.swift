@@ -43,7 +43,7 @@ extension ClipboardSync {
             emit.yield(.problem("\(address): \(error) (trying again)"))
         case .undelivered(let messages, let peer):
             emit.yield(.problem("\(messages.count) clipboard messages to \(await name(peer)) were not delivered"))
-        case .peerFound, .connectionRequestEnded, .transferFinished:
+        case .peerFound, .connectionRequestEnded, .transferFinished, .pairedByLink:
             return
         }
     }

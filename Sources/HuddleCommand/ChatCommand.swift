@@ -119,6 +119,8 @@ actor ChatRoom {
         case .peerError(let peer?, let failure) where failure.code == .autoConnectFailed:
             let error = failure.underlying ?? failure
             Output.line("! could not connect to \(await name(peer)): \(error)")
+        case .pairedByLink(let peer, let device):
+            Output.line("* paired with \(await name(peer)) (\(device.shortID)) by the pairing link: verified")
         case .peerError(let peer, let error):
             let who = if let peer { await name(peer) } else { "session" }
             Output.line("! \(who): \(error)")

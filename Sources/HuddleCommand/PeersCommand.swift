@@ -133,6 +133,12 @@ actor PeerPicker {
             } else {
                 Output.line("! \(DirectAddressText.unreachable(address, error))")
             }
+        case .pairedByLink(let peer, let device):
+            if json {
+                Output.json(["event": "pairedByLink", "peer": peer.rawValue, "device": device.shortID])
+            } else {
+                Output.line("* paired with \(device.shortID) by the pairing link: verified")
+            }
         case .peerError(let peer, let error):
             if json {
                 Output.json(["event": "error", "peer": peer?.rawValue ?? "", "message": "\(error)"])
