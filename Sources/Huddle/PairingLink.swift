@@ -1,7 +1,6 @@
 public import Foundation
 public import HuddleWire
 
-
 /// A pairing link (`docs/wire-protocol.md` §5.8): where a device is and which key it has, with a one-time secret
 /// that lets whoever holds the link pair with it once, before it expires, without comparing codes.
 ///
