@@ -8,6 +8,7 @@ Each host has its own identity (HUDDLE_HOME): the namespaces share one file syst
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import re
 
@@ -15,7 +16,7 @@ import pytest
 
 from huddle_cli import huddle_bin
 import testbed as bed
-from test_huddle_chat import pair
+from test_huddle_chat import pair, trusted
 from test_huddle_clip import clip, xdisplays  # noqa: F401 - xdisplays is a fixture used below
 
 ROUTED = dict(subnets={"b": 2}, router=True)
@@ -151,3 +152,38 @@ def test_clip_sync_across_a_router_by_peer_address(testbed, huddle, homes, xdisp
     x_bob.wait_for("across the router ✓".encode(), "UTF8_STRING")
     x_bob.copy(b"and back")
     x_ada.wait_for(b"and back", "UTF8_STRING")
+
+
+@pytest.mark.hosts(3, subnets={"b": 2, "c": 2}, router=True)
+def test_a_pairing_link_pairs_across_the_router_once_and_the_pair_then_chats(testbed, huddle, homes):
+    """`huddle pair` on Ada prints a link; `huddle pair LINK` on Bob, on the other subnet, pairs both as verified
+    without a code. The link works once: Cy, using it when Ada's device answers there again, is refused with the
+    reason. Then the two chat with no address given: Bob dials Ada where the link reached her."""
+    a, b, c = testbed[0], testbed[1], testbed[2]
+    issuer = spawn(a, homes("a"), "pair", "--name", "Ada")
+    link = issuer.wait_line(lambda l: l.startswith("huddle:pair?"), 15)
+    assert f"a={a.ipv4}:47474" in link, link
+    bob = spawn(b, homes("b"), "pair", link, "--name", "Bob")
+    bob.wait_line(lambda l: l.startswith("* paired with Ada (") and l.endswith("by the pairing link: verified"), 30)
+    assert bob.wait_exit(15) == 0, bob.output()
+    issuer.wait_line(lambda l: l.startswith("* paired with Bob (") and l.endswith("verified"), 10)
+    assert issuer.wait_exit(15) == 0, issuer.output()
+    for home in (homes("a"), homes("b")):
+        assert '"trust":"verified"' in trusted(home)[0], trusted(home)
+    with open(os.path.join(homes("b"), "trust.json")) as f:
+        kept = json.load(f)["devices"][0].get("addresses")
+    assert kept == [f"{a.ipv4}:47474"], kept
+
+    # Ada's device answers at the link's address again (her chat); the link is spent, so Cy is refused.
+    ada = spawn(a, homes("a"), "chat", "--name", "Ada", stdin=True, ready="Chatting in")
+    cy = spawn(c, homes("c"), "pair", link, "--name", "Cy")
+    assert cy.wait_exit(30) not in (0, None), cy.output()
+    assert any("already used, has expired" in l for l in cy.err_lines), cy.output()
+    assert len(trusted(homes("a"))) == 1, trusted(homes("a"))
+
+    chat_bob = spawn(b, homes("b"), "chat", "--name", "Bob", stdin=True, ready="Chatting in")
+    chat_bob.wait_line(lambda l: l == "* connected to Ada", 20)
+    ada.wait_line(lambda l: l == "* connected to Bob", 10)
+    assert not any("first contact" in l for _, l in chat_bob.lines + ada.lines)
+    chat_bob.send("paired by link")
+    ada.wait_line(lambda l: l == "Bob: paired by link", 5)

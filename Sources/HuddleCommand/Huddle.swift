@@ -24,7 +24,8 @@ struct Huddle: AsyncParsableCommand {
               huddle doctor                         why the other device does not show up, and the fix
             """,
         subcommands: [
-            ChatCommand.self, PeersCommand.self, SendCommand.self, ReceiveCommand.self, IDCommand.self,
+            ChatCommand.self, PeersCommand.self, PairCommand.self, SendCommand.self, ReceiveCommand.self,
+            IDCommand.self,
             TrustCommand.self, ClipCommand.self, PasteboardCommand.self, URLCommand.self, DiscoverCommand.self,
             AdvertiseCommand.self, DoctorCommand.self,
         ]

@@ -1,0 +1,132 @@
+import ArgumentParser
+import Foundation
+import Huddle
+import HuddleDiscovery
+import HuddleMDNSCore
+import HuddleTransport
+import HuddleWire
+
+/// `huddle pair`: issue a pairing link (and show it as a QR code), or use one.
+struct PairCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "pair",
+        abstract: "Pair two devices with a one-time link instead of comparing codes, also across subnets.",
+        discussion: """
+            Without a link: prints a huddle:pair link for this device (its key's ID, its addresses and port, and \
+            a one-time secret of 128 bits), waits until another device uses it, and exits. The link works once, \
+            for --lifetime seconds (default 600). It is a secret: show it only to the device that should pair.
+
+            With a link (huddle pair 'huddle:pair?…'): finds that device at the link's addresses, checks that it \
+            has the key the link names, and pairs. Both devices then pin each other as verified; no code is \
+            compared, because the secret proves the run, bound to both keys. A used or expired link is refused.
+
+            Examples:
+              huddle pair                           on the first device
+              huddle pair 'huddle:pair?id=…'        on the second, with the link the first printed
+            """
+    )
+
+    @Argument(help: ArgumentHelp("A link `huddle pair` printed on the other device.", valueName: "link"))
+    var link: String?
+
+    @Option(help: ArgumentHelp("How long the link works, in seconds (60 to 86400).", valueName: "seconds"))
+    var lifetime: Int = 600
+
+    @Option(
+        name: .customLong("address"),
+        help: ArgumentHelp(
+            "An address to put in the link for the other device to dial (repeat for several). Default: this "
+                + "host's addresses on the interfaces in use (not link-local IPv6).",
+            valueName: "host"
+        )
+    )
+    var addresses: [String] = []
+
+    @Option(help: ArgumentHelp("How long to look for the link's device, in seconds.", valueName: "seconds"))
+    var timeout: Double = 60
+
+    @OptionGroup var options: SessionOptions
+
+    func validate() throws {
+        guard (60...86_400).contains(lifetime) else { throw ValidationError("--lifetime takes 60 to 86400 seconds") }
+        guard timeout >= 1 && timeout <= 3600 else { throw ValidationError("--timeout takes 1 to 3600 seconds") }
+        if let link {
+            do {
+                _ = try PairingLink(parsing: link)
+            } catch let error as PeerSessionError {
+                throw ValidationError(error.reason ?? "\(error)")
+            }
+        }
+    }
+
+    func run() async throws {
+        if let link {
+            try await use(try PairingLink(parsing: link))
+        } else {
+            try await issue()
+        }
+    }
+
+    /// Prints a link and waits until it is used or expires.
+    func issue() async throws {
+        let session = try await options.startSession(mode: .peer)
+        let hosts = try addresses.isEmpty ? Self.hostAddresses(options.network.configuration()) : addresses
+        guard !hosts.isEmpty else {
+            await session.stop()
+            Output.error("no address to put in the link: no interface in use has one; name one with --address")
+            throw ExitCode.unavailable
+        }
+        let lifetime = Duration.seconds(lifetime)
+        let link = try await session.issuePairingLink(lifetime: lifetime, hosts: hosts)
+        Output.line(
+            "Pairing link for \(session.displayName) (\(session.identity.deviceID.shortID)), for one device, "
+                + "valid \(self.lifetime / 60) min:"
+        )
+        Output.line(link.description)
+        Output.line("On the other device: huddle pair '\(link.description)'")
+        Output.line("Waiting for it to be used. Ctrl-C to stop.")
+        let events = session.events
+        let deadline = ContinuousClock.now + lifetime
+        let paired = try await CommandServices.run([session]) {
+            try await events.first(until: deadline) { event -> (PeerID, DeviceID)? in
+                if case .pairedByLink(let peer, let device) = event { return (peer, device) }
+                return nil
+            }
+        }
+        guard let outcome = paired else { throw ExitCode.interrupted }
+        guard let (peer, device) = outcome else {
+            Output.error("the link expired unused")
+            throw ExitCode.temporaryFailure
+        }
+        let name = await session.displayName(for: peer) ?? peer.rawValue
+        Output.line("* paired with \(name) (\(device.shortID)) by the pairing link: verified")
+    }
+
+    /// Finds the link's device and pairs with it.
+    func use(_ link: PairingLink) async throws {
+        guard !link.hasExpired() else {
+            Output.error("this pairing link has expired; ask for a new one (huddle pair on the other device)")
+            throw ExitCode.temporaryFailure
+        }
+        let session = try await options.startSession(mode: .peer)
+        let who =
+            link.name.isEmpty ? link.device.shortID : "\(DisplayText.sanitized(link.name)) (\(link.device.shortID))"
+        Output.line("Looking for \(who) at \(link.addresses.map(\.description).joined(separator: ", "))…")
+        let timeout = Duration.milliseconds(Int64(self.timeout * 1000))
+        let result = try await CommandServices.run([session]) {
+            try await CommandFailure.run { try await session.pair(using: link, timeout: timeout) }
+        }
+        guard let peer = result else { throw ExitCode.interrupted }
+        let name = await session.displayName(for: peer) ?? peer.rawValue
+        Output.line("* paired with \(name) (\(link.device.shortID)) by the pairing link: verified")
+    }
+
+    /// This host's addresses on the interfaces a session uses: IPv4, and IPv6 that is not link-local (a link-local
+    /// address means nothing without its interface on the other device).
+    static func hostAddresses(_ configuration: DiscoveryConfiguration) throws -> [String] {
+        try InterfaceSurvey.current(configuration: configuration).filter(\.isUsed).flatMap { surveyed in
+            surveyed.interface.ipv4.map { "\($0.address)" }
+                + surveyed.interface.ipv6.map { "\($0.address)" }.filter { !$0.lowercased().hasPrefix("fe80") }
+        }
+    }
+}
