@@ -19,6 +19,7 @@ let package = Package(
         .library(name: "HuddleDNS", targets: ["HuddleDNS"]),
         .library(name: "HuddleMDNSCore", targets: ["HuddleMDNSCore"]),
         .library(name: "HuddleDiscovery", targets: ["HuddleDiscovery"]),
+        .library(name: "HuddleWideArea", targets: ["HuddleWideArea"]),
         .library(name: "HuddleWire", targets: ["HuddleWire"]),
         .library(name: "HuddleTransport", targets: ["HuddleTransport"]),
         .library(name: "Huddle", targets: ["Huddle"]),
@@ -61,6 +62,16 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: upcoming
+        ),
+        .target(
+            name: "HuddleWideArea",
+            dependencies: [
+                "HuddleDNS",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: upcoming
         ),
@@ -192,6 +203,13 @@ let package = Package(
             name: "HuddleDNSTests",
             dependencies: [
                 "HuddleTestSupport", "HuddleDNS", .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            swiftSettings: upcoming
+        ),
+        .testTarget(
+            name: "HuddleWideAreaTests",
+            dependencies: [
+                "HuddleTestSupport", "HuddleDNS", "HuddleWideArea", .product(name: "NIOCore", package: "swift-nio"),
             ],
             swiftSettings: upcoming
         ),
