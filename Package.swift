@@ -25,6 +25,7 @@ let package = Package(
         .library(name: "Huddle", targets: ["Huddle"]),
         .library(name: "HuddlePasteboard", targets: ["HuddlePasteboard"]),
         .library(name: "HuddleClipboard", targets: ["HuddleClipboard"]),
+        .library(name: "HuddleQR", targets: ["HuddleQR"]),
         .executable(name: "huddle", targets: ["huddle"]),
         // Only for FuzzTesting/, a package of its own: another package reaches a target only through a product.
         .library(name: "HuddleFuzzHarnesses", targets: ["HuddleFuzzHarnesses"]),
@@ -114,6 +115,11 @@ let package = Package(
         ),
         .target(
             name: "HuddlePasteboard",
+            swiftSettings: upcoming
+        ),
+        // QR codes (ISO/IEC 18004) for pairing links, drawn in a terminal or as a PNG file; depends on nothing.
+        .target(
+            name: "HuddleQR",
             swiftSettings: upcoming
         ),
         .target(
@@ -280,6 +286,11 @@ let package = Package(
             dependencies: [
                 "HuddleTestSupport", "HuddlePasteboard",
             ],
+            swiftSettings: upcoming
+        ),
+        .testTarget(
+            name: "HuddleQRTests",
+            dependencies: ["HuddleTestSupport", "HuddleQR"],
             swiftSettings: upcoming
         ),
         .testTarget(
