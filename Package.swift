@@ -143,6 +143,7 @@ let package = Package(
                 "Huddle",
                 "HuddlePasteboard",
                 "HuddleClipboard",
+                "HuddleQR",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),

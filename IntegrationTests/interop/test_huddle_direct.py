@@ -11,15 +11,27 @@ import hashlib
 import json
 import os
 import re
+import shutil
+import subprocess
 
 import pytest
 
 from huddle_cli import huddle_bin
 import testbed as bed
+from conftest import skip_or_fail
 from test_huddle_chat import pair, trusted
 from test_huddle_clip import clip, xdisplays  # noqa: F401 - xdisplays is a fixture used below
 
 ROUTED = dict(subnets={"b": 2}, router=True)
+
+
+def decode_qr(path: str) -> str:
+    """The text of the QR code in the PNG at path, read by zbarimg (zbar-tools)."""
+    if not shutil.which("zbarimg"):
+        skip_or_fail("zbarimg (zbar-tools) is not installed")
+    out = subprocess.run(["zbarimg", "--nodbus", "--raw", "-q", "-Sdisable", "-Sqrcode.enable", "-Sbinary", path],
+                         capture_output=True, timeout=20, check=True).stdout
+    return out.decode("utf-8").rstrip("\n")
 
 
 def spawn(host, home: str, *args: str, stdin: bool = False, ready: str | None = None):
@@ -40,7 +52,8 @@ def test_chat_across_a_router_by_peer_address(testbed, huddle, homes):
     assert a.subnet != b.subnet
     bob = spawn(b, homes("b"), "chat", "--name", "Bob", stdin=True, ready="Chatting in")
     ada = spawn(a, homes("a"), "chat", "--name", "Ada", "--peer", b.ipv4, stdin=True, ready="Chatting in")
-    ada.wait_line(lambda l: l.startswith("* Bob (") and l.endswith("is here"), 15)
+    ada.wait_line(lambda l: l.startswith("* Bob (")
+                  and l.endswith(f"is here (dialled at {b.ipv4}:47474, not found nearby)"), 15)
     pair(ada, bob, "Ada", "Bob")
     ada.send("across the router")
     bob.wait_line(lambda l: l == "Ada: across the router", 5)
@@ -160,9 +173,15 @@ def test_a_pairing_link_pairs_across_the_router_once_and_the_pair_then_chats(tes
     without a code. The link works once: Cy, using it when Ada's device answers there again, is refused with the
     reason. Then the two chat with no address given: Bob dials Ada where the link reached her."""
     a, b, c = testbed[0], testbed[1], testbed[2]
-    issuer = spawn(a, homes("a"), "pair", "--name", "Ada")
+    image = os.path.join(homes("files"), "link.png")
+    issuer = spawn(a, homes("a"), "pair", "--name", "Ada", "--png", image)
     link = issuer.wait_line(lambda l: l.startswith("huddle:pair?"), 15)
     assert f"a={a.ipv4}:47474" in link, link
+    issuer.wait_line(lambda l: l == f"(QR code written to {image})", 10)
+    # The PNG and the code drawn in the terminal both carry the link.
+    assert decode_qr(image) == link
+    drawn = [l for _, l in issuer.lines if l and set(l) <= set("▀▄█ ")]
+    assert len(drawn) > 20, issuer.output()
     bob = spawn(b, homes("b"), "pair", link, "--name", "Bob")
     bob.wait_line(lambda l: l.startswith("* paired with Ada (") and l.endswith("by the pairing link: verified"), 30)
     assert bob.wait_exit(15) == 0, bob.output()

@@ -3,6 +3,7 @@ import Foundation
 import Huddle
 import HuddleDiscovery
 import HuddleMDNSCore
+import HuddleQR
 import HuddleTransport
 import HuddleWire
 
@@ -10,10 +11,11 @@ import HuddleWire
 struct PairCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "pair",
-        abstract: "Pair two devices with a one-time link instead of comparing codes, also across subnets.",
+        abstract: "Pair two devices with a one-time link (and its QR code) instead of comparing codes.",
         discussion: """
             Without a link: prints a huddle:pair link for this device (its key's ID, its addresses and port, and \
-            a one-time secret of 128 bits), waits until another device uses it, and exits. The link works once, \
+            a one-time secret of 128 bits) and the same link as a QR code (--png FILE writes it as an image too), \
+            waits until another device uses it, and exits. The link works once, \
             for --lifetime seconds (default 600). It is a secret: show it only to the device that should pair.
 
             With a link (huddle pair 'huddle:pair?…'): finds that device at the link's addresses, checks that it \
@@ -41,6 +43,15 @@ struct PairCommand: AsyncParsableCommand {
         )
     )
     var addresses: [String] = []
+
+    @Option(help: ArgumentHelp("Also write the link's QR code to this PNG file.", valueName: "file"))
+    var png: String?
+
+    @Flag(help: "Draw the QR code for a terminal with dark text on a light background (default: light on dark).")
+    var lightTerminal = false
+
+    @Flag(help: "Do not draw the QR code in the terminal (the link is printed all the same).")
+    var noQr = false
 
     @Option(help: ArgumentHelp("How long to look for the link's device, in seconds.", valueName: "seconds"))
     var timeout: Double = 60
@@ -83,7 +94,23 @@ struct PairCommand: AsyncParsableCommand {
                 + "valid \(self.lifetime / 60) min:"
         )
         Output.line(link.description)
-        Output.line("On the other device: huddle pair '\(link.description)'")
+        do {
+            let code = try QRCode(encoding: link.description)
+            if !noQr {
+                for line in code.terminalText(inverted: lightTerminal).split(separator: "\n") {
+                    Output.line(String(line))
+                }
+            }
+            if let png {
+                try Data(code.png()).write(to: URL(fileURLWithPath: png), options: .atomic)
+                Output.line("(QR code written to \(png))")
+            }
+        } catch {
+            await session.stop()
+            Output.error("could not write the QR code: \(error)")
+            throw ExitCode.ioError
+        }
+        Output.line("On the other device: huddle pair '\(link.description)' (or scan the code)")
         Output.line("Waiting for it to be used. Ctrl-C to stop.")
         let events = session.events
         let deadline = ContinuousClock.now + lifetime
