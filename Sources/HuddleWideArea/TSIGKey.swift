@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 public import HuddleDNS
 
 /// A TSIG key (RFC 8945 §4): its name, its algorithm and its secret, as BIND's key files write them:
