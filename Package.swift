@@ -102,6 +102,8 @@ let package = Package(
             name: "Huddle",
             dependencies: [
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                "HuddleWideArea",
+                "HuddleDNS",
                 "HuddleWire",
                 "HuddleTransport",
                 "HuddleMDNSCore",
@@ -144,6 +146,7 @@ let package = Package(
                 "HuddlePasteboard",
                 "HuddleClipboard",
                 "HuddleQR",
+                "HuddleWideArea",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),

@@ -9,11 +9,24 @@ actor DirectPeers {
     /// An address to look at.
     struct Entry: Hashable, Sendable {
         var address: PeerAddress
-        /// The only device taken as an answer there (a remembered address, a pairing link's).
+        /// The only device taken as an answer there (a remembered address, a pairing link's, a wide-area one's).
         var expected: DeviceID?
-        /// An address remembered for the expected device: looked at only while the device is neither connected
-        /// nor found nearby, at most every 5 minutes once it fails, failures not reported.
-        var remembered = false
+        var source = Source.given
+
+        /// Where an address came from, and so how it is looked at.
+        enum Source: Hashable, Sendable {
+            /// Given by the user (`--peer`, `/peer`, a pairing link): tried from 1 s to 30 s apart, failures told.
+            case given
+            /// Where the expected paired device was last reached: looked at only while the device is neither
+            /// connected nor found nearby, backing off to 5 minutes, failures not told.
+            case remembered
+            /// Found in a wide-area DNS-SD domain: as a remembered one, but its first failure is told (a
+            /// registration left behind shows as unreachable, and is not dialled more than every 5 minutes).
+            case wideArea
+        }
+
+        /// Whether it waits while its device is connected or found nearby, and backs off to 5 minutes.
+        var isBackground: Bool { source != .given }
     }
 
     /// What the session gives the loops: what it knows of a peer, where sightings go, where failures go.
@@ -63,14 +76,14 @@ actor DirectPeers {
     }
 
     private func makeSchedule(_ entry: Entry) -> DirectAddressSchedule {
-        DirectAddressSchedule(configuration: entry.remembered ? Self.rememberedSchedule : schedule)
+        DirectAddressSchedule(configuration: entry.isBackground ? Self.rememberedSchedule : schedule)
     }
 
     /// Adds `address`, unless it is there already; its loop starts at once when the others run.
     /// - Returns: whether it was new.
     @discardableResult
-    func add(_ address: PeerAddress, expecting device: DeviceID? = nil) -> Bool {
-        add(Entry(address: address, expected: device))
+    func add(_ address: PeerAddress, expecting device: DeviceID? = nil, source: Entry.Source = .given) -> Bool {
+        add(Entry(address: address, expected: device, source: source))
     }
 
     /// Adds addresses remembered for paired devices, except those already looked at.
@@ -104,7 +117,7 @@ actor DirectPeers {
             var elsewhere = false
             if let peer = schedules[index].found?.peer {
                 status = await hooks.status(peer)
-            } else if entry.remembered, let device = entry.expected {
+            } else if entry.isBackground, let device = entry.expected {
                 elsewhere = await hooks.deviceSeen(device)
             }
             if !elsewhere, schedules[index].shouldIntroduce(now: clock.now, peer: status) {
@@ -116,7 +129,7 @@ actor DirectPeers {
                     case .failure(let error): schedules[index].failed(error, now: clock.now)
                     }
                 for sighting in step.sightings { await hooks.sighted(index, sighting) }
-                if let error = step.report, !entry.remembered { hooks.unreachable(entry.address, error) }
+                if let error = step.report, entry.source != .remembered { hooks.unreachable(entry.address, error) }
             }
             do {
                 try await clock.sleep(until: clock.now + poll)

@@ -17,11 +17,7 @@ public final class MDNSPeerDirectory: PeerDirectory {
     }
 
     public func advertise(_ advert: PeerAdvert) async throws -> any PeerDirectoryRegistration {
-        var txt = MDNSTXTRecord()
-        try txt.set("v", Array(String(advert.version).utf8))
-        try txt.set("id", Array(advert.deviceID.description.utf8))
-        try txt.set("in", Array(advert.peer.rawValue.utf8))
-        try txt.set("m", Array(advert.mode.rawValue.prefix(1).utf8))
+        let txt = try Self.txt(for: advert)
         let type = try MDNSServiceType(parsing: advert.serviceType, strict: false)
         let name = Self.instanceName(advert.displayName)
         let registration = try await stack.register(
@@ -73,6 +69,16 @@ public final class MDNSPeerDirectory: PeerDirectory {
         var name = ""
         for character in displayName where name.utf8.count + character.utf8.count <= 63 { name.append(character) }
         return name.isEmpty ? "Huddle" : name
+    }
+
+    /// The TXT record of `advert`: `v`, `id`, `in` and `m` (`docs/wire-protocol.md` §1).
+    static func txt(for advert: PeerAdvert) throws -> MDNSTXTRecord {
+        var txt = MDNSTXTRecord()
+        try txt.set("v", Array(String(advert.version).utf8))
+        try txt.set("id", Array(advert.deviceID.description.utf8))
+        try txt.set("in", Array(advert.peer.rawValue.utf8))
+        try txt.set("m", Array(advert.mode.rawValue.prefix(1).utf8))
+        return txt
     }
 
     static func advert(from service: MDNSResolvedService, serviceType: String) -> PeerAdvert? {

@@ -21,6 +21,8 @@ extension PeerSession {
         guard !stopped else { throw PeerSessionError.stopped }
         guard available else {
             await directPeers.stop()
+            await wideArea?.stopBrowsing()
+            await wideArea?.withdraw()
             return await presence.hide()
         }
         var advert: PeerAdvert?
@@ -49,6 +51,27 @@ extension PeerSession {
                 )
             )
         }
+        if let wideArea { await showWideArea(wideArea, advert: advert) }
+    }
+
+    /// Registers in the wide-area domain (when advertising) and polls it (when browsing); failures are reported
+    /// as ``PeerSessionEvent/peerError(_:_:)`` with ``PeerSessionError/wideArea(_:)``, and the session goes on.
+    func showWideArea(_ wideArea: SessionWideArea, advert: PeerAdvert?) async {
+        let (broadcast, directPeers) = (self.broadcast, self.directPeers)
+        if let advert {
+            do {
+                try await wideArea.register(advert, hosts: HostAddresses.current(configuration.discovery))
+            } catch {
+                emit(.peerError(nil, .wideArea("registering in \(await wideArea.domain): \(error)")))
+            }
+        }
+        guard mode.browses else { return }
+        await wideArea.startBrowsing(
+            serviceType: serviceType,
+            own: peerID,
+            found: { address, device in await directPeers.add(address, expecting: device, source: .wideArea) },
+            failed: { broadcast.yield(.peerError(nil, $0)) }
+        )
     }
 
     /// Also looks for a peer at `address` from now on, as if it were in ``PeerSessionConfiguration/peerAddresses``

@@ -36,7 +36,7 @@ extension PeerSession {
             guard record.trust != .blocked, let device = try? DeviceID(record.deviceID) else { return [] }
             return (record.addresses ?? []).compactMap { text in
                 (try? PeerAddress(parsing: text)).map {
-                    DirectPeers.Entry(address: $0, expected: device, remembered: true)
+                    DirectPeers.Entry(address: $0, expected: device, source: .remembered)
                 }
             }
         }

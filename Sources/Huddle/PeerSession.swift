@@ -57,6 +57,8 @@ public actor PeerSession {
     nonisolated let presence: SessionPresence
     /// The direct addresses and what answers there; on this actor's executor.
     nonisolated let directPeers: DirectPeers
+    /// The wide-area DNS-SD domain, when one is configured; on this actor's executor.
+    nonisolated let wideArea: SessionWideArea?
     var group: any EventLoopGroup { configuration.eventLoopGroup }
     /// What the rules read as `now` and the timers wait on (``PeerSessionConfiguration/clock``); a clipboard sync
     /// paces its writes on it too.
@@ -183,6 +185,9 @@ public actor PeerSession {
             broadcast: broadcast,
             datagramPort: { datagrams.port.load(ordering: .relaxed) }
         )
+        wideArea = configuration.wideArea.map {
+            SessionWideArea(configuration: $0, clock: configuration.clock, sharingExecutorOf: transfers)
+        }
         directPeers = DirectPeers(
             addresses: configuration.peerAddresses,
             introducer: PeerIntroducer(
@@ -267,6 +272,8 @@ public actor PeerSession {
         apply(.stop)
         io.removeAll()
         await directPeers.stop()
+        await wideArea?.stopBrowsing()
+        await wideArea?.withdraw()
         await presence.hide()
         for channel in channels { try? await channel.closeFuture.get() }
         try? await listener?.close()

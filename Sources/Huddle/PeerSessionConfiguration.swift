@@ -1,6 +1,7 @@
 public import Foundation
 public import HuddleDiscovery
 public import HuddleTransport
+public import HuddleWideArea
 public import HuddleWire
 public import Logging
 public import NIOCore
@@ -21,6 +22,10 @@ public struct PeerSessionConfiguration: Sendable {
     /// were nearby (`docs/design.md`, "Peers beyond the link"). An address is only where to dial: the peer's key
     /// decides who it is. Failures are reported as ``PeerSessionEvent/addressUnreachable(_:_:)``.
     public var peerAddresses: [PeerAddress] = []
+    /// A wide-area DNS-SD domain to register in (with a TSIG key) and browse, beside multicast DNS
+    /// (`docs/design.md`, "Wide-area DNS-SD"). Instances found there are dialled only when the device their
+    /// record names answers at their address.
+    public var wideArea: WideAreaConfiguration?
     /// Look for paired devices that are not found nearby at the addresses they were last reached at (kept in the
     /// trust store), backing off to every 5 minutes. Only the pinned device is taken as an answer there.
     public var dialsRememberedAddresses = true

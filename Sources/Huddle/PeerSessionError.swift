@@ -33,6 +33,7 @@ public struct PeerSessionError: Error, Hashable, Sendable, CustomStringConvertib
         public static let datagramsStopped = Code("datagramsStopped")
         public static let inMemoryBudgetExhausted = Code("inMemoryBudgetExhausted")
         public static let tooManyTransfers = Code("tooManyTransfers")
+        public static let wideArea = Code("wideArea")
     }
 
     /// The failure and what it carries.
@@ -83,6 +84,8 @@ public struct PeerSessionError: Error, Hashable, Sendable, CustomStringConvertib
         /// The peer has ``TransferConfiguration/maximumIncomingTransfersPerPeer`` transfers offered or under way
         /// already; its offer was declined.
         case tooManyTransfers(limit: Int)
+        /// Registering in or browsing a wide-area DNS-SD domain failed (the reason says how).
+        case wideArea(String)
     }
 
     let storage: Storage
@@ -117,6 +120,7 @@ public struct PeerSessionError: Error, Hashable, Sendable, CustomStringConvertib
         case .inMemoryBudgetExhausted(let budget, let reserved, let size):
             "\(size) bytes do not fit in the in-memory budget of \(budget) (\(reserved) held by other transfers)"
         case .tooManyTransfers(let limit): "the peer has \(limit) transfers offered or under way already"
+        case .wideArea(let reason): "wide-area DNS-SD: \(reason)"
         }
     }
 }
@@ -144,6 +148,7 @@ extension PeerSessionError {
         case .datagramsStopped: .datagramsStopped
         case .inMemoryBudgetExhausted: .inMemoryBudgetExhausted
         case .tooManyTransfers: .tooManyTransfers
+        case .wideArea: .wideArea
         }
     }
 
@@ -232,6 +237,7 @@ extension PeerSessionError {
         .init(.inMemoryBudgetExhausted(budget: budget, reserved: reserved, size: size))
     }
     public static func tooManyTransfers(limit: Int) -> Self { .init(.tooManyTransfers(limit: limit)) }
+    public static func wideArea(_ reason: String) -> Self { .init(.wideArea(reason)) }
 
     /// Lets `catch PeerSessionError.cancelled` and `case .stopped` match an error equal to the one named.
     public static func ~= (pattern: PeerSessionError, error: any Error) -> Bool {

@@ -81,7 +81,7 @@ struct PairCommand: AsyncParsableCommand {
     /// Prints a link and waits until it is used or expires.
     func issue() async throws {
         let session = try await options.startSession(mode: .peer)
-        let hosts = try addresses.isEmpty ? Self.hostAddresses(options.network.configuration()) : addresses
+        let hosts = try addresses.isEmpty ? HostAddresses.current(options.network.configuration()) : addresses
         guard !hosts.isEmpty else {
             await session.stop()
             Output.error("no address to put in the link: no interface in use has one; name one with --address")
@@ -146,14 +146,5 @@ struct PairCommand: AsyncParsableCommand {
         guard let peer = result else { throw ExitCode.interrupted }
         let name = await session.displayName(for: peer) ?? peer.rawValue
         Output.line("* paired with \(name) (\(link.device.shortID)) by the pairing link: verified")
-    }
-
-    /// This host's addresses on the interfaces a session uses: IPv4, and IPv6 that is not link-local (a link-local
-    /// address means nothing without its interface on the other device).
-    static func hostAddresses(_ configuration: DiscoveryConfiguration) throws -> [String] {
-        try InterfaceSurvey.current(configuration: configuration).filter(\.isUsed).flatMap { surveyed in
-            surveyed.interface.ipv4.map { "\($0.address)" }
-                + surveyed.interface.ipv6.map { "\($0.address)" }.filter { !$0.lowercased().hasPrefix("fe80") }
-        }
     }
 }

@@ -1,9 +1,12 @@
 import ArgumentParser
 import Foundation
 import Huddle
+import HuddleDNS
 import HuddleDiscovery
 import HuddleTransport
+import HuddleWideArea
 import Logging
+import NIOCore
 
 /// Options shared by the session commands (`chat`, `peers`): which session, under which name, with which identity.
 struct SessionOptions: ParsableArguments {
@@ -86,6 +89,35 @@ struct SessionOptions: ParsableArguments {
     }
 
     @Option(
+        help: ArgumentHelp(
+            "Also register in and browse this wide-area DNS-SD domain (RFC 6763 §11) on a unicast DNS server, "
+                + "beside multicast DNS nearby. Registering needs --tsig-key.",
+            valueName: "domain"
+        )
+    )
+    var domain: String?
+
+    @Option(
+        name: .customLong("dns-server"),
+        help: ArgumentHelp(
+            "The DNS server of --domain: ADDRESS or ADDRESS:PORT (default: the first nameserver in "
+                + "/etc/resolv.conf).",
+            valueName: "address"
+        )
+    )
+    var dnsServer: String?
+
+    @Option(
+        name: .customLong("tsig-key"),
+        help: ArgumentHelp(
+            "A TSIG key file (BIND's format, as tsig-keygen writes it; hmac-sha256) that lets this host register "
+                + "in --domain by DNS UPDATE.",
+            valueName: "file"
+        )
+    )
+    var tsigKey: String?
+
+    @Option(
         name: .customLong("disconnect-timeout"),
         help: ArgumentHelp("Report a silent peer disconnected after this many seconds.", valueName: "seconds")
     )
@@ -105,6 +137,7 @@ struct SessionOptions: ParsableArguments {
         }
         if let port, !(0...65535).contains(port) { throw ValidationError("--port takes 0 to 65535") }
         _ = try peerAddresses()
+        _ = try wideAreaConfiguration()
         if !(disconnectTimeout >= 1 && disconnectTimeout <= 3600) {
             throw ValidationError("--disconnect-timeout takes 1 to 3600 seconds")
         }
@@ -118,6 +151,7 @@ struct SessionOptions: ParsableArguments {
         configuration.listenPort = port ?? PeerAddress.defaultPort
         configuration.listenPortFallsBack = port == nil
         configuration.peerAddresses = (try? peerAddresses()) ?? []
+        configuration.wideArea = try? wideAreaConfiguration()
         configuration.disconnectTimeout = .milliseconds(Int64(disconnectTimeout * 1000))
         // What the session cannot report as an event (a trust store it could not write) goes to standard error.
         var logger = Logger(label: "huddle", factory: { StreamLogHandler.standardError(label: $0) })
@@ -177,5 +211,55 @@ extension PeerSession {
         let name = await iterator.next() ?? nil
         timer.cancel()
         return name ?? displayName
+    }
+}
+
+extension SessionOptions {
+    /// The wide-area domain of `--domain`, `--dns-server` and `--tsig-key`, or nil without `--domain`.
+    func wideAreaConfiguration() throws -> WideAreaConfiguration? {
+        guard let domain else {
+            if dnsServer != nil || tsigKey != nil { throw ValidationError("--dns-server and --tsig-key need --domain") }
+            return nil
+        }
+        guard let name = try? DNSName(parsing: domain.hasSuffix(".") ? domain : domain + ".") else {
+            throw ValidationError("--domain: \(domain) is not a DNS name")
+        }
+        let serverText = dnsServer ?? Self.resolvConfNameserver()
+        guard let serverText else {
+            throw ValidationError("--domain needs --dns-server: /etc/resolv.conf names no nameserver")
+        }
+        let server: PeerAddress
+        do {
+            server = try PeerAddress(parsing: serverText)
+        } catch let error as PeerSessionError {
+            throw ValidationError("--dns-server: \(error.reason ?? "\(error)")")
+        }
+        // A port only when one was written: DNS's own is 53, not a peer's default.
+        let colons = serverText.filter { $0 == ":" }.count
+        let portWritten = serverText.hasPrefix("[") ? serverText.contains("]:") : colons == 1
+        guard let address = try? SocketAddress(ipAddress: server.host, port: portWritten ? server.port : 53) else {
+            throw ValidationError("--dns-server takes an IP address, not \(server.host)")
+        }
+        var key: TSIGKey?
+        if let tsigKey {
+            do {
+                key = try TSIGKey(bindKeyFile: String(contentsOfFile: tsigKey, encoding: .utf8))
+            } catch let error as TSIGError {
+                throw ValidationError("--tsig-key \(tsigKey): \(error)")
+            } catch {
+                throw ValidationError("--tsig-key \(tsigKey) cannot be read: \(error.localizedDescription)")
+            }
+        }
+        return WideAreaConfiguration(domain: name, server: address, key: key)
+    }
+
+    /// The first `nameserver` line of /etc/resolv.conf.
+    static func resolvConfNameserver() -> String? {
+        guard let text = try? String(contentsOfFile: "/etc/resolv.conf", encoding: .utf8) else { return nil }
+        for line in text.split(separator: "\n") {
+            let words = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
+            if words.count >= 2, words[0] == "nameserver" { return String(words[1]) }
+        }
+        return nil
     }
 }

@@ -79,7 +79,7 @@ public struct ServiceRegistration: Hashable, Sendable {
     public var hostName: DNSName { get throws { try domain.prepending(label: host) } }
 
     /// `_x._tcp` under `domain`.
-    static func name(_ serviceType: String, in domain: DNSName) throws -> DNSName {
+    public static func name(_ serviceType: String, in domain: DNSName) throws -> DNSName {
         var name = domain
         for label in serviceType.split(separator: ".").reversed() { name = try name.prepending(label: label) }
         return name

@@ -145,7 +145,7 @@ struct DirectPeersMemoryTests {
     @Test func anotherDeviceAtARememberedAddressIsNoAnswer() throws {
         let bob = try DirectAddressScheduleTests.advert("bob1")
         let expected = try DeviceID(bytes: Array(repeating: 1, count: 32))
-        let entry = DirectPeers.Entry(address: PeerAddress(host: "10.1.2.3"), expected: expected, remembered: true)
+        let entry = DirectPeers.Entry(address: PeerAddress(host: "10.1.2.3"), expected: expected, source: .remembered)
         guard case .failure(let error) = DirectPeers.answer(.success(bob), at: entry) else {
             Issue.record("another device was taken as the answer")
             return
