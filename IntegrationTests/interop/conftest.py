@@ -14,6 +14,7 @@ import tempfile
 import pytest
 
 from avahi_peer import Avahi
+from bind_server import BindServer, missing_bind_tools
 from huddle_cli import huddle as _huddle
 from huddle_cli import huddle_unavailable
 from testbed import Testbed, missing_tools, netns_available
@@ -76,6 +77,21 @@ def avahi(testbed):
     def start(host, hostname: str | None = None) -> Avahi:
         """Start avahi-daemon (+ private D-Bus) in host; stopped at testbed teardown."""
         return Avahi(host, hostname).start()
+    return start
+
+
+@pytest.fixture
+def bind9(testbed):
+    """Factory: bind9(host, zone="example.internal") -> started BindServer (bind_server.py): named
+    in host serving a dynamic zone that only its TSIG key may update; stopped at testbed teardown."""
+    missing = missing_bind_tools()
+    if missing:
+        skip_or_fail(f"missing tools: {', '.join(missing)} (apt-get install bind9 bind9-utils "
+                     "bind9-dnsutils)")
+
+    def start(host, zone: str = "example.internal", **kw) -> BindServer:
+        """Write its files under testbed.tmpdir, start named in host, wait until it answers."""
+        return BindServer(host, zone, **kw).start()
     return start
 
 
