@@ -65,9 +65,11 @@ actor SessionWideArea {
 
     /// Takes the registration out of the domain.
     func withdraw() async {
-        guard let registration else { return }
+        guard let registration, let removal = try? registration.removing(zone: domain) else { return }
         self.registration = nil
-        try? await dns.send(try registration.removing(zone: domain), now: Self.now())
+        // In a task of its own: a session stopped by cancelling its task still takes its records out.
+        let dns = self.dns
+        await Task { try? await dns.send(removal, now: Self.now()) }.value
     }
 
     /// Polls the domains for instances of `serviceType` other than `own`, handing each address on to `found`.

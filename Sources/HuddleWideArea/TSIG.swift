@@ -71,28 +71,35 @@ public enum TSIG {
         Array(HMAC<SHA256>.authenticationCode(for: bytes, using: SymmetricKey(data: key.secret)))
     }
 
-    /// Where the TSIG record starts: its owner name is written whole or as a 2-byte compression pointer.
+    /// Where the message's last record (the TSIG record) starts: the sections walked from the header, names
+    /// skipped whole or up to their compression pointer (RFC 1035 §4.1.4).
     static func recordStart(_ answer: [UInt8], rdata: [UInt8]) -> Int? {
-        let fixed = 10 + rdata.count
-        for start in stride(from: answer.count - fixed - 2, through: max(12, answer.count - fixed - 255), by: -1) {
-            let typeAt = answer.count - fixed
-            guard answer[typeAt] == 0, answer[typeAt + 1] == 250 else { return nil }
-            let name = answer[start..<typeAt]
-            if name.count == 2, name.first! & 0xC0 == 0xC0 { return start }
-            if name.last == 0, Self.isWholeName(Array(name)) { return start }
+        guard answer.count >= 12 else { return nil }
+        func count(_ at: Int) -> Int { Int(answer[at]) << 8 | Int(answer[at + 1]) }
+        func skipName(_ offset: Int) -> Int? {
+            var index = offset
+            while index < answer.count {
+                let length = Int(answer[index])
+                if length == 0 { return index + 1 }
+                if length & 0xC0 == 0xC0 { return index + 2 <= answer.count ? index + 2 : nil }
+                index += length + 1
+            }
+            return nil
         }
-        return nil
-    }
-
-    static func isWholeName(_ bytes: [UInt8]) -> Bool {
-        var index = 0
-        while index < bytes.count {
-            let length = Int(bytes[index])
-            if length == 0 { return index == bytes.count - 1 }
-            if length > 63 { return false }
-            index += length + 1
+        var offset = 12
+        for _ in 0..<count(4) {
+            guard let end = skipName(offset), end + 4 <= answer.count else { return nil }
+            offset = end + 4
         }
-        return false
+        let records = count(6) + count(8) + count(10)
+        var last: Int?
+        for _ in 0..<records {
+            last = offset
+            guard let end = skipName(offset), end + 10 <= answer.count else { return nil }
+            offset = end + 10 + count(end + 8)
+        }
+        guard let last, offset == answer.count, answer.count - last >= 10 + rdata.count else { return nil }
+        return last
     }
 
     /// A name on the wire in canonical form: uncompressed, ASCII letters in lower case (RFC 4034 §6.2).

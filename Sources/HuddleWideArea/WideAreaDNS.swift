@@ -139,3 +139,4 @@ public struct WideAreaDNS: Sendable {
         return instances
     }
 }
+

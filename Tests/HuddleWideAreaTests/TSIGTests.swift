@@ -84,6 +84,14 @@ struct TSIGTests {
         }
     }
 
+    /// A key name of several labels ends in names of its own ("hd1-1."): the record is found from the header,
+    /// not guessed from the end.
+    @Test func anAnswerSignedWithAKeyOfSeveralLabelsVerifies() throws {
+        let key = TSIGKey(name: "huddle-c1.hd30386-1.", secret: Self.key.secret)
+        let (_, mac) = TSIG.sign(Self.message(id: 9), key: key, timeSigned: 1_795_000_000)
+        try TSIG.verify(Self.answer(to: mac, id: 9, key: key, time: 1_795_000_002), key: key, requestMAC: mac)
+    }
+
     @Test func aTSIGErrorFromTheServerIsSaid() {
         let answer = Self.answer(to: [], id: 7, key: Self.key, error: 16, time: 1_795_000_001)
         #expect(throws: TSIGError.refusedByServer(code: 16)) { try TSIG.verify(answer, key: Self.key, requestMAC: []) }
