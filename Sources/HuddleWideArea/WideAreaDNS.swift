@@ -139,4 +139,3 @@ public struct WideAreaDNS: Sendable {
         return instances
     }
 }
-
