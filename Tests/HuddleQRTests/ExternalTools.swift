@@ -29,8 +29,18 @@ enum ExternalTool {
 
     struct ToolMissing: Error, CustomStringConvertible { let description: String }
 
-    /// Runs a program to the end and returns its exit status and standard output; standard error is discarded.
-    static func run(_ path: String, _ arguments: [String]) throws -> (status: Int32, output: [UInt8]) {
+    /// Runs a program to the end and returns its exit status and standard output; standard error is discarded. The
+    /// wait happens on a thread of its own: blocking one of the few threads Swift's tasks share would starve every
+    /// other test running beside it (on two cores there are two).
+    static func run(_ path: String, _ arguments: [String]) async throws -> (status: Int32, output: [UInt8]) {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread {
+                continuation.resume(with: Result { try Self.runWaiting(path, arguments) })
+            }
+        }
+    }
+
+    private static func runWaiting(_ path: String, _ arguments: [String]) throws -> (status: Int32, output: [UInt8]) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: path)
         process.arguments = arguments
@@ -48,14 +58,14 @@ enum ExternalTool {
     static func withTemporaryFile<Result>(
         _ bytes: [UInt8],
         suffix: String,
-        _ body: (String) throws -> Result
-    ) throws -> Result {
+        _ body: (String) async throws -> Result
+    ) async throws -> Result {
         let path = FileManager.default.temporaryDirectory
             .appendingPathComponent("huddle-qr-\(UUID().uuidString)\(suffix)").path
         guard FileManager.default.createFile(atPath: path, contents: Data(bytes)) else {
             throw ToolMissing(description: "cannot write \(path)")
         }
         defer { try? FileManager.default.removeItem(atPath: path) }
-        return try body(path)
+        return try await body(path)
     }
 }

@@ -135,7 +135,7 @@ struct PNGTests {
 )
 struct PNGZlibTests {
     /// A 1200-byte payload at level M: version 29, 1128 pixels square.
-    @Test func zlibAcceptsTheImage() throws {
+    @Test func zlibAcceptsTheImage() async throws {
         let python = try ExternalTool.require("python3", package: "python3")
         let script = """
             import sys, zlib, struct
@@ -156,8 +156,8 @@ struct PNGZlibTests {
             """
         let code = try QRCode(encoding: [UInt8](repeating: 0x7E, count: 1200), errorCorrection: .medium)
         #expect(code.version == 29)
-        let result = try ExternalTool.withTemporaryFile(code.png(), suffix: ".png") { path in
-            try ExternalTool.run(python, ["-c", script, path])
+        let result = try await ExternalTool.withTemporaryFile(code.png(), suffix: ".png") { path in
+            try await ExternalTool.run(python, ["-c", script, path])
         }
         let side = (code.size + 8) * 8
         #expect(result.status == 0)

@@ -18,10 +18,10 @@ import Testing
 struct ZbarDecodingTests {
     /// The decoded bytes of the one QR code in `png`: QR codes only (no false finds among the 1D symbologies),
     /// `-Sbinary` so that the bytes come out as they are, without a charset guess or a newline.
-    static func decode(_ png: [UInt8]) throws -> [UInt8] {
+    static func decode(_ png: [UInt8]) async throws -> [UInt8] {
         let zbarimg = try ExternalTool.require("zbarimg", package: "zbar-tools")
-        let result = try ExternalTool.withTemporaryFile(png, suffix: ".png") { path in
-            try ExternalTool.run(
+        let result = try await ExternalTool.withTemporaryFile(png, suffix: ".png") { path in
+            try await ExternalTool.run(
                 zbarimg,
                 ["--nodbus", "--raw", "-q", "-Sdisable", "-Sqrcode.enable", "-Sbinary", path]
             )
@@ -50,37 +50,37 @@ struct ZbarDecodingTests {
     }
 
     @Test(arguments: [1, 14, 15, 100, 250, 1000], PayloadKind.allCases)
-    func payloadsAtEveryLevel(length: Int, kind: PayloadKind) throws {
+    func payloadsAtEveryLevel(length: Int, kind: PayloadKind) async throws {
         let payload = Self.payload(kind, count: length)
         for level in QRCode.ErrorCorrectionLevel.allCases {
             let code = try QRCode(encoding: payload, errorCorrection: level)
-            #expect(try Self.decode(code.png()) == payload, "\(length) \(kind) bytes at \(level)")
+            #expect(try await Self.decode(code.png()) == payload, "\(length) \(kind) bytes at \(level)")
         }
     }
 
     /// Every mask pattern, forced, decodes (the encoder alone would pick only some of them).
-    @Test(arguments: 0...7) func everyMask(mask: Int) throws {
+    @Test(arguments: 0...7) func everyMask(mask: Int) async throws {
         let payload = Self.payload(.ascii, count: 120)
         let code = try QRCode(encoding: payload, errorCorrection: .quartile, version: nil, mask: mask)
         #expect(code.mask == mask)
-        #expect(try Self.decode(code.png(scale: 4)) == payload)
+        #expect(try await Self.decode(code.png(scale: 4)) == payload)
     }
 
     /// Every version at every level, filled to capacity: each row of the block tables (Table 9), the alignment
     /// patterns (Annex E) and the version information (7.10) are read by another implementation.
-    @Test(arguments: 1...40) func everyVersionFull(version: Int) throws {
+    @Test(arguments: 1...40) func everyVersionFull(version: Int) async throws {
         for level in QRCode.ErrorCorrectionLevel.allCases {
             let capacity = QRBlockLayout(version: version, errorCorrection: level).byteCapacity
             let payload = Self.payload(.binary, count: capacity)
             let code = try QRCode(encoding: payload, errorCorrection: level, version: version, mask: nil)
-            #expect(try Self.decode(code.png(scale: 3)) == payload, "version \(version) at \(level)")
+            #expect(try await Self.decode(code.png(scale: 3)) == payload, "version \(version) at \(level)")
         }
     }
 
     /// The terminal rendering, drawn as an image the way the terminal it is meant for shows it, decodes too: by
     /// default a light-on-dark terminal (ink light, the screen round the text dark), inverted a dark-on-light one.
     /// Only the quiet zone the text itself draws (2 modules) separates the symbol from the screen round it.
-    @Test(arguments: [false, true]) func terminalRenderingAsSeen(inverted: Bool) throws {
+    @Test(arguments: [false, true]) func terminalRenderingAsSeen(inverted: Bool) async throws {
         let link = "huddle:pair?id=Xk3v9QmZp2LrT8wYb6NcA1sD4fG7hJ0uE5iO&name=Alice%20laptop&addr=10.0.0.7:52000"
         let code = try QRCode(encoding: link)
         let lines = code.terminalText(inverted: inverted).split(separator: "\n").map { Array($0.unicodeScalars) }
@@ -103,6 +103,6 @@ struct ZbarDecodingTests {
         let image = PNGWriter.grayscaleOneBit(width: width * scale, height: height * scale) { x, y in
             !dark(x / scale, y / scale)
         }
-        #expect(try Self.decode(image) == Array(link.utf8))
+        #expect(try await Self.decode(image) == Array(link.utf8))
     }
 }
