@@ -234,6 +234,37 @@ def test_three_subnets_reach_each_other_by_unicast(testbed):
             assert (p.src, p.ttl) == (src.ipv4, 254), p
 
 
+@pytest.mark.hosts(1)
+def test_no_default_route_unless_asked(testbed):
+    """By default a host has its subnet's route and no default route: an address off the bed is
+    unreachable."""
+    (a,) = testbed.hosts
+    assert testbed.default_gateway == {}
+    routes = json.loads(a.run("ip", "-j", "route", "show").stdout)
+    assert [r["dst"] for r in routes] == [testbed.cidr4[1]], routes
+    cp = a.run("ip", "route", "get", "192.0.2.1", check=False)
+    assert cp.returncode != 0 and "unreachable" in cp.stderr, cp
+
+
+@pytest.mark.hosts(3, subnets={"c": 2}, router=True, default_route=True)
+def test_default_route_leads_nowhere(testbed):
+    """default_route=True: each host's default route goes via .253 of its own subnet, which no
+    host and not the router has; the kernel then picks veth-<x> and the host's own address for an
+    address off the bed and for the LocalSend multicast group (`ip route get` sends nothing)."""
+    taken = {h.ipv4 for h in testbed.hosts} | set(testbed.router_ipv4.values())
+    assert testbed.default_gateway == {1: f"{testbed.net4}.253", 2: f"{testbed.net4_2}.253"}
+    assert not taken & set(testbed.default_gateway.values())
+    for h in testbed.hosts:
+        gw = testbed.default_gateway[h.subnet]
+        assert ipaddress.ip_address(gw) in ipaddress.ip_network(testbed.cidr4[h.subnet])
+        routes = json.loads(h.run("ip", "-j", "route", "show").stdout)
+        assert [(r.get("gateway"), r.get("dev")) for r in routes if r["dst"] == "default"] \
+            == [(gw, h.ifname)], routes
+        for dst in ("192.0.2.1", "224.0.0.167"):
+            got = json.loads(h.run("ip", "-j", "route", "get", dst).stdout)[0]
+            assert (got["dev"], got["prefsrc"]) == (h.ifname, h.ipv4), got
+
+
 def test_routed_bed_removes_everything_when_start_fails(netns_ok):
     """A routed bed whose start() fails after the router exists deletes all its namespaces."""
     class Broken(bed.Testbed):

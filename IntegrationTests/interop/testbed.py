@@ -22,6 +22,14 @@ address on its own subnet (no default route). Nothing runs in the router: no mul
 daemon, so multicast (mDNS) stays on its subnet while unicast crosses. Host.subnet tells a host's
 subnet; Testbed.router_ipv4 / router_ula / cidr4 / cidr6 map a subnet number to addresses.
 
+A default route, opt-in, e.g. Testbed(k=2, default_route=True) or @pytest.mark.hosts(2,
+default_route=True): every host gets `default via 10.<X>.<seq>.253 dev veth-<x>`, an address on its
+own subnet that no host and no router has (Testbed.default_gateway maps a subnet to it). Nothing
+answers there and no bridge has an uplink, so no packet can leave the bed; the route only lets
+programs that look up "the address I would reach the internet from" (a UDP connect to a public
+address, which sends nothing) or join a multicast group on INADDR_ANY find veth-<x>, as localsendd
+does (localsend_peer.py). Without it (the default) a host has only its subnet's routes.
+
 Every process is started inside one of these namespaces, so teardown can stop
 exactly the processes of this run (`ip netns pids NS`) and delete exactly its
 namespaces. Teardown runs from fixture finalizers and, as a safety net, atexit.
@@ -256,12 +264,14 @@ class Host:
 
 
 class Testbed:
-    """K hosts on one bridge (optionally up to three subnets, dual-homed hosts and a router between
-    the subnets, see the module doc); create with start(), always close() (idempotent)."""
+    """K hosts on one bridge (optionally up to three subnets, dual-homed hosts, a router between
+    the subnets and a default route that leads nowhere, see the module doc); create with start(),
+    always close() (idempotent)."""
 
     def __init__(self, k: int = 3, dad: bool = False, ula: bool = False,
                  second_link: Iterable[str] = (), second_only: Iterable[str] = (),
-                 subnets: dict[str, int] | None = None, router: bool = False):
+                 subnets: dict[str, int] | None = None, router: bool = False,
+                 default_route: bool = False):
         assert 1 <= k <= 26
         # Optional second and third bridge and the router (see module doc).
         self.second_link = set(second_link)
@@ -304,6 +314,10 @@ class Testbed:
         self.router_ipv4 = {n: f"{self.net4_of[n]}.254" for n in self.bridges} if router else {}
         self.router_ula = ({n: self.ula_address(n, "fe") for n in self.bridges}
                            if router and ula else {})
+        # The default route (default_route=True): via .253 on each subnet, an address nobody has.
+        self.default_route = default_route
+        self.default_gateway = ({n: f"{self.net4_of[n]}.253" for n in self.bridges}
+                                if default_route else {})
         self.namespaces: list[str] = []  # created so far (exactly those are deleted)
         self.procs: list[LineProc] = []
         self.cleanups: list[Callable[[], None]] = []
@@ -344,6 +358,10 @@ class Testbed:
                 self._add_router()
                 for h in self.hosts:
                     self._add_routes(h)
+            for h in self.hosts:
+                if self.default_route:
+                    run(["ip", "-n", h.ns, "route", "add", "default",
+                         "via", self.default_gateway[h.subnet], "dev", h.ifname])
             for h in self.hosts:
                 h.ipv6_ll = wait_until(lambda: self._link_local(h), timeout=5,
                                        what=f"IPv6 link-local on {h.ns}")
