@@ -17,6 +17,7 @@ from avahi_peer import Avahi
 from bind_server import BindServer, missing_bind_tools
 from huddle_cli import huddle as _huddle
 from huddle_cli import huddle_unavailable
+from localsend_peer import Localsendd, localsendd_unavailable
 from testbed import Testbed, missing_tools, netns_available
 
 TYPE = "_lab._tcp"
@@ -92,6 +93,22 @@ def bind9(testbed):
     def start(host, zone: str = "example.internal", **kw) -> BindServer:
         """Write its files under testbed.tmpdir, start named in host, wait until it answers."""
         return BindServer(host, zone, **kw).start()
+    return start
+
+
+@pytest.fixture
+def localsendd(testbed):
+    """Factory: localsendd(host, alias, **kw) -> started Localsendd (localsend_peer.py): the
+    independent LocalSend peer localsendd in host, driven by localsendctl; stopped at testbed
+    teardown. Keyword arguments: encryption=True, pin=None, unattended=True, port=53317,
+    device_type=None. The bed needs @pytest.mark.hosts(k, default_route=True)."""
+    reason = localsendd_unavailable()
+    if reason:
+        skip_or_fail(reason)
+
+    def start(host, alias: str, **kw) -> Localsendd:
+        """Write its directories under testbed.tmpdir, start it in host, wait until it answers."""
+        return Localsendd(host, alias, **kw).start()
     return start
 
 
