@@ -26,6 +26,8 @@ let package = Package(
         .library(name: "HuddlePasteboard", targets: ["HuddlePasteboard"]),
         .library(name: "HuddleClipboard", targets: ["HuddleClipboard"]),
         .library(name: "HuddleQR", targets: ["HuddleQR"]),
+        .library(name: "HuddleForeign", targets: ["HuddleForeign"]),
+        .library(name: "HuddleLocalSend", targets: ["HuddleLocalSend"]),
         .executable(name: "huddle", targets: ["huddle"]),
         // Only for FuzzTesting/, a package of its own: another package reaches a target only through a product.
         .library(name: "HuddleFuzzHarnesses", targets: ["HuddleFuzzHarnesses"]),
@@ -39,6 +41,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        // The LocalSend HTTPS server; no default traits (swift-configuration support is not used).
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1", traits: []),
     ],
     targets: [
         .target(
@@ -124,6 +128,33 @@ let package = Package(
             name: "HuddleQR",
             swiftSettings: upcoming
         ),
+        // The one face every foreign protocol shows the command line: its peers, offers and transfers
+        // (docs/design.md, "Foreign peers").
+        .target(
+            name: "HuddleForeign",
+            dependencies: ["Huddle"],
+            swiftSettings: upcoming
+        ),
+        // LocalSend protocol v2 (docs/localsend.md): multicast discovery, the HTTPS API as server (Hummingbird) and
+        // as client (NIOHTTP1 over NIOSSL, pinning the peer's certificate fingerprint during the handshake).
+        .target(
+            name: "HuddleLocalSend",
+            dependencies: [
+                "HuddleForeign", "HuddleWire", "Huddle",
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "_NIOFileSystem", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: upcoming
+        ),
         .target(
             name: "HuddleClipboard",
             dependencies: [
@@ -147,6 +178,8 @@ let package = Package(
                 "HuddleClipboard",
                 "HuddleQR",
                 "HuddleWideArea",
+                "HuddleForeign",
+                "HuddleLocalSend",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -237,6 +270,15 @@ let package = Package(
                 "HuddleDNS", "HuddleMDNSCore", "HuddleDiscovery",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            swiftSettings: upcoming
+        ),
+        .testTarget(
+            name: "HuddleLocalSendTests",
+            dependencies: [
+                "HuddleTestSupport", "HuddleLocalSend", "HuddleForeign", "HuddleTransport",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             swiftSettings: upcoming
         ),

@@ -1,5 +1,6 @@
 import Foundation
 import Huddle
+import HuddleForeign
 import HuddleWire
 import NIOConcurrencyHelpers
 
@@ -73,6 +74,29 @@ final class ProgressReporter: Sendable {
             Output.json(fields.merging(["event": event]) { $1 })
         } else {
             Output.line(text)
+        }
+    }
+}
+
+extension ProgressReporter {
+    /// A foreign transfer's progress: as JSON, or a line at every 16 MiB and at the end (redrawn on a terminal).
+    func show(_ progress: ForeignProgress) {
+        let verb = progress.isOutgoing ? "sending" : "receiving"
+        if json {
+            Output.json([
+                "event": "progress", "id": progress.offerID, "file": progress.fileName,
+                "direction": progress.isOutgoing ? "send" : "receive", "completed": progress.completed,
+                "total": progress.total,
+            ])
+            return
+        }
+        let percent = Self.percent(progress.completed, of: progress.total)
+        let line = "\(verb) \(progress.fileName): \(percent)% (\(progress.completed)/\(progress.total) bytes)"
+        let done = progress.completed == progress.total
+        if isTerminal {
+            FileHandle.standardOutput.write(Data(("\r\u{1B}[K" + Output.text(line) + (done ? "\n" : "")).utf8))
+        } else if done || progress.completed % (16 << 20) < (256 << 10) {
+            Output.line(line)
         }
     }
 }

@@ -1,23 +1,40 @@
 import ArgumentParser
 import Foundation
 import Huddle
+import HuddleForeign
 import HuddleTransport
 import HuddleWire
 
+/// Someone to send to: a Huddle peer, or a device of another protocol (never taken for one another).
+enum Recipient: Sendable {
+    case huddle(PeerID)
+    case foreign(ForeignPeer, any ForeignPeerService)
+
+    var huddlePeer: PeerID? {
+        if case .huddle(let peer) = self { return peer }
+        return nil
+    }
+}
+
 /// Finds peers by name (or lets the user pick) and connects to them; the caller answers the code prompts.
+/// With `foreign`, devices of other protocols are found too, each shown with its protocol.
 struct Rendezvous {
     let session: PeerSession
     /// Subscribed before the peer list is read, so a peer found just after is not missed.
     let changes: PeerSessionEvents
+    let foreign: ForeignPeers?
 
-    init(session: PeerSession) {
+    init(session: PeerSession, foreign: ForeignPeers? = nil) {
         self.session = session
         self.changes = session.events
+        self.foreign = foreign
     }
 
-    /// Waits until a peer is found or changes state, or until `deadline`.
+    /// Waits until a peer is found or changes state, or until `deadline`. Foreign services tell their own
+    /// reader, not this one, so with them it looks again at least every quarter second.
     func waitForChange(until deadline: ContinuousClock.Instant) async throws {
-        _ = try await changes.first(until: deadline) { event -> Bool? in
+        let limit = foreign == nil ? deadline : min(deadline, .now + .milliseconds(250))
+        _ = try await changes.first(until: limit) { event -> Bool? in
             switch event {
             case .peerFound, .stateChanged: true
             default: nil
@@ -25,18 +42,20 @@ struct Rendezvous {
         }
     }
 
-    /// One peer: the one named, else the only one found.
+    /// One Huddle peer: the one named, else the only one found.
     func connect(to name: String?, within seconds: Double) async throws -> PeerID {
-        try await connect(to: name.map { [$0] } ?? [], within: seconds, picker: nil)[0]
+        guard let peer = try await connect(to: name.map { [$0] } ?? [], within: seconds, picker: nil)[0].huddlePeer
+        else { throw ExitCode.unavailable }
+        return peer
     }
 
     /// The peers named, each once; with no names, the only peer found, or — when several are there and
     /// `picker` reads from a person — the ones they pick from a numbered list.
     ///
     /// - Throws: `ExitCode.unavailable` after saying which peers were not found or could not be connected.
-    func connect(to names: [String], within seconds: Double, picker: Prompter?) async throws -> [PeerID] {
+    func connect(to names: [String], within seconds: Double, picker: Prompter?) async throws -> [Recipient] {
         let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
-        var chosen: [PeerID] = []
+        var chosen: [Recipient] = []
         if names.isEmpty {
             chosen = try await pick(until: deadline, picker: picker)
         } else {
@@ -49,7 +68,7 @@ struct Rendezvous {
                 chosen.append(peer)
             }
         }
-        for peer in chosen {
+        for peer in chosen.compactMap(\.huddlePeer) {
             do {
                 try await session.connect(to: peer, timeout: .seconds(120))
             } catch {
@@ -65,27 +84,50 @@ struct Rendezvous {
         return names.filter { seen.insert($0).inserted }
     }
 
-    /// The peers found so far (available or connected), by name.
-    func present() async -> [(peer: PeerID, name: String)] {
-        var found: [(PeerID, String)] = []
+    /// The peers found so far (Huddle peers available or connected, then foreign devices), by name; a foreign
+    /// device's name says its protocol: "Pixel 8 (LocalSend)".
+    func present() async -> [(peer: Recipient, name: String)] {
+        var found: [(Recipient, String)] = []
         for peer in await session.peers(in: .available) + session.peers(in: .connected) {
-            found.append((peer, await session.displayName(for: peer) ?? peer.rawValue))
+            found.append((.huddle(peer), await session.displayName(for: peer) ?? peer.rawValue))
         }
-        return found.sorted { $0.1 < $1.1 }
+        found.sort { $0.1 < $1.1 }
+        for (peer, service) in await foreign?.peers() ?? [] {
+            found.append((.foreign(peer, service), "\(peer.name) (\(peer.protocol.rawValue))"))
+        }
+        return found
     }
 
-    /// - Throws: `CancellationError` when the task is cancelled (the command was interrupted).
-    func find(_ name: String, until deadline: ContinuousClock.Instant) async throws -> PeerID? {
+    /// The Huddle peer or the foreign device called `name` ("localsend:NAME" or a fingerprint's start for a
+    /// LocalSend device only).
+    ///
+    /// - Throws: `ExitCode.usage` when a Huddle peer and a foreign device share the name: which is meant is said,
+    ///   never guessed. `CancellationError` when the task is cancelled (the command was interrupted).
+    func find(_ name: String, until deadline: ContinuousClock.Instant) async throws -> Recipient? {
         while true {
-            let named = await present().filter { $0.name == name }
-            if named.count == 1 { return named[0].peer }
+            let huddle =
+                ForeignPeers.isForeignOnly(name)
+                ? [] : await present().filter { $0.name == name && $0.peer.huddlePeer != nil }
+            let others = await foreign?.named(name) ?? []
+            if huddle.count == 1 && others.isEmpty { return huddle[0].peer }
+            if huddle.isEmpty && others.count == 1 { return .foreign(others[0].peer, others[0].service) }
+            if !huddle.isEmpty && !others.isEmpty || others.count > 1 {
+                let listed = others.map { "\($0.peer.name) (\($0.peer.identityText))" }
+                Output.error(
+                    "several devices answer to \(name): "
+                        + (huddle.isEmpty ? [] : ["a Huddle peer"]).joined() + (huddle.isEmpty ? "" : ", ")
+                        + listed.joined(separator: ", ")
+                        + "; name a LocalSend device as localsend:NAME or by the start of its fingerprint"
+                )
+                throw ExitCode.usage
+            }
             if ContinuousClock.now >= deadline { return nil }
             try await waitForChange(until: deadline)
         }
     }
 
     /// With no names: wait for the first peer, give others a moment to show up, then take the only one or ask.
-    func pick(until deadline: ContinuousClock.Instant, picker: Prompter?) async throws -> [PeerID] {
+    func pick(until deadline: ContinuousClock.Instant, picker: Prompter?) async throws -> [Recipient] {
         var found = await present()
         while found.isEmpty && ContinuousClock.now < deadline {
             try await waitForChange(until: deadline)

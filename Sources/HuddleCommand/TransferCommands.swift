@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Huddle
+import HuddleForeign
 import HuddleTransport
 import HuddleWire
 import Synchronization
@@ -26,9 +27,16 @@ struct SendCommand: AsyncParsableCommand {
             --json one object per line: progress (completed, total, bytesPerSecond, etaSeconds once known, and for a \
             directory file, fileCompleted, fileTotal, filesCompleted, fileCount), sent, skipped, failed.
 
+            LocalSend devices (phones, Windows and macOS with the LocalSend app) are found too and listed with \
+            their protocol: --to "Pixel 8" reaches one as it reaches a Huddle peer. When a Huddle peer and a \
+            LocalSend device share a name, say which: localsend:NAME, or the start of the device's fingerprint. \
+            LocalSend has no pairing code: the device's certificate fingerprint is what identifies it, shown as \
+            not verified. Its receiver may ask for a PIN (--pin). Directories go to Huddle peers only.
+
               huddle send photo.png --to Bob
               huddle send ~/Pictures/holiday notes.txt --to Bob
               huddle send slides.pdf --to Bob --to Cy
+              huddle send photo.jpg --to "Pixel 8" --pin 123456
             """
     )
 
@@ -42,7 +50,9 @@ struct SendCommand: AsyncParsableCommand {
     )
     var to: [String] = []
     @Option(help: "How long to look for the peer, in seconds.") var wait: Double = 15
+    @Option(help: ArgumentHelp("The PIN a LocalSend receiver asks for.", valueName: "pin")) var pin: String?
     @OptionGroup var options: SessionOptions
+    @OptionGroup var foreignOptions: ForeignOptions
 
     func validate() throws {
         if paths.isEmpty { throw ValidationError("name at least one file or directory") }
@@ -53,10 +63,13 @@ struct SendCommand: AsyncParsableCommand {
 
     func run() async throws {
         let session = try await options.startSession(mode: .peer)
-        try await CommandServices.interruptible([session]) { try await send(on: session) }
+        let foreign = try foreignOptions.services(options: options, takesOffers: false)
+        try await CommandServices.interruptible([session] + foreign.lifecycle) {
+            try await send(on: session, foreign: foreign)
+        }
     }
 
-    func send(on session: PeerSession) async throws {
+    func send(on session: PeerSession, foreign: ForeignPeers) async throws {
         let reporter = ProgressReporter(json: json)
         let prompter = Prompter.standard
         let autoAccept = options.yes
@@ -78,9 +91,20 @@ struct SendCommand: AsyncParsableCommand {
                 }
             }
         }
-        let peers: [PeerID]
+        let foreignProgress = foreign.services.map { service in
+            Task {
+                for await event in service.events {
+                    if case .progress(let step) = event { reporter.show(step) }
+                }
+            }
+        }
+        let peers: [Recipient]
         do {
-            peers = try await Rendezvous(session: session).connect(to: to, within: wait, picker: prompter)
+            peers = try await Rendezvous(session: session, foreign: foreign).connect(
+                to: to,
+                within: wait,
+                picker: prompter
+            )
         } catch {
             progress.cancel()
             await session.stop()
@@ -88,15 +112,21 @@ struct SendCommand: AsyncParsableCommand {
         }
         // Each peer gets the files in order; several peers are served at once, so a slow one holds up no other.
         let failures = await withTaskGroup(of: Int.self) { group in
-            for peer in peers {
+            for recipient in peers {
                 group.addTask {
-                    let name = peers.count > 1 ? await session.displayName(for: peer) : nil
-                    return await send(to: peer, named: name, on: session, reporter: reporter)
+                    switch recipient {
+                    case .huddle(let peer):
+                        let name = peers.count > 1 ? await session.displayName(for: peer) : nil
+                        return await send(to: peer, named: name, on: session, reporter: reporter)
+                    case .foreign(let peer, let service):
+                        return await send(to: peer, via: service, reporter: reporter)
+                    }
                 }
             }
             return await group.reduce(0, +)
         }
         progress.cancel()
+        for task in foreignProgress { task.cancel() }
         await session.stop()
         if failures > 0 { throw ExitCode.failure }
     }
@@ -156,6 +186,36 @@ struct SendCommand: AsyncParsableCommand {
         return failed
     }
 
+    /// Sends every file to a foreign device in one offer; returns how many failed.
+    func send(to peer: ForeignPeer, via service: any ForeignPeerService, reporter: ProgressReporter) async -> Int {
+        let who = "\(peer.name) (\(peer.identityText) — not verified)"
+        let directories = paths.filter(SendWindow.isDirectory)
+        for path in directories {
+            Output.error(
+                "\(path): directories go to Huddle peers only; \(peer.name) is a \(peer.protocol.rawValue) device"
+            )
+        }
+        let files = paths.filter { !SendWindow.isDirectory($0) }.map { URL(fileURLWithPath: $0) }
+        guard !files.isEmpty else { return directories.count }
+        do {
+            try await service.send(files: files, to: peer, pin: pin)
+        } catch {
+            for file in files {
+                if json { reporter.result("failed", ["file": file.lastPathComponent, "error": "\(error)"], text: "") }
+            }
+            Output.error("\(peer.name): \(error)")
+            return files.count + directories.count
+        }
+        for file in files {
+            reporter.result(
+                "sent",
+                ["file": file.lastPathComponent, "peer": peer.name, "protocol": peer.protocol.rawValue],
+                text: "sent \(file.lastPathComponent) to \(who)"
+            )
+        }
+        return directories.count
+    }
+
     func sendDirectory(_ url: URL, to peer: PeerID, on session: PeerSession, reporter: ProgressReporter) async throws {
         let report = try await session.sendDirectory(at: url, to: peer)
         let name = url.standardizedFileURL.resolvingSymlinksInPath().lastPathComponent
@@ -199,6 +259,11 @@ struct ReceiveCommand: AsyncParsableCommand {
             Prints where each file or tree went; with --json one object per line: offer (name, size, files, \
             directory, from, key), progress, received (path, files, directory), failed.
 
+            LocalSend devices can send here too (the LocalSend app on a phone, Windows or macOS lists this host \
+            under --name): their offers are asked about the same way, shown with "LocalSend" and the sender's \
+            certificate fingerprint, which nothing verifies. Their files follow the same rules (hidden partial \
+            file, SHA-256 checked when the sender gives one, never overwriting); a text they send is printed.
+
               huddle receive --dir ~/Downloads
               huddle receive --dir inbox --yes --count 1 --json
             """
@@ -209,6 +274,7 @@ struct ReceiveCommand: AsyncParsableCommand {
     @Option(help: "Stop after this many transfers, a directory counting once (default: run until interrupted).")
     var count: Int?
     @OptionGroup var options: SessionOptions
+    @OptionGroup var foreignOptions: ForeignOptions
 
     func validate() throws {
         var isDirectory: ObjCBool = false
@@ -219,15 +285,44 @@ struct ReceiveCommand: AsyncParsableCommand {
 
     func run() async throws {
         let session = try await options.startSession(mode: .peer)
-        try await CommandServices.interruptible([session]) { try await receive(on: session) }
+        let foreign = try foreignOptions.services(options: options, takesOffers: true)
+        try await CommandServices.interruptible([session] + foreign.lifecycle) {
+            try await receive(on: session, foreign: foreign)
+        }
     }
 
-    func receive(on session: PeerSession) async throws {
+    func receive(on session: PeerSession, foreign: ForeignPeers) async throws {
         let directory = URL(fileURLWithPath: dir).standardizedFileURL
         let findable = await session.findableName()
         Output.line("Receiving into \(directory.path) as \(findable). Ctrl-C to stop.")
         let reporter = ProgressReporter(json: json)
-        var received = 0
+        let tally = ReceiveTally(limit: count)
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await receive(on: session, into: directory, reporter: reporter, tally: tally) }
+            for service in foreign.services {
+                group.addTask {
+                    await ForeignReceiving(
+                        service: service,
+                        directory: directory,
+                        reporter: reporter,
+                        json: json,
+                        autoAccept: options.yes
+                    ).run(tally: tally)
+                }
+            }
+            // The first loop to end (the count reached, or the session's events over) ends the others.
+            _ = await group.next()
+            group.cancelAll()
+        }
+        await session.stop()
+    }
+
+    func receive(
+        on session: PeerSession,
+        into directory: URL,
+        reporter: ProgressReporter,
+        tally: ReceiveTally
+    ) async {
         var offered: [TransferID: IncomingTransfer] = [:]
         let prompter = Prompter.standard
         events: for await event in session.events {
@@ -279,8 +374,7 @@ struct ReceiveCommand: AsyncParsableCommand {
                     ["path": url.path, "files": files, "directory": directory, "id": "\(id)"],
                     text: directory ? "received \(url.path)/ (\(files) files, all verified)" : "received \(url.path)"
                 )
-                received += 1
-                if let count, received >= count { break events }
+                if await tally.add() { break events }
             case .transferFailed(let id, _, let error):
                 if json { reporter.result("failed", ["id": "\(id)", "error": "\(error)"], text: "") }
                 Output.error("\(error)")
@@ -290,6 +384,5 @@ struct ReceiveCommand: AsyncParsableCommand {
                 continue
             }
         }
-        await session.stop()
     }
 }

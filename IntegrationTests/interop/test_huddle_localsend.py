@@ -1,0 +1,90 @@
+"""Huddle and LocalSend: `huddle send` to, and `huddle receive` from, localsendd (an independent LocalSend
+v2 implementation) in another test host, over HTTPS, found by LocalSend's own multicast.
+
+Smoke tier: discovery both ways and one small file each way. Each side checks the other's certificate
+fingerprint: localsendd pins the fingerprint Huddle announces, and Huddle pins localsendd's.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import secrets
+
+import pytest
+
+from huddle_cli import huddle_bin
+from localsend_peer import FINGERPRINT_RE, https_info, plain_ip
+
+BED = pytest.mark.hosts(2, default_route=True)
+
+
+def random_file(directory: str, name: str, size: int) -> tuple[str, str]:
+    """A file of size random bytes; its path and SHA-256."""
+    path = os.path.join(directory, name)
+    data = secrets.token_bytes(size)
+    with open(path, "wb") as f:
+        f.write(data)
+    return path, hashlib.sha256(data).hexdigest()
+
+
+def sha256(path: str) -> str:
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()
+
+
+def spawn(host, home: str, *args: str):
+    """huddle ARGS in host, with its own data directory, on the test link."""
+    env = dict(os.environ, HUDDLE_HOME=home)
+    argv = [huddle_bin(), *args, "--host", f"huddle-{host.letter}", "--interface", host.ifname]
+    return host.spawn(*argv, label=f"{host.letter}:{args[0]}", env=env)
+
+
+@BED
+def test_huddle_sends_a_file_to_localsendd_which_pinned_what_huddle_announced(testbed, localsendd, homes):
+    """localsendd finds Huddle by multicast with the fingerprint of the certificate Huddle serves; `huddle
+    send --to ALIAS` finds localsendd, and the file arrives byte-identical under its own name."""
+    a, b = testbed.hosts
+    peer = localsendd(b, "ld-b")
+    path, digest = random_file(homes("files"), "photo.jpg", 100_000)
+    sender = spawn(a, homes("a"), "send", path, "--to", "ld-b", "--name", "Ada", "--wait", "20")
+    seen = peer.wait_device("Ada", timeout=15)
+    assert plain_ip(seen["ip"]) == a.ipv4, seen
+    assert FINGERPRINT_RE.fullmatch(seen["fingerprint"]), seen
+    served = https_info(b, a.ipv4, seen["port"])
+    assert served.status == 200, served
+    assert served.cert_fingerprint == seen["fingerprint"] == served.info["fingerprint"], served
+    assert (served.info["alias"], served.info["deviceModel"], served.info["protocol"]) == ("Ada", "Huddle", "https")
+    line = sender.wait_line(lambda l: l.startswith("sent photo.jpg"), 30)
+    assert line == f"sent photo.jpg to ld-b (LocalSend, fingerprint {peer.fingerprint[:8]}… — not verified)", line
+    assert sender.wait_exit(15) == 0, sender.output()
+    received = peer.wait_file("photo.jpg", timeout=10, size=100_000)
+    assert sha256(received) == digest
+    assert peer.received_files() == ["photo.jpg"]
+
+
+@BED
+def test_localsendd_sends_a_file_to_huddle_receive_which_asks_and_keeps_it(testbed, localsendd, homes):
+    """localsendd sends to Huddle's receive: the offer shows LocalSend and the sender's fingerprint, the file is
+    kept byte-identical, and a name already taken is never overwritten."""
+    a, b = testbed.hosts
+    peer = localsendd(b, "ld-b")
+    inbox = homes("inbox")
+    with open(os.path.join(inbox, "notes.txt"), "w") as f:
+        f.write("already here")
+    receiver = spawn(a, homes("a"), "receive", "--dir", inbox, "--yes", "--count", "1", "--json", "--name", "Ada")
+    receiver.wait_line(lambda l: l.startswith("Receiving into"), 15)
+    peer.wait_device("Ada", timeout=15)
+    path, digest = random_file(homes("files"), "notes.txt", 50_000)
+    result = peer.send(path, "Ada", timeout=30)
+    assert result.ok, result
+    offer = receiver.wait_event(lambda e: e.get("event") == "offer", 10)
+    assert (offer["protocol"], offer["from"], offer["name"], offer["size"]) == ("LocalSend", "ld-b", "notes.txt", 50_000)
+    assert offer["fingerprint"] == peer.fingerprint, offer
+    got = receiver.wait_event(lambda e: e.get("event") == "received", 10)
+    assert got["path"] == os.path.join(os.path.realpath(inbox), "notes (2).txt"), got
+    assert receiver.wait_exit(15) == 0, receiver.output()
+    assert sha256(got["path"]) == digest
+    with open(os.path.join(inbox, "notes.txt")) as f:
+        assert f.read() == "already here"
+    assert sorted(os.listdir(inbox)) == ["notes (2).txt", "notes.txt"]

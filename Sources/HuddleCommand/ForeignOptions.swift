@@ -1,0 +1,115 @@
+import ArgumentParser
+import Foundation
+import Huddle
+import HuddleDiscovery
+import HuddleForeign
+import HuddleLocalSend
+import HuddleMDNSCore
+import HuddleTransport
+
+/// Options of the commands that also speak other protocols (`send`, `receive`, `peers`): LocalSend today.
+struct ForeignOptions: ParsableArguments {
+    @Flag(
+        name: .customLong("no-localsend"),
+        help: "Do not speak LocalSend (by default this command also finds LocalSend devices and is found by them)."
+    )
+    var noLocalSend = false
+
+    @Option(
+        name: .customLong("localsend-port"),
+        help: ArgumentHelp(
+            "TCP port of the LocalSend API (default: 53317, or any free port when another program has it).",
+            valueName: "port"
+        )
+    )
+    var localSendPort: Int?
+
+    @Flag(
+        name: .customLong("allow-plain-http"),
+        help: ArgumentHelp(
+            "Send to and take from LocalSend devices that speak plain HTTP. Anyone on the network can then read "
+                + "and change what is sent: refused by default."
+        )
+    )
+    var allowPlainHTTP = false
+
+    func validate() throws {
+        if let localSendPort, !(0...65535).contains(localSendPort) {
+            throw ValidationError("--localsend-port takes 0 to 65535")
+        }
+    }
+
+    /// The foreign protocols' services for a command run by `options`; none with --no-localsend.
+    func services(options: SessionOptions, takesOffers: Bool) throws -> ForeignPeers {
+        guard !noLocalSend else { return ForeignPeers(localSend: nil) }
+        let directory = options.configuration().dataDirectory
+        let identity: DeviceIdentity
+        do {
+            identity = try DeviceIdentity.loadOrCreate(in: directory)
+        } catch {
+            Output.error("LocalSend: \(error)")
+            throw ExitCode.failure
+        }
+        var configuration = LocalSendConfiguration(alias: options.displayName)
+        configuration.takesOffers = takesOffers
+        configuration.allowsPlainHTTP = allowPlainHTTP
+        if let localSendPort { configuration.port = localSendPort }
+        let discovery = options.network.configuration()
+        if discovery.families == [.v6] { configuration.usesMulticast = false }  // LocalSend multicasts on IPv4
+        configuration.usesInterface = { name, isLoopback, isPointToPoint in
+            discovery.exclusion(name: name, isLoopback: isLoopback, isPointToPoint: isPointToPoint) == nil
+        }
+        let credentials = LocalSendCredentials(
+            certificateDER: identity.certificateDER,
+            privateKey: identity.privateKey
+        )
+        return ForeignPeers(localSend: try LocalSendService(configuration: configuration, credentials: credentials))
+    }
+}
+
+/// The foreign protocols a command speaks, as one: their peers, found by name.
+struct ForeignPeers: Sendable {
+    let localSend: LocalSendService?
+
+    var services: [any ForeignPeerService] { localSend.map { [$0] } ?? [] }
+    /// The same, as services of the command's service group.
+    var lifecycle: [LocalSendService] { localSend.map { [$0] } ?? [] }
+
+    /// Every foreign peer found so far. Other Huddle programs, which also speak LocalSend, are left out: they are
+    /// Huddle peers, reached by Huddle's own protocol.
+    func peers() async -> [(peer: ForeignPeer, service: any ForeignPeerService)] {
+        var found: [(ForeignPeer, any ForeignPeerService)] = []
+        for service in services {
+            for peer in await service.peers() where peer.deviceModel != LocalSendConfiguration.huddleModel {
+                found.append((peer, service))
+            }
+        }
+        return found
+    }
+
+    /// Foreign peers that `name` names: "NAME", "localsend:NAME", or a fingerprint (at least 8 hex digits of
+    /// its start).
+    func named(_ name: String) async -> [(peer: ForeignPeer, service: any ForeignPeerService)] {
+        let (scheme, rest) = Self.split(name)
+        return await peers().filter { candidate in
+            if let scheme, scheme != candidate.peer.protocol { return false }
+            if candidate.peer.name == rest { return true }
+            guard rest.count >= 8, rest.allSatisfy(\.isHexDigit), let fingerprint = candidate.peer.fingerprint else {
+                return false
+            }
+            return fingerprint.uppercased().hasPrefix(rest.uppercased())
+        }
+    }
+
+    /// "localsend:Pixel" → (.localSend, "Pixel"); "Pixel" → (nil, "Pixel").
+    static func split(_ name: String) -> (ForeignProtocol?, String) {
+        for proto in ForeignProtocol.allCases {
+            let prefix = proto.rawValue.lowercased().replacingOccurrences(of: " ", with: "") + ":"
+            if name.lowercased().hasPrefix(prefix) { return (proto, String(name.dropFirst(prefix.count))) }
+        }
+        return (nil, name)
+    }
+
+    /// True when `name` can only mean a foreign peer.
+    static func isForeignOnly(_ name: String) -> Bool { split(name).0 != nil }
+}

@@ -1,0 +1,36 @@
+public import Foundation
+
+/// What a foreign protocol's service tells the command line.
+public enum ForeignEvent: Sendable {
+    /// A device was found or changed what it says about itself.
+    case found(ForeignPeer)
+    /// A device asks to send files or a text; answer with the service's `answer(_:with:)`.
+    case offered(ForeignOffer)
+    /// A text arrived (accepted: a text needs no upload).
+    case textReceived(String, from: ForeignPeer)
+    /// Bytes of a transfer moved, in either direction.
+    case progress(ForeignProgress)
+    /// A file arrived whole (and matched its SHA-256 when the sender gave one).
+    case received(offerID: String, file: ForeignOffer.File, at: URL)
+    /// A transfer in either direction failed or was cancelled; `reason` is said to the user as it is.
+    case failed(offerID: String, reason: String)
+    /// A pinned peer shows another certificate: said loudly, and nothing is sent to or taken from it.
+    case fingerprintChanged(ForeignPeer, pinned: String)
+}
+
+/// One progress step of a file moving to or from a foreign peer.
+public struct ForeignProgress: Sendable, Hashable {
+    public let offerID: String
+    public let fileName: String
+    public let completed: UInt64
+    public let total: UInt64
+    public let isOutgoing: Bool
+
+    public init(offerID: String, fileName: String, completed: UInt64, total: UInt64, isOutgoing: Bool) {
+        self.offerID = offerID
+        self.fileName = fileName
+        self.completed = completed
+        self.total = total
+        self.isOutgoing = isOutgoing
+    }
+}

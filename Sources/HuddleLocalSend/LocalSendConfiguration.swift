@@ -1,0 +1,36 @@
+/// How this device takes part in LocalSend (docs/localsend.md).
+public struct LocalSendConfiguration: Sendable {
+    /// The name other devices show.
+    public var alias: String
+    public var deviceModel: String? = LocalSendConfiguration.huddleModel
+    /// "headless" (a program without a window); "desktop" and "mobile" are the others apps use.
+    public var deviceType = "headless"
+    /// The API's TCP port: this one when free, else any free port (which announcements then name).
+    public var port = 53317
+    /// The multicast group and port of announcements.
+    public var multicastGroup = "224.0.0.167"
+    public var multicastPort = 53317
+    /// Whether to announce and listen by multicast at all (off: only devices probed by address are known).
+    public var usesMulticast = true
+    /// Which interfaces (by name, with their loopback and point-to-point flags) multicast uses; the command line
+    /// applies its discovery rules here (`--interface`, `--deny-interface`).
+    public var usesInterface: @Sendable (_ name: String, _ isLoopback: Bool, _ isPointToPoint: Bool) -> Bool = {
+        !$1 && !$2
+    }
+    /// How often to announce after the first three (at 0, 1 and 3 s).
+    public var announceInterval: Duration = .seconds(30)
+    /// Whether offers are put to the user (`huddle receive`); when not, each is declined at once.
+    public var takesOffers = false
+    /// Whether peers that speak plain HTTP may send or be sent to.
+    public var allowsPlainHTTP = false
+    public var limits = LocalSendLimits()
+
+    public init(alias: String) {
+        self.alias = alias
+    }
+}
+
+extension LocalSendConfiguration {
+    /// The device model Huddle announces; how one Huddle program tells another among LocalSend devices.
+    public static let huddleModel = "Huddle"
+}

@@ -1,0 +1,46 @@
+public import Crypto
+import NIOSSL
+
+/// The certificate and key this device shows LocalSend peers: as a server, and as a client (some peers check
+/// the client's certificate too). Its fingerprint is the device's LocalSend identity.
+public struct LocalSendCredentials: Sendable {
+    public let certificateDER: [UInt8]
+    public let privateKey: P256.Signing.PrivateKey
+    public let fingerprint: String
+
+    public init(certificateDER: [UInt8], privateKey: P256.Signing.PrivateKey) {
+        self.certificateDER = certificateDER
+        self.privateKey = privateKey
+        fingerprint = LocalSendFingerprint.of(certificateDER: certificateDER)
+    }
+
+    func certificateChain() throws -> [NIOSSLCertificateSource] {
+        [.certificate(try NIOSSLCertificate(bytes: certificateDER, format: .der))]
+    }
+
+    func sslPrivateKey() throws -> NIOSSLPrivateKeySource {
+        .privateKey(try NIOSSLPrivateKey(bytes: Array(privateKey.derRepresentation), format: .der))
+    }
+
+    /// The server's TLS: any client may connect (LocalSend has no client authentication to demand).
+    func serverTLS() throws -> TLSConfiguration {
+        var tls = TLSConfiguration.makeServerConfiguration(
+            certificateChain: try certificateChain(),
+            privateKey: try sslPrivateKey()
+        )
+        tls.certificateVerification = .none
+        return tls
+    }
+
+    /// The client's TLS: the chain is not checked against any authority; the handshake's verification callback
+    /// pins the peer's fingerprint instead (``LocalSendHTTPClient``).
+    func clientTLS() throws -> TLSConfiguration {
+        var tls = TLSConfiguration.makeClientConfiguration()
+        tls.certificateChain = try certificateChain()
+        tls.privateKey = try sslPrivateKey()
+        // Checked, but by the verification callback alone: no authority is trusted.
+        tls.certificateVerification = .noHostnameVerification
+        tls.trustRoots = .certificates([])
+        return tls
+    }
+}

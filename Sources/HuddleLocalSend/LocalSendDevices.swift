@@ -1,0 +1,75 @@
+/// The LocalSend devices heard from, bounded (docs/localsend.md, "Discovery"). Pure: time comes in as seconds on
+/// the caller's clock.
+public struct LocalSendDevices: Sendable {
+    /// A device and where it was heard.
+    public struct Device: Sendable, Hashable {
+        public var info: LocalSendDeviceInfo
+        /// The IP address its messages came from (not anything it claims).
+        public var host: String
+        public var lastHeard: Double
+
+        /// The port its API listens on (53317 when it does not say).
+        public var port: Int { info.port ?? 53317 }
+        public var isHTTPS: Bool { info.protocol != "http" }
+        /// Its fingerprint as a key: uppercase.
+        public var key: String { info.fingerprint.uppercased() }
+    }
+
+    /// What hearing a message changed.
+    public enum Heard: Sendable, Hashable {
+        /// Our own message, or one from a device at the bound and not new.
+        case ignored
+        case new(Device)
+        case changed(Device)
+        case same(Device)
+    }
+
+    public let ownFingerprint: String
+    public let limits: LocalSendLimits
+    public private(set) var devices: [String: Device] = [:]
+    var answered: [String: [Double]] = [:]
+
+    public init(ownFingerprint: String, limits: LocalSendLimits = .init()) {
+        self.ownFingerprint = ownFingerprint.uppercased()
+        self.limits = limits
+    }
+
+    /// Records `info`, heard from `host` at `now`. Beyond ``LocalSendLimits/maximumDevices`` the device heard from
+    /// least recently makes room.
+    public mutating func heard(_ info: LocalSendDeviceInfo, from host: String, at now: Double) -> Heard {
+        let key = info.fingerprint.uppercased()
+        guard key != ownFingerprint, !key.isEmpty else { return .ignored }
+        var stored = info.withoutAnnounce
+        stored.fingerprint = key
+        let device = Device(info: stored, host: host, lastHeard: now)
+        if let old = devices[key] {
+            devices[key] = device
+            let unchanged = old.info == device.info && old.host == host
+            return unchanged ? .same(device) : .changed(device)
+        }
+        if devices.count >= limits.maximumDevices,
+            let oldest = devices.min(by: { $0.value.lastHeard < $1.value.lastHeard })?.key
+        {
+            devices[oldest] = nil
+            answered[oldest] = nil
+        }
+        devices[key] = device
+        return .new(device)
+    }
+
+    /// Whether to answer an announcement from the device `fingerprint` now: at most
+    /// ``LocalSendLimits/registerAnswersPerMinute`` a minute each, so a flood of announcements costs little.
+    public mutating func mayAnswer(_ fingerprint: String, at now: Double) -> Bool {
+        let key = fingerprint.uppercased()
+        let recent = (answered[key] ?? []).filter { now - $0 < 60 }
+        guard recent.count < limits.registerAnswersPerMinute else {
+            answered[key] = recent
+            return false
+        }
+        answered[key] = recent + [now]
+        return true
+    }
+
+    /// The device with this fingerprint (either case).
+    public func device(_ fingerprint: String) -> Device? { devices[fingerprint.uppercased()] }
+}

@@ -1,0 +1,89 @@
+import Foundation
+import NIOCore
+import NIOPosix
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// LocalSend's multicast: one socket that listens on the group's port (shared with other programs on this host),
+/// joined on every IPv4 interface that can multicast, and one socket per interface to send from — bound to the
+/// interface's address, which is what picks the interface a multicast datagram leaves by (docs/localsend.md,
+/// "Discovery").
+actor LocalSendMulticast {
+    let listener: NIOAsyncChannel<AddressedEnvelope<ByteBuffer>, AddressedEnvelope<ByteBuffer>>
+    let senders: [any Channel]
+    let destination: SocketAddress
+    let arrived: @Sendable ([UInt8], String) -> Void
+
+    init(
+        listener: NIOAsyncChannel<AddressedEnvelope<ByteBuffer>, AddressedEnvelope<ByteBuffer>>,
+        senders: [any Channel],
+        destination: SocketAddress,
+        arrived: @escaping @Sendable ([UInt8], String) -> Void
+    ) {
+        self.listener = listener
+        self.senders = senders
+        self.destination = destination
+        self.arrived = arrived
+    }
+
+    static func open(
+        group groupAddress: String,
+        port: Int,
+        on group: any EventLoopGroup,
+        usesInterface: @Sendable (String, Bool, Bool) -> Bool,
+        arrived: @escaping @Sendable ([UInt8], String) -> Void
+    ) async throws -> LocalSendMulticast {
+        let destination = try SocketAddress(ipAddress: groupAddress, port: port)
+        let listener = try await DatagramBootstrap(group: group)
+            .channelOption(.socketOption(.so_reuseaddr), value: 1)
+            .channelOption(
+                ChannelOptions.Types.SocketOption(level: .socket, name: .init(rawValue: SO_REUSEPORT)),
+                value: 1
+            )
+            .bind(host: "0.0.0.0", port: port) { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try NIOAsyncChannel<AddressedEnvelope<ByteBuffer>, AddressedEnvelope<ByteBuffer>>(
+                        wrappingChannelSynchronously: channel
+                    )
+                }
+            }
+        var senders: [any Channel] = []
+        for device in try System.enumerateDevices() {
+            guard case .v4 = device.address, let address = device.address?.ipAddress,
+                usesInterface(device.name, address.hasPrefix("127."), device.pointToPointDestinationAddress != nil)
+            else { continue }
+            if let multicast = listener.channel as? any MulticastChannel {
+                try? await multicast.joinGroup(destination, device: device).get()
+            }
+            let sender = try? await DatagramBootstrap(group: group).bind(host: address, port: 0).get()
+            if let sender { senders.append(sender) }
+        }
+        return LocalSendMulticast(listener: listener, senders: senders, destination: destination, arrived: arrived)
+    }
+
+    /// Hands every datagram that arrives to `arrived`, until cancelled.
+    func run() async throws {
+        let arrived = self.arrived
+        try await listener.executeThenClose { inbound, _ in
+            for try await envelope in inbound {
+                guard let host = envelope.remoteAddress.ipAddress else { continue }
+                arrived(Array(envelope.data.readableBytesView), host)
+            }
+        }
+    }
+
+    func send(_ info: LocalSendDeviceInfo) async {
+        guard let data = try? JSONEncoder().encode(info) else { return }
+        for sender in senders {
+            let envelope = AddressedEnvelope(remoteAddress: destination, data: ByteBuffer(bytes: data))
+            try? await sender.writeAndFlush(envelope)
+        }
+    }
+
+    func close() async {
+        for sender in senders { try? await sender.close() }
+        try? await listener.channel.close()
+    }
+}

@@ -1,0 +1,144 @@
+import Foundation
+import Huddle
+import HuddleForeign
+import Hummingbird
+import NIOCore
+
+/// LocalSend's HTTP API as this device serves it (docs/localsend.md, "The API"): info, register, and the
+/// receiving half (prepare-upload, upload, cancel).
+struct LocalSendRoutes: Sendable {
+    let service: LocalSendService
+
+    var inbox: LocalSendInbox { service.inbox }
+    var limits: LocalSendLimits { service.configuration.limits }
+
+    func router() -> Router<LocalSendRequestContext> {
+        let router = Router(context: LocalSendRequestContext.self)
+        let api = "/api/localsend/v2"
+        // Version 1's info too: some senders ask it before every upload.
+        for path in ["/api/localsend/v1/info", "\(api)/info"] {
+            router.get(RouterPath(path)) { _, _ in json(service.ownInfo(announce: nil)) }
+        }
+        router.post(RouterPath("\(api)/register")) { request, context in
+            try await register(request, context)
+        }
+        router.post(RouterPath("\(api)/prepare-upload")) { request, context in
+            try await prepareUpload(request, context)
+        }
+        router.post(RouterPath("\(api)/upload")) { request, context in
+            await upload(request, context)
+        }
+        router.post(RouterPath("\(api)/cancel")) { request, context in
+            let session = request.uri.queryParameters.get("sessionId")
+            let cancelled = await inbox.cancel(session: session, host: context.remoteHost ?? "")
+            return cancelled ? Response(status: .ok) : refusal(.init(403, "no such session from this address"))
+        }
+        return router
+    }
+
+    func register(_ request: Request, _ context: LocalSendRequestContext) async throws -> Response {
+        let body = try await request.body.collect(upTo: limits.maximumInfoBytes)
+        let info: LocalSendDeviceInfo
+        do {
+            info = try LocalSendMessages.deviceInfo(from: body.readableBytesView, limits: limits)
+        } catch {
+            return refusal(.init(400, "\(error)"))
+        }
+        if let host = context.remoteHost { service.heard(info, from: host) }
+        return json(service.ownInfo(announce: nil))
+    }
+
+    func prepareUpload(_ request: Request, _ context: LocalSendRequestContext) async throws -> Response {
+        let body = try await request.body.collect(upTo: limits.maximumPrepareUploadBytes)
+        let offer: LocalSendPrepareUpload
+        do {
+            offer = try LocalSendMessages.prepareUpload(from: body.readableBytesView, limits: limits)
+        } catch {
+            return refusal(.init(400, "\(error)"))
+        }
+        guard let host = context.remoteHost else { return refusal(.init(400, "no address")) }
+        let peer = service.peer(for: offer.info, host: host)
+        switch await inbox.prepare(offer, from: peer, host: host) {
+        case .accepted(let answer): return json(answer)
+        case .textShown: return Response(status: .noContent)
+        case .refused(let status, let reason): return refusal(.init(status, reason))
+        }
+    }
+
+    /// Takes one file's bytes into a partial file, then its name (nothing overwritten); the SHA-256 is checked
+    /// when the sender gave one.
+    func upload(_ request: Request, _ context: LocalSendRequestContext) async -> Response {
+        let query = request.uri.queryParameters
+        let sessionID = query.get("sessionId")
+        let started = await inbox.startUpload(
+            session: sessionID,
+            file: query.get("fileId"),
+            token: query.get("token"),
+            host: context.remoteHost ?? ""
+        )
+        guard case .success(let (offer, file, directory)) = started, let sessionID else {
+            if case .failure(let refused) = started { return refusal(refused) }
+            return refusal(.init(400, "missing parameters"))
+        }
+        let writer: ReceivedFileWriter
+        do {
+            writer = try ReceivedFileWriter(name: file.name, in: directory, expectedSize: file.size)
+        } catch {
+            await inbox.finishUpload(session: sessionID, file: file.id, succeeded: false)
+            service.emit(.failed(offerID: offer.id, reason: "\(error)"))
+            return refusal(.init(500, "\(error)"))
+        }
+        var reported: UInt64 = 0
+        var chunks = 0
+        do {
+            for try await buffer in request.body {
+                try writer.write(buffer.readableBytesView)
+                chunks += 1
+                if chunks % 64 == 0, await !inbox.isCurrent(sessionID) { throw LocalSendError.cancelled }
+                if writer.written - reported >= 1 << 20 || writer.written == file.size {
+                    reported = writer.written
+                    service.emit(
+                        .progress(
+                            .init(
+                                offerID: offer.id,
+                                fileName: file.name,
+                                completed: reported,
+                                total: file.size,
+                                isOutgoing: false
+                            )
+                        )
+                    )
+                }
+            }
+            let url = try writer.finish(expectedSHA256: file.sha256)
+            await inbox.finishUpload(session: sessionID, file: file.id, succeeded: true)
+            service.emit(.received(offerID: offer.id, file: file, at: url))
+            return Response(status: .ok)
+        } catch {
+            writer.abandon()
+            await inbox.finishUpload(session: sessionID, file: file.id, succeeded: false)
+            service.emit(.failed(offerID: offer.id, reason: "\(file.name) from \(offer.from.name): \(error)"))
+            return refusal(.init(error is LocalSendError ? 403 : 400, "\(error)"))
+        }
+    }
+}
+
+/// A JSON answer.
+func json(_ value: some Encodable) -> Response {
+    let data = (try? JSONEncoder().encode(value)) ?? Data("{}".utf8)
+    return Response(
+        status: .ok,
+        headers: [.contentType: "application/json"],
+        body: .init(byteBuffer: ByteBuffer(bytes: data))
+    )
+}
+
+/// A refusal with LocalSend's `{"message": …}` body.
+func refusal(_ refused: LocalSendRefusal) -> Response {
+    let data = (try? JSONEncoder().encode(["message": refused.reason])) ?? Data()
+    return Response(
+        status: .init(code: refused.status),
+        headers: [.contentType: "application/json"],
+        body: .init(byteBuffer: ByteBuffer(bytes: data))
+    )
+}

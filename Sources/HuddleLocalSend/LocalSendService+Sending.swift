@@ -1,0 +1,162 @@
+import Crypto
+public import Foundation
+public import HuddleForeign
+import NIOConcurrencyHelpers
+import NIOHTTP1
+
+extension LocalSendService {
+    /// Sends the files: prepare-upload (with the PIN when given), then each accepted file in turn, every
+    /// connection pinned to the peer's fingerprint. A failure or a cancel tells the peer (`/cancel`).
+    public func send(files: [URL], to peer: ForeignPeer, pin: String?) async throws {
+        let target = try target(for: peer)
+        var metadata: [String: LocalSendFileMetadata] = [:]
+        var byID: [String: (URL, LocalSendFileMetadata)] = [:]
+        for url in files {
+            let size = try FileManager.default.attributesOfItem(atPath: url.path)[.size] as? UInt64 ?? 0
+            let id = LocalSendInbox.token()
+            let file = LocalSendFileMetadata(
+                id: id,
+                fileName: url.lastPathComponent,
+                size: size,
+                fileType: Self.mimeType(of: url),
+                sha256: try await Self.sha256(of: url)
+            )
+            metadata[id] = file
+            byID[id] = (url, file)
+        }
+        let offerID = LocalSendInbox.token()
+        guard let answer = try await prepareUpload(metadata, at: target, pin: pin) else { return }
+        do {
+            for (id, (url, file)) in byID.sorted(by: { $0.value.0.path < $1.value.0.path }) {
+                guard let token = answer.files[id] else { continue }  // the receiver skipped it
+                try await upload(url, file, token: token, session: answer.sessionId, to: target, offerID: offerID)
+            }
+        } catch {
+            _ = try? await client.request(.POST, target, path: "/api/localsend/v2/cancel?sessionId=\(answer.sessionId)")
+            throw error
+        }
+    }
+
+    /// Sends a text message: one `text/plain` file whose preview holds the text; the receiver shows it (204) or
+    /// asks for the bytes too.
+    public func send(text: String, to peer: ForeignPeer, pin: String?) async throws {
+        let target = try target(for: peer)
+        let bytes = Array(text.utf8)
+        let id = LocalSendInbox.token()
+        let file = LocalSendFileMetadata(
+            id: id,
+            fileName: "\(id.prefix(8)).txt",
+            size: UInt64(bytes.count),
+            fileType: "text/plain",
+            sha256: SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined(),
+            preview: text
+        )
+        guard let answer = try await prepareUpload([id: file], at: target, pin: pin), let token = answer.files[id]
+        else { return }
+        let path = "/api/localsend/v2/upload?sessionId=\(answer.sessionId)&fileId=\(id)&token=\(token)"
+        let response = try await client.request(.POST, target, path: path, body: .bytes(bytes))
+        guard response.status == 200 else {
+            throw LocalSendError.rejectedUpload(status: response.status, file: "the text")
+        }
+    }
+
+    func target(for peer: ForeignPeer) throws -> LocalSendHTTPClient.Target {
+        guard let device = state.withLockedValue({ $0.devices.device(peer.id.value) }) else {
+            throw LocalSendError.unreachable("\(peer.name) is no longer heard from")
+        }
+        if !device.isHTTPS && !configuration.allowsPlainHTTP { throw LocalSendError.plainHTTPRefused(peer.name) }
+        return .init(
+            host: device.host,
+            port: device.port,
+            https: device.isHTTPS,
+            fingerprint: device.isHTTPS ? device.key : nil
+        )
+    }
+
+    /// Asks the receiver; nil when it needs nothing more (204).
+    func prepareUpload(
+        _ files: [String: LocalSendFileMetadata],
+        at target: LocalSendHTTPClient.Target,
+        pin: String?
+    ) async throws -> LocalSendPrepareUploadAnswer? {
+        let request = LocalSendPrepareUpload(info: ownInfo(announce: nil), files: files)
+        let body = Array(try JSONEncoder().encode(request))
+        let query = pin.map { "?pin=" + ($0.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "") } ?? ""
+        let response = try await client.request(
+            .POST,
+            target,
+            path: "/api/localsend/v2/prepare-upload" + query,
+            body: .bytes(body),
+            contentType: "application/json"
+        )
+        switch response.status {
+        case 200:
+            do {
+                return try LocalSendMessages.prepareUploadAnswer(from: response.body, limits: configuration.limits)
+            } catch {
+                throw LocalSendError.badAnswer("\(error)")
+            }
+        case 204: return nil
+        case 401: throw pin == nil ? LocalSendError.pinRequired : LocalSendError.pinRejected
+        case 403: throw LocalSendError.declined
+        case 409: throw LocalSendError.busy
+        case 429: throw LocalSendError.tooManyRequests
+        default: throw LocalSendError.unexpectedStatus(response.status, "the offer")
+        }
+    }
+
+    func upload(
+        _ url: URL,
+        _ file: LocalSendFileMetadata,
+        token: String,
+        session: String,
+        to target: LocalSendHTTPClient.Target,
+        offerID: String
+    ) async throws {
+        let path = "/api/localsend/v2/upload?sessionId=\(session)&fileId=\(file.id)&token=\(token)"
+        let emit = continuation
+        let name = file.fileName
+        let response = try await client.request(
+            .POST,
+            target,
+            path: path,
+            body: .file(url, size: file.size) { sent in
+                emit.yield(
+                    .progress(
+                        .init(
+                            offerID: offerID,
+                            fileName: name,
+                            completed: sent,
+                            total: file.size,
+                            isOutgoing: true
+                        )
+                    )
+                )
+            },
+            contentType: "application/octet-stream"
+        )
+        guard response.status == 200 else { throw LocalSendError.rejectedUpload(status: response.status, file: name) }
+    }
+
+    static func sha256(of url: URL) async throws -> String {
+        let handle = try FileHandle(forReadingFrom: url)
+        defer { try? handle.close() }
+        var hash = SHA256()
+        while let data = try handle.read(upToCount: 1 << 20), !data.isEmpty {
+            hash.update(data: data)
+            await Task.yield()
+        }
+        return hash.finalize().map { String(format: "%02x", $0) }.joined()
+    }
+
+    /// A MIME type from the file's extension, for the receiver's display; octet-stream when unknown.
+    static func mimeType(of url: URL) -> String {
+        let types = [
+            "jpg": "image/jpeg", "jpeg": "image/jpeg", "png": "image/png", "gif": "image/gif", "webp": "image/webp",
+            "heic": "image/heic", "pdf": "application/pdf", "txt": "text/plain", "md": "text/markdown",
+            "mp4": "video/mp4", "mov": "video/quicktime", "mp3": "audio/mpeg", "zip": "application/zip",
+            "html": "text/html", "json": "application/json",
+        ]
+        return types[url.pathExtension.lowercased()] ?? "application/octet-stream"
+    }
+}

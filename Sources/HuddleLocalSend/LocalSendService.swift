@@ -1,0 +1,284 @@
+import Foundation
+import Huddle
+public import HuddleForeign
+import Hummingbird
+import HummingbirdTLS
+import Logging
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+public import ServiceLifecycle
+
+/// LocalSend, as a service of a Huddle command: announces this device, finds others, serves the API, and sends
+/// (docs/localsend.md).
+public final class LocalSendService: ForeignPeerService, Service {
+    public let protocolName = ForeignProtocol.localSend
+    public let events: AsyncStream<ForeignEvent>
+    let continuation: AsyncStream<ForeignEvent>.Continuation
+    let configuration: LocalSendConfiguration
+    let credentials: LocalSendCredentials
+    let group: any EventLoopGroup
+    let client: LocalSendHTTPClient
+    let inbox: LocalSendInbox
+    let clock = ContinuousClock()
+    let started: ContinuousClock.Instant
+    let state: NIOLockedValueBox<State>
+
+    struct State {
+        var devices: LocalSendDevices
+        /// The port the API listens on, once it does.
+        var port: Int?
+        var multicast: LocalSendMulticast?
+        /// Who waits in ``listening()``.
+        var listeners: [CheckedContinuation<Int?, Never>] = []
+        var ended = false
+    }
+
+    public init(
+        configuration: LocalSendConfiguration,
+        credentials: LocalSendCredentials
+    ) throws {
+        let group = MultiThreadedEventLoopGroup.singleton
+        self.configuration = configuration
+        self.credentials = credentials
+        self.group = group
+        client = try LocalSendHTTPClient(credentials: credentials, group: group)
+        (events, continuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(4096))
+        let emit = continuation
+        inbox = LocalSendInbox(takesOffers: configuration.takesOffers) { emit.yield($0) }
+        started = clock.now
+        state = NIOLockedValueBox(
+            State(devices: LocalSendDevices(ownFingerprint: credentials.fingerprint, limits: configuration.limits))
+        )
+    }
+
+    /// The port the API listens on, once it does.
+    public var port: Int? { state.withLockedValue { $0.port } }
+    public var fingerprint: String { credentials.fingerprint }
+
+    func emit(_ event: ForeignEvent) { continuation.yield(event) }
+
+    var now: Double {
+        let elapsed = started.duration(to: clock.now)
+        return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
+    }
+
+    /// What this device says about itself.
+    func ownInfo(announce: Bool?) -> LocalSendDeviceInfo {
+        LocalSendDeviceInfo(
+            alias: configuration.alias,
+            deviceModel: configuration.deviceModel,
+            deviceType: configuration.deviceType,
+            fingerprint: credentials.fingerprint,
+            port: port ?? configuration.port,
+            protocol: "https",
+            download: false,
+            announce: announce
+        )
+    }
+
+    // MARK: Running
+
+    /// The API's port once the server listens; nil when the service ended without listening.
+    public func listening() async -> Int? {
+        await withCheckedContinuation { waiter in
+            let now: Int?? = state.withLockedValue { state in
+                if let port = state.port { return .some(port) }
+                if state.ended { return .some(nil) }
+                state.listeners.append(waiter)
+                return nil
+            }
+            if let now { waiter.resume(returning: now) }
+        }
+    }
+
+    func settle(port: Int?) {
+        let waiters = state.withLockedValue { state in
+            state.port = port ?? state.port
+            state.ended = state.ended || port == nil
+            defer { state.listeners = [] }
+            return state.listeners
+        }
+        for waiter in waiters { waiter.resume(returning: port) }
+    }
+
+    public func run() async throws {
+        defer {
+            continuation.finish()
+            settle(port: nil)
+        }
+        try await withThrowingTaskGroup(of: Void.self) { tasks in
+            let port = try await startServer(in: &tasks)
+            settle(port: port)
+            let multicast =
+                configuration.usesMulticast
+                ? try? await LocalSendMulticast.open(
+                    group: configuration.multicastGroup,
+                    port: configuration.multicastPort,
+                    on: group,
+                    usesInterface: configuration.usesInterface
+                ) { [weak self] bytes, host in self?.multicastArrived(bytes, from: host) } : nil
+            state.withLockedValue { $0.multicast = multicast }
+            if let multicast {
+                tasks.addTask { try await multicast.run() }
+                tasks.addTask { [self] in try await announce(on: multicast) }
+            }
+            try? await gracefulShutdown()
+            tasks.cancelAll()
+            await multicast?.close()
+        }
+    }
+
+    /// Starts the API server on the configured port, or on any free port when that one is taken.
+    func startServer(in tasks: inout ThrowingTaskGroup<Void, any Error>) async throws -> Int {
+        for port in [configuration.port, 0] {
+            let (running, runningContinuation) = AsyncStream<Int>.makeStream()
+            let app = Application(
+                router: LocalSendRoutes(service: self).router(),
+                server: try .tls(.http1(), tlsConfiguration: credentials.serverTLS()),
+                configuration: .init(address: .hostname("0.0.0.0", port: port), serverName: nil),
+                onServerRunning: { channel in
+                    runningContinuation.yield(channel.localAddress?.port ?? port)
+                    runningContinuation.finish()
+                },
+                eventLoopGroupProvider: .shared(group),
+                logger: Logger(label: "huddle.localsend", factory: { _ in SwiftLogNoOpLogHandler() })
+            )
+            tasks.addTask {
+                do {
+                    try await app.run()
+                } catch {
+                    runningContinuation.finish()
+                    throw error
+                }
+            }
+            for await bound in running { return bound }
+            // That port is taken: the task that failed is gone; try the next.
+            _ = try? await tasks.next()
+        }
+        throw LocalSendError.unreachable("no port to listen on")
+    }
+
+    /// Announces at 0, 1 and 3 s, then every ``LocalSendConfiguration/announceInterval``.
+    func announce(on multicast: LocalSendMulticast) async throws {
+        let firsts: [Duration] = [.zero, .seconds(1), .seconds(2)]
+        for wait in firsts {
+            try await Task.sleep(for: wait)
+            await multicast.send(ownInfo(announce: true))
+        }
+        while true {
+            try await Task.sleep(for: configuration.announceInterval)
+            await multicast.send(ownInfo(announce: true))
+        }
+    }
+
+    // MARK: Discovery
+
+    func multicastArrived(_ bytes: [UInt8], from host: String) {
+        guard let info = try? LocalSendMessages.deviceInfo(from: bytes, limits: configuration.limits) else { return }
+        guard heard(info, from: host) else { return }
+        let answer = info.announce == true && state.withLockedValue { $0.devices.mayAnswer(info.fingerprint, at: now) }
+        guard answer else { return }
+        Task { await self.register(with: info, at: host) }
+    }
+
+    /// Records a device; true when it is not this device.
+    @discardableResult
+    func heard(_ info: LocalSendDeviceInfo, from host: String) -> Bool {
+        let outcome = state.withLockedValue { $0.devices.heard(info, from: host, at: now) }
+        switch outcome {
+        case .ignored: return false
+        case .new(let device), .changed(let device): emit(.found(Self.peer(device)))
+        case .same: break
+        }
+        return true
+    }
+
+    /// Answers an announcement by registering with the announcer (pinned to the fingerprint it announced), or
+    /// when that fails by a multicast answer.
+    func register(with info: LocalSendDeviceInfo, at host: String) async {
+        let https = info.protocol != "http"
+        let target = LocalSendHTTPClient.Target(
+            host: host,
+            port: info.port ?? configuration.port,
+            https: https,
+            fingerprint: https ? info.fingerprint : nil
+        )
+        let body = (try? JSONEncoder().encode(ownInfo(announce: nil))).map { Array($0) } ?? []
+        let answer = try? await client.request(
+            .POST,
+            target,
+            path: "/api/localsend/v2/register",
+            body: .bytes(body),
+            contentType: "application/json",
+            responseLimit: configuration.limits.maximumInfoBytes
+        )
+        if let answer, answer.status == 200,
+            let theirs = try? LocalSendMessages.deviceInfo(from: answer.body, limits: configuration.limits)
+        {
+            heard(theirs, from: host)
+        } else if let multicast = state.withLockedValue({ $0.multicast }) {
+            await multicast.send(ownInfo(announce: false))
+        }
+    }
+
+    static func peer(_ device: LocalSendDevices.Device) -> ForeignPeer {
+        ForeignPeer(
+            id: .init(protocol: .localSend, value: device.key),
+            name: DisplayText.sanitized(device.info.alias),
+            address: "\(device.host):\(device.port)",
+            fingerprint: device.isHTTPS ? device.key : nil,
+            deviceType: device.info.deviceType.map { DisplayText.sanitized($0) },
+            deviceModel: device.info.deviceModel.map { DisplayText.sanitized($0) },
+            isPlainHTTP: !device.isHTTPS
+        )
+    }
+
+    /// The peer a prepare-upload comes from: a device already found, or one known only by this request.
+    func peer(for info: LocalSendDeviceInfo, host: String) -> ForeignPeer {
+        if let device = state.withLockedValue({ $0.devices.device(info.fingerprint) }), device.host == host {
+            return Self.peer(device)
+        }
+        return Self.peer(.init(info: info, host: host, lastHeard: now))
+    }
+
+    /// Asks the device at `host`:`port` who it is (`/info`), as when it is not found by multicast: another
+    /// subnet, a network that drops multicast. Over HTTPS the fingerprint it gives must be its certificate's.
+    public func probe(host: String, port: Int = 53317, https: Bool = true) async throws -> ForeignPeer {
+        let target = LocalSendHTTPClient.Target(host: host, port: port, https: https, fingerprint: nil)
+        let response = try await client.request(
+            .GET,
+            target,
+            path: "/api/localsend/v2/info",
+            responseLimit: configuration.limits.maximumInfoBytes
+        )
+        guard response.status == 200 else { throw LocalSendError.unexpectedStatus(response.status, "/info") }
+        var info: LocalSendDeviceInfo
+        do {
+            info = try LocalSendMessages.deviceInfo(from: response.body, limits: configuration.limits)
+        } catch {
+            throw LocalSendError.badAnswer("\(error)")
+        }
+        if let presented = response.presentedFingerprint {
+            guard LocalSendFingerprint.matches(info.fingerprint, presented) else {
+                throw LocalSendError.fingerprintMismatch(expected: info.fingerprint, presented: presented)
+            }
+        }
+        info.port = port
+        info.protocol = https ? "https" : "http"
+        heard(info, from: host)
+        guard let device = state.withLockedValue({ $0.devices.device(info.fingerprint) }) else {
+            throw LocalSendError.badAnswer("the device gave this device's own fingerprint")
+        }
+        return Self.peer(device)
+    }
+
+    public func peers() async -> [ForeignPeer] {
+        state.withLockedValue { $0.devices.devices.values.map(Self.peer) }.sorted { $0.name < $1.name }
+    }
+
+    public func answer(_ offer: ForeignOffer, with answer: ForeignOfferAnswer) async {
+        await inbox.answer(offer.id, with: answer)
+    }
+}
