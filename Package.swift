@@ -27,6 +27,7 @@ let package = Package(
         .library(name: "HuddleClipboard", targets: ["HuddleClipboard"]),
         .library(name: "HuddleQR", targets: ["HuddleQR"]),
         .library(name: "HuddleForeign", targets: ["HuddleForeign"]),
+        .library(name: "HuddleLocalSendWire", targets: ["HuddleLocalSendWire"]),
         .library(name: "HuddleLocalSend", targets: ["HuddleLocalSend"]),
         .executable(name: "huddle", targets: ["huddle"]),
         // Only for FuzzTesting/, a package of its own: another package reaches a target only through a product.
@@ -132,7 +133,14 @@ let package = Package(
         // (docs/design.md, "Foreign peers").
         .target(
             name: "HuddleForeign",
-            dependencies: ["Huddle"],
+            dependencies: ["Huddle", "HuddleTransport"],
+            swiftSettings: upcoming
+        ),
+        // LocalSend's messages, their bounded parsing and the device table, without I/O (docs/localsend.md): what the
+        // fuzz harnesses and the unit tests take on their own.
+        .target(
+            name: "HuddleLocalSendWire",
+            dependencies: ["HuddleWire", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: upcoming
         ),
         // LocalSend protocol v2 (docs/localsend.md): multicast discovery, the HTTPS API as server (Hummingbird) and
@@ -140,7 +148,7 @@ let package = Package(
         .target(
             name: "HuddleLocalSend",
             dependencies: [
-                "HuddleForeign", "HuddleWire", "Huddle",
+                "HuddleForeign", "HuddleLocalSendWire", "Huddle",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
@@ -274,9 +282,14 @@ let package = Package(
             swiftSettings: upcoming
         ),
         .testTarget(
+            name: "HuddleForeignTests",
+            dependencies: ["HuddleTestSupport", "HuddleForeign"],
+            swiftSettings: upcoming
+        ),
+        .testTarget(
             name: "HuddleLocalSendTests",
             dependencies: [
-                "HuddleTestSupport", "HuddleLocalSend", "HuddleForeign", "HuddleTransport",
+                "HuddleTestSupport", "HuddleLocalSend", "HuddleLocalSendWire", "HuddleForeign", "HuddleTransport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ],

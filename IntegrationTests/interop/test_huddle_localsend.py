@@ -33,11 +33,11 @@ def sha256(path: str) -> str:
         return hashlib.sha256(f.read()).hexdigest()
 
 
-def spawn(host, home: str, *args: str):
+def spawn(host, home: str, *args: str, merge_stderr: bool = False):
     """huddle ARGS in host, with its own data directory, on the test link."""
     env = dict(os.environ, HUDDLE_HOME=home)
     argv = [huddle_bin(), *args, "--host", f"huddle-{host.letter}", "--interface", host.ifname]
-    return host.spawn(*argv, label=f"{host.letter}:{args[0]}", env=env)
+    return host.spawn(*argv, label=f"{host.letter}:{args[0]}", env=env, merge_stderr=merge_stderr)
 
 
 @BED
@@ -88,3 +88,42 @@ def test_localsendd_sends_a_file_to_huddle_receive_which_asks_and_keeps_it(testb
     with open(os.path.join(inbox, "notes.txt")) as f:
         assert f.read() == "already here"
     assert sorted(os.listdir(inbox)) == ["notes (2).txt", "notes.txt"]
+
+
+@BED
+def test_huddle_peers_lists_localsendd_apart_and_a_changed_certificate_is_refused_loudly(testbed, localsendd, homes):
+    """`huddle peers --json` lists localsendd as a LocalSend device (fingerprint, not verified, unpinned). The first
+    send pins its fingerprint; a new localsendd under the same alias (a new certificate) is then warned about, and
+    without a person to say yes nothing is sent to it."""
+    a, b = testbed.hosts
+    peer = localsendd(b, "ld-b")
+    home = homes("a")
+    lister = testbed.track(a.spawn(huddle_bin(), "peers", "--json", "--name", "Ada", "--host", "huddle-a",
+                                   "--interface", a.ifname, label="a:peers", stdin=True,
+                                   env=dict(os.environ, HUDDLE_HOME=home)))
+    found = lister.wait_event(lambda e: e.get("event") == "found" and e.get("protocol") == "LocalSend", 15)
+    assert (found["name"], found["fingerprint"], found["trust"], found["verified"]) == \
+        ("ld-b", peer.fingerprint, "unpinned", False), found
+    assert found["address"] == f"{b.ipv4}:53317", found
+    lister.stop()
+
+    path, _ = random_file(homes("files"), "first.bin", 1000)
+    first = spawn(a, home, "send", path, "--to", "ld-b", "--name", "Ada")
+    first.wait_line(lambda l: l.startswith("* pinned LocalSend device ld-b (fingerprint "
+                                           f"{peer.fingerprint[:16]}…) on first use"), 30)
+    assert first.wait_exit(15) == 0, first.output()
+    with open(os.path.join(home, "foreign-pins.json")) as f:
+        assert peer.fingerprint in f.read()
+
+    peer.stop()
+    impostor = localsendd(b, "ld-b")
+    assert impostor.fingerprint != peer.fingerprint
+    second_path, _ = random_file(homes("files"), "second.bin", 1000)
+    second = spawn(a, home, "send", second_path, "--to", "ld-b", "--name", "Ada", merge_stderr=True)
+    warning = second.wait_line(
+        lambda l: l.startswith("huddle: WARNING: the LocalSend device ld-b now shows fingerprint"), 30)
+    assert impostor.fingerprint[:16] in warning and peer.fingerprint[:16] in warning, warning
+    assert second.wait_exit(15) != 0, second.output()
+    assert any(line == "huddle: ld-b: not sent (its certificate changed)" for _, line in second.lines), \
+        second.output()
+    assert impostor.received_files() == []

@@ -41,8 +41,9 @@ struct ForeignOptions: ParsableArguments {
 
     /// The foreign protocols' services for a command run by `options`; none with --no-localsend.
     func services(options: SessionOptions, takesOffers: Bool) throws -> ForeignPeers {
-        guard !noLocalSend else { return ForeignPeers(localSend: nil) }
         let directory = options.configuration().dataDirectory
+        let pins = ForeignPinStore(directory: directory)
+        guard !noLocalSend else { return ForeignPeers(localSend: nil, pins: pins) }
         let identity: DeviceIdentity
         do {
             identity = try DeviceIdentity.loadOrCreate(in: directory)
@@ -63,13 +64,18 @@ struct ForeignOptions: ParsableArguments {
             certificateDER: identity.certificateDER,
             privateKey: identity.privateKey
         )
-        return ForeignPeers(localSend: try LocalSendService(configuration: configuration, credentials: credentials))
+        return ForeignPeers(
+            localSend: try LocalSendService(configuration: configuration, credentials: credentials),
+            pins: pins
+        )
     }
 }
 
 /// The foreign protocols a command speaks, as one: their peers, found by name.
 struct ForeignPeers: Sendable {
     let localSend: LocalSendService?
+    /// The fingerprints pinned on first accepted use.
+    let pins: ForeignPinStore
 
     var services: [any ForeignPeerService] { localSend.map { [$0] } ?? [] }
     /// The same, as services of the command's service group.
@@ -112,4 +118,31 @@ struct ForeignPeers: Sendable {
 
     /// True when `name` can only mean a foreign peer.
     static func isForeignOnly(_ name: String) -> Bool { split(name).0 != nil }
+}
+
+extension ForeignPeers {
+    /// What the pins say about `peer`; unpinned (and said) when the pin file cannot be read.
+    func trust(of peer: ForeignPeer) -> ForeignTrust {
+        do {
+            return try pins.load().trust(of: peer)
+        } catch {
+            Output.error("\(error)")
+            return .unpinned
+        }
+    }
+
+    /// Pins `peer` after the user accepted a transfer with it, and says so.
+    func pinAfterUse(_ peer: ForeignPeer) {
+        guard let fingerprint = peer.fingerprint else { return }
+        do {
+            if try pins.pin(peer) {
+                Output.line(
+                    "* pinned \(peer.protocol.rawValue) device \(peer.name) (fingerprint \(fingerprint.prefix(16))…) on "
+                        + "first use: nothing verified it; another certificate under this name will be warned about"
+                )
+            }
+        } catch {
+            Output.error("could not pin \(peer.name): \(error)")
+        }
+    }
 }

@@ -19,6 +19,7 @@ actor ReceiveTally {
 /// and texts reported.
 struct ForeignReceiving {
     let service: any ForeignPeerService
+    let foreign: ForeignPeers
     let directory: URL
     let reporter: ProgressReporter
     let json: Bool
@@ -74,18 +75,55 @@ struct ForeignReceiving {
             "files": offer.files.count, "directory": false, "id": offer.id, "protocol": from.protocol.rawValue,
             "fingerprint": from.fingerprint ?? "",
         ]
-        let question =
+        let trust = foreign.trust(of: from)
+        var question =
             json
             ? Output.jsonText(fields).map { [$0] } ?? []
-            : ["? \(what) from \(from.name) (\(from.identityText), not verified). Accept? [y/n]"]
+            : ["? \(what) from \(from.name) (\(from.identityText), \(Self.state(trust))). Accept? [y/n]"]
+        if case .changed(let pinned) = trust {
+            question.insert(ForeignTrustText.changed(from, pinned: pinned.fingerprint), at: 0)
+        }
         let yes: Bool
-        if autoAccept {
+        // --yes takes offers from unpinned devices (and pins them), never from one whose certificate changed.
+        if autoAccept, !trust.isChanged {
             for line in question { Output.line(line) }
             yes = true
         } else {
             yes = await Prompter.standard.confirm(question, numbered: !json)
         }
+        if yes, !trust.isPinned { foreign.pinAfterUse(from) }
         await service.answer(offer, with: yes ? .accept(into: directory) : .decline)
+    }
+}
+
+extension ForeignReceiving {
+    /// The trust in one word, for JSON: pinned, unpinned or changed.
+    static func trustWord(_ trust: ForeignTrust) -> String {
+        switch trust {
+        case .pinned: "pinned"
+        case .unpinned: "unpinned"
+        case .changed: "changed"
+        }
+    }
+
+    static func state(_ trust: ForeignTrust) -> String {
+        switch trust {
+        case .pinned: "pinned on first use, not verified"
+        case .unpinned: "not pinned, not verified"
+        case .changed: "CERTIFICATE CHANGED"
+        }
+    }
+}
+
+extension ForeignTrust {
+    var isChanged: Bool {
+        if case .changed = self { return true }
+        return false
+    }
+
+    var isPinned: Bool {
+        if case .pinned = self { return true }
+        return false
     }
 }
 

@@ -1,6 +1,8 @@
 import ArgumentParser
 import Foundation
 import Huddle
+import HuddleForeign
+import HuddleLocalSend
 import HuddleTransport
 import HuddleWire
 
@@ -13,10 +15,14 @@ struct PeersCommand: AsyncParsableCommand {
             changes. Type a peer's number to connect to it; at first contact compare the code and answer y or n. \
             /peer HOST[:PORT] also looks for a peer at that address (like --peer); /quit leaves. --json prints \
             one object per event instead, for scripts.
+
+            LocalSend devices nearby are listed too, apart, with their protocol and certificate fingerprint and \
+            whether it is pinned: nothing verifies who they are (send to one with huddle send --to NAME).
             """
     )
 
     @OptionGroup var options: SessionOptions
+    @OptionGroup var foreignOptions: ForeignOptions
     @Flag(help: "Print one JSON object per line.") var json = false
     @Option(help: "server (advertise, accept), client (browse, connect) or peer (both).") var mode: ModeArgument = .peer
 
@@ -27,14 +33,18 @@ struct PeersCommand: AsyncParsableCommand {
 
     func run() async throws {
         let session = try await options.startSession(mode: mode.mode)
-        let picker = PeerPicker(session: session, json: json, autoAccept: options.yes)
+        let foreign = try foreignOptions.services(options: options, takesOffers: false)
+        let picker = PeerPicker(session: session, json: json, autoAccept: options.yes, foreign: foreign)
         if !json {
             Output.line("Peers in \"\(options.sessionID())\" (you: \(session.displayName)). Type a number to connect.")
         }
         // Until end of input or Ctrl-C; the session then says goodbye to everyone.
-        _ = try await CommandServices.run([session]) {
+        _ = try await CommandServices.run([session] + foreign.lifecycle) {
             await withTaskGroup(of: Void.self) { group in
                 group.addTask { await picker.followEvents() }
+                for service in foreign.services {
+                    group.addTask { await picker.followForeign(service) }
+                }
                 group.addTask { await picker.readInput() }
                 _ = await group.next()
                 group.cancelAll()
@@ -50,13 +60,48 @@ actor PeerPicker {
     let json: Bool
     let autoAccept: Bool
     let prompter: Prompter
+    let foreign: ForeignPeers?
     var order: [PeerID] = []
+    /// Foreign devices by protocol and identifier, in the order found.
+    var foreignOrder: [ForeignPeer.ID] = []
+    var foreignPeers: [ForeignPeer.ID: ForeignPeer] = [:]
 
-    init(session: PeerSession, json: Bool, autoAccept: Bool, prompter: Prompter = .standard) {
+    init(
+        session: PeerSession,
+        json: Bool,
+        autoAccept: Bool,
+        prompter: Prompter = .standard,
+        foreign: ForeignPeers? = nil
+    ) {
         self.session = session
         self.json = json
         self.autoAccept = autoAccept
         self.prompter = prompter
+        self.foreign = foreign
+    }
+
+    /// A foreign protocol's devices, shown apart from the session's peers (never taken for one).
+    func followForeign(_ service: any ForeignPeerService) async {
+        for await event in service.events {
+            guard case .found(let peer) = event, peer.deviceModel != LocalSendConfiguration.huddleModel else {
+                continue
+            }
+            if foreignPeers.updateValue(peer, forKey: peer.id) == nil { foreignOrder.append(peer.id) }
+            let trust = foreign?.trust(of: peer) ?? .unpinned
+            if json {
+                Output.json([
+                    "event": "found", "protocol": peer.protocol.rawValue, "name": peer.name,
+                    "fingerprint": peer.fingerprint ?? "", "address": peer.address,
+                    "deviceType": peer.deviceType ?? "", "deviceModel": peer.deviceModel ?? "",
+                    "trust": ForeignReceiving.trustWord(trust), "verified": false,
+                ])
+            } else {
+                if case .changed(let pinned) = trust {
+                    Output.line("! " + ForeignTrustText.changed(peer, pinned: pinned.fingerprint))
+                }
+                await printList()
+            }
+        }
     }
 
     func followEvents() async {
@@ -160,6 +205,11 @@ actor PeerPicker {
             Output.line(
                 "  \(index)) \(info.displayName) (\(info.deviceID?.shortID ?? "?")) — \(info.state.rawValue)\(dialled)"
             )
+        }
+        for id in foreignOrder {
+            guard let peer = foreignPeers[id] else { continue }
+            let trust = ForeignReceiving.state(foreign?.trust(of: peer) ?? .unpinned)
+            Output.line("  - \(peer.name) (\(peer.identityText)) — \(trust), at \(peer.address)")
         }
     }
 

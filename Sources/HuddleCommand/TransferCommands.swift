@@ -119,7 +119,7 @@ struct SendCommand: AsyncParsableCommand {
                         let name = peers.count > 1 ? await session.displayName(for: peer) : nil
                         return await send(to: peer, named: name, on: session, reporter: reporter)
                     case .foreign(let peer, let service):
-                        return await send(to: peer, via: service, reporter: reporter)
+                        return await send(to: peer, via: service, foreign: foreign, reporter: reporter)
                     }
                 }
             }
@@ -187,7 +187,12 @@ struct SendCommand: AsyncParsableCommand {
     }
 
     /// Sends every file to a foreign device in one offer; returns how many failed.
-    func send(to peer: ForeignPeer, via service: any ForeignPeerService, reporter: ProgressReporter) async -> Int {
+    func send(
+        to peer: ForeignPeer,
+        via service: any ForeignPeerService,
+        foreign: ForeignPeers,
+        reporter: ProgressReporter
+    ) async -> Int {
         let who = "\(peer.name) (\(peer.identityText) — not verified)"
         let directories = paths.filter(SendWindow.isDirectory)
         for path in directories {
@@ -197,6 +202,19 @@ struct SendCommand: AsyncParsableCommand {
         }
         let files = paths.filter { !SendWindow.isDirectory($0) }.map { URL(fileURLWithPath: $0) }
         guard !files.isEmpty else { return directories.count }
+        let trust = foreign.trust(of: peer)
+        if case .changed(let pinned) = trust {
+            Output.error(ForeignTrustText.changed(peer, pinned: pinned.fingerprint))
+            // Never under --yes: only a person who knows the device changed may say so.
+            let go = await Prompter.standard.confirm(
+                ["? send to \(peer.name) anyway, and pin its new fingerprint? [y/n]"],
+                numbered: false
+            )
+            guard go else {
+                Output.error("\(peer.name): not sent (its certificate changed)")
+                return files.count + directories.count
+            }
+        }
         do {
             try await service.send(files: files, to: peer, pin: pin)
         } catch {
@@ -213,6 +231,7 @@ struct SendCommand: AsyncParsableCommand {
                 text: "sent \(file.lastPathComponent) to \(who)"
             )
         }
+        if case .pinned = trust {} else { foreign.pinAfterUse(peer) }
         return directories.count
     }
 
@@ -303,6 +322,7 @@ struct ReceiveCommand: AsyncParsableCommand {
                 group.addTask {
                     await ForeignReceiving(
                         service: service,
+                        foreign: foreign,
                         directory: directory,
                         reporter: reporter,
                         json: json,

@@ -51,7 +51,11 @@ public struct ForeignPeer: Sendable, Hashable, Identifiable {
 
     /// "LocalSend, fingerprint 247E5F7C…": how the peer is known, said plainly.
     public var identityText: String {
-        guard let fingerprint else { return "\(`protocol`.rawValue), no fingerprint (plain HTTP)" }
+        guard let fingerprint else {
+            return isPlainHTTP
+                ? "\(`protocol`.rawValue) over plain HTTP, no fingerprint"
+                : "\(`protocol`.rawValue), no certificate shown"
+        }
         return "\(`protocol`.rawValue), fingerprint \(fingerprint.prefix(8))…"
     }
 }

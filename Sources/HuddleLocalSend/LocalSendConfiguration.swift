@@ -1,3 +1,5 @@
+public import HuddleLocalSendWire
+
 /// How this device takes part in LocalSend (docs/localsend.md).
 public struct LocalSendConfiguration: Sendable {
     /// The name other devices show.

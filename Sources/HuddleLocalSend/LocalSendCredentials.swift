@@ -1,4 +1,7 @@
 public import Crypto
+import HuddleLocalSendWire
+import HummingbirdTLS
+import NIOCore
 import NIOSSL
 
 /// The certificate and key this device shows LocalSend peers: as a server, and as a client (some peers check
@@ -22,14 +25,17 @@ public struct LocalSendCredentials: Sendable {
         .privateKey(try NIOSSLPrivateKey(bytes: Array(privateKey.derRepresentation), format: .der))
     }
 
-    /// The server's TLS: any client may connect (LocalSend has no client authentication to demand).
-    func serverTLS() throws -> TLSConfiguration {
+    /// The server's TLS: a client certificate is asked for but not required (LocalSend does not demand one).
+    /// One that is shown is taken whatever it is — its fingerprint, read after the handshake
+    /// (``LocalSendRequestContext/clientFingerprint()``), is what proves who sends.
+    func serverTLS() throws -> TLSChannelConfiguration {
         var tls = TLSConfiguration.makeServerConfiguration(
             certificateChain: try certificateChain(),
             privateKey: try sslPrivateKey()
         )
-        tls.certificateVerification = .none
-        return tls
+        tls.certificateVerification = .optionalVerification
+        tls.trustRoots = .certificates([])
+        return TLSChannelConfiguration(tlsConfiguration: tls) { _, promise in promise.succeed(.certificateVerified) }
     }
 
     /// The client's TLS: the chain is not checked against any authority; the handshake's verification callback

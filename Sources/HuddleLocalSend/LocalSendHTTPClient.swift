@@ -1,4 +1,5 @@
 import Foundation
+import HuddleLocalSendWire
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1

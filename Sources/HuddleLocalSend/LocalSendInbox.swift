@@ -1,6 +1,7 @@
 import Foundation
 import Huddle
 import HuddleForeign
+import HuddleLocalSendWire
 
 /// The receiving side of LocalSend: one session at a time, from prepare-upload (the offer, answered by the
 /// user) through each file's upload to the end or a cancel (docs/localsend.md, "Receiving").

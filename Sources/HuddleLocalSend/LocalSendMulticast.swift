@@ -4,6 +4,7 @@ import NIOPosix
 
 #if canImport(Glibc)
 import Glibc
+import HuddleLocalSendWire
 #endif
 
 /// LocalSend's multicast: one socket that listens on the group's port (shared with other programs on this host),

@@ -1,6 +1,7 @@
 import Foundation
 import Huddle
 import HuddleForeign
+import HuddleLocalSendWire
 import Hummingbird
 import NIOCore
 
@@ -57,7 +58,7 @@ struct LocalSendRoutes: Sendable {
             return refusal(.init(400, "\(error)"))
         }
         guard let host = context.remoteHost else { return refusal(.init(400, "no address")) }
-        let peer = service.peer(for: offer.info, host: host)
+        let peer = service.peer(for: offer.info, host: host, proven: await context.clientFingerprint())
         switch await inbox.prepare(offer, from: peer, host: host) {
         case .accepted(let answer): return json(answer)
         case .textShown: return Response(status: .noContent)

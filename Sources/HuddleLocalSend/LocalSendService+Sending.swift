@@ -1,6 +1,7 @@
 import Crypto
 public import Foundation
 public import HuddleForeign
+import HuddleLocalSendWire
 import NIOConcurrencyHelpers
 import NIOHTTP1
 

@@ -1,6 +1,7 @@
 import Foundation
 import Huddle
 public import HuddleForeign
+import HuddleLocalSendWire
 import Hummingbird
 import HummingbirdTLS
 import Logging
@@ -136,7 +137,7 @@ public final class LocalSendService: ForeignPeerService, Service {
             let (running, runningContinuation) = AsyncStream<Int>.makeStream()
             let app = Application(
                 router: LocalSendRoutes(service: self).router(),
-                server: try .tls(.http1(), tlsConfiguration: credentials.serverTLS()),
+                server: try .tls(.http1(), configuration: credentials.serverTLS()),
                 configuration: .init(address: .hostname("0.0.0.0", port: port), serverName: nil),
                 onServerRunning: { channel in
                     runningContinuation.yield(channel.localAddress?.port ?? port)
@@ -235,12 +236,19 @@ public final class LocalSendService: ForeignPeerService, Service {
         )
     }
 
-    /// The peer a prepare-upload comes from: a device already found, or one known only by this request.
-    func peer(for info: LocalSendDeviceInfo, host: String) -> ForeignPeer {
+    /// The peer a prepare-upload comes from, with the fingerprint its TLS certificate proved: a sender that
+    /// showed none, or another than it claims, has no fingerprint (nothing to pin, nothing to trust).
+    func peer(for info: LocalSendDeviceInfo, host: String, proven: String?) -> ForeignPeer {
+        var peer = Self.peer(.init(info: info, host: host, lastHeard: now))
         if let device = state.withLockedValue({ $0.devices.device(info.fingerprint) }), device.host == host {
-            return Self.peer(device)
+            peer = Self.peer(device)
         }
-        return Self.peer(.init(info: info, host: host, lastHeard: now))
+        guard let proven, LocalSendFingerprint.matches(proven, info.fingerprint) else {
+            peer.fingerprint = nil
+            return peer
+        }
+        peer.fingerprint = proven.uppercased()
+        return peer
     }
 
     /// Asks the device at `host`:`port` who it is (`/info`), as when it is not found by multicast: another

@@ -1,6 +1,6 @@
 import Testing
 
-@testable import HuddleLocalSend
+@testable import HuddleLocalSendWire
 
 @Suite struct LocalSendDevicesTests {
     func info(_ alias: String, _ fingerprint: String, port: Int? = 53317) -> LocalSendDeviceInfo {

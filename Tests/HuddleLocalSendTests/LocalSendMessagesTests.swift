@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import HuddleLocalSend
+@testable import HuddleLocalSendWire
 
 @Suite struct LocalSendMessagesTests {
     func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }

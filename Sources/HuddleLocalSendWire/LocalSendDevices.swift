@@ -8,6 +8,12 @@ public struct LocalSendDevices: Sendable {
         public var host: String
         public var lastHeard: Double
 
+        public init(info: LocalSendDeviceInfo, host: String, lastHeard: Double) {
+            self.info = info
+            self.host = host
+            self.lastHeard = lastHeard
+        }
+
         /// The port its API listens on (53317 when it does not say).
         public var port: Int { info.port ?? 53317 }
         public var isHTTPS: Bool { info.protocol != "http" }

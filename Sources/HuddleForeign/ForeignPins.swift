@@ -1,0 +1,100 @@
+public import Foundation
+import HuddleTransport
+
+/// A foreign device's certificate fingerprint, kept after the first transfer the user accepted with it
+/// (docs/threat-model.md, "Foreign peers"). Neither LocalSend nor KDE Connect has a pairing code: the pin is
+/// trust on first use, and what it buys is a loud warning when a device of the same name later shows another
+/// certificate.
+public struct ForeignPin: Codable, Sendable, Hashable {
+    public var `protocol`: ForeignProtocol
+    public var name: String
+    /// Uppercase hex.
+    public var fingerprint: String
+    public var pinnedAt: Date
+
+    public init(protocol: ForeignProtocol, name: String, fingerprint: String, pinnedAt: Date) {
+        self.protocol = `protocol`
+        self.name = name
+        self.fingerprint = fingerprint.uppercased()
+        self.pinnedAt = pinnedAt
+    }
+}
+
+/// What the pins say about a foreign peer.
+public enum ForeignTrust: Sendable, Hashable {
+    /// Its fingerprint is pinned.
+    case pinned(ForeignPin)
+    /// Nothing is pinned for it (or it has no fingerprint to pin).
+    case unpinned
+    /// Another fingerprint is pinned under its name: it may be another device posing as the one pinned.
+    case changed(pinned: ForeignPin)
+}
+
+/// The pins, and the rule that reads them. Pure: ``ForeignPinStore`` keeps them on disk.
+public struct ForeignPinBook: Sendable, Hashable, Codable {
+    public private(set) var pins: [ForeignPin] = []
+
+    public init(pins: [ForeignPin] = []) { self.pins = pins }
+
+    public func trust(of peer: ForeignPeer) -> ForeignTrust {
+        guard let fingerprint = peer.fingerprint?.uppercased() else { return .unpinned }
+        let ofProtocol = pins.filter { $0.protocol == peer.protocol }
+        if let pin = ofProtocol.first(where: { $0.fingerprint == fingerprint }) { return .pinned(pin) }
+        if let other = ofProtocol.first(where: { $0.name == peer.name }) { return .changed(pinned: other) }
+        return .unpinned
+    }
+
+    /// Pins the peer's fingerprint under its name, replacing a pin of the same fingerprint or the same name.
+    /// A peer without a fingerprint is not pinned; returns whether something was.
+    @discardableResult
+    public mutating func pin(_ peer: ForeignPeer, at now: Date) -> Bool {
+        guard let fingerprint = peer.fingerprint?.uppercased() else { return false }
+        pins.removeAll { $0.protocol == peer.protocol && ($0.fingerprint == fingerprint || $0.name == peer.name) }
+        pins.append(ForeignPin(protocol: peer.protocol, name: peer.name, fingerprint: fingerprint, pinnedAt: now))
+        return true
+    }
+}
+
+/// The pins on disk: `foreign-pins.json` in the data directory, written whole and atomically, mode 0600.
+public struct ForeignPinStore: Sendable {
+    public let file: URL
+
+    public init(directory: URL) {
+        file = directory.appendingPathComponent("foreign-pins.json")
+    }
+
+    /// The pins; none when the file does not exist yet.
+    /// - Throws: when the file exists and cannot be read as pins (said with the file's path).
+    public func load() throws -> ForeignPinBook {
+        guard let data = FileManager.default.contents(atPath: file.path) else { return ForeignPinBook() }
+        do {
+            let decoder = JSONDecoder()
+            decoder.dateDecodingStrategy = .iso8601
+            return try decoder.decode(ForeignPinBook.self, from: data)
+        } catch {
+            throw ForeignPinError.unreadable(file.path)
+        }
+    }
+
+    /// Pins `peer` (a read-modify-write of the file).
+    @discardableResult
+    public func pin(_ peer: ForeignPeer, at now: Date = Date()) throws -> Bool {
+        var book = try load()
+        guard book.pin(peer, at: now) else { return false }
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .iso8601
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        try AtomicFile.write(Array(try encoder.encode(book)), to: file, mode: 0o600)
+        return true
+    }
+}
+
+public enum ForeignPinError: Error, Sendable, Hashable, CustomStringConvertible {
+    case unreadable(String)
+
+    public var description: String {
+        switch self {
+        case .unreadable(let path): "\(path) is not a pin file Huddle can read; move it aside to start afresh"
+        }
+    }
+}

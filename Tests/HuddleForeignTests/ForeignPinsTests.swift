@@ -1,0 +1,59 @@
+import Foundation
+import HuddleForeign
+import HuddleTestSupport
+import Testing
+
+@Suite struct ForeignPinsTests {
+    func peer(_ name: String, _ fingerprint: String?, _ proto: ForeignProtocol = .localSend) -> ForeignPeer {
+        ForeignPeer(
+            id: .init(protocol: proto, value: fingerprint ?? name),
+            name: name,
+            address: "10.0.0.2:53317",
+            fingerprint: fingerprint
+        )
+    }
+
+    @Test func aPinnedFingerprintIsPinnedInEitherCaseAndAnotherUnderItsNameIsAChange() {
+        var book = ForeignPinBook()
+        #expect(book.trust(of: peer("Pixel", "aa11")) == .unpinned)
+        let pinned = book.pin(peer("Pixel", "aa11"), at: Date(timeIntervalSince1970: 1))
+        #expect(pinned)
+        guard case .pinned(let pin) = book.trust(of: peer("Pixel", "AA11")) else {
+            Issue.record("not pinned")
+            return
+        }
+        #expect(pin.fingerprint == "AA11")
+        #expect(book.trust(of: peer("Pixel", "BB22")) == .changed(pinned: pin))
+        // The same name in another protocol is another device; a renamed device keeps its pin.
+        #expect(book.trust(of: peer("Pixel", "BB22", .kdeConnect)) == .unpinned)
+        #expect(book.trust(of: peer("Pixel 8", "aa11")) == .pinned(pin))
+    }
+
+    @Test func withoutAFingerprintNothingIsPinnedAndRepinningReplacesTheOldPin() {
+        var book = ForeignPinBook()
+        let pinnedNothing = book.pin(peer("Laptop", nil), at: Date())
+        #expect(!pinnedNothing)
+        #expect(book.pins.isEmpty)
+        #expect(book.trust(of: peer("Laptop", nil)) == .unpinned)
+        book.pin(peer("Pixel", "AA11"), at: Date(timeIntervalSince1970: 1))
+        book.pin(peer("Pixel", "BB22"), at: Date(timeIntervalSince1970: 2))
+        #expect(book.pins.map(\.fingerprint) == ["BB22"])
+        #expect(book.trust(of: peer("Pixel", "AA11")) != .unpinned)
+    }
+
+    @Test func theStoreKeepsPinsOnDiskPrivatelyAndRefusesAFileItCannotRead() throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let store = ForeignPinStore(directory: scratch.url)
+        #expect(try store.load() == ForeignPinBook())
+        #expect(try store.pin(peer("Pixel", "aa11"), at: Date(timeIntervalSince1970: 1_800_000_000)))
+        let again = try ForeignPinStore(directory: scratch.url).load()
+        #expect(again.pins.map(\.name) == ["Pixel"])
+        #expect(again.pins.map(\.fingerprint) == ["AA11"])
+        #expect(again.pins.first?.pinnedAt == Date(timeIntervalSince1970: 1_800_000_000))
+        let mode = try FileManager.default.attributesOfItem(atPath: store.file.path)[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+        try Data("not json".utf8).write(to: store.file)
+        #expect(throws: ForeignPinError.unreadable(store.file.path)) { try store.load() }
+    }
+}

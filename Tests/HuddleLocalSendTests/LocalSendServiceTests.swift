@@ -1,0 +1,235 @@
+import Foundation
+import HuddleForeign
+import HuddleLocalSendWire
+import HuddleTestSupport
+import HuddleTransport
+import NIOHTTP1
+import Testing
+
+@testable import HuddleLocalSend
+
+/// Two LocalSend services in one process, over real TLS sockets on loopback (multicast off: they find each other by
+/// address). Every wait has a deadline.
+@Suite(.tags(.real)) struct LocalSendServiceTests {
+    /// A running service, its recorded events, and how to stop it.
+    struct Running {
+        let service: LocalSendService
+        let events: EventRecorder<ForeignEvent>
+        let task: Task<Void, any Error>
+        let port: Int
+
+        func stop() async {
+            task.cancel()
+            _ = await task.result
+            events.stop()
+        }
+    }
+
+    func start(_ alias: String, takesOffers: Bool = false) async throws -> Running {
+        var configuration = LocalSendConfiguration(alias: alias)
+        configuration.port = 0
+        configuration.usesMulticast = false
+        configuration.takesOffers = takesOffers
+        let identity = try DeviceIdentity.ephemeral()
+        let service = try LocalSendService(
+            configuration: configuration,
+            credentials: .init(certificateDER: identity.certificateDER, privateKey: identity.privateKey)
+        )
+        let events = EventRecorder(recording: service.events)
+        let task = Task { try await service.run() }
+        let port = try #require(await service.listening())
+        return Running(service: service, events: events, task: task, port: port)
+    }
+
+    /// Receiver and sender, the sender knowing the receiver by address; both stopped and the scratch directory
+    /// removed after `body`, even when it fails.
+    func withPair(_ body: (Running, Running, ForeignPeer, ScratchDirectory) async throws -> Void) async throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let receiver = try await start("Receiver", takesOffers: true)
+        let sender = try await start("Sender")
+        do {
+            let peer = try await sender.service.probe(host: "127.0.0.1", port: receiver.port)
+            try await body(receiver, sender, peer, scratch)
+        } catch {
+            await sender.stop()
+            await receiver.stop()
+            throw error
+        }
+        await sender.stop()
+        await receiver.stop()
+    }
+
+    func file(_ scratch: ScratchDirectory, _ name: String, _ bytes: [UInt8]) throws -> URL {
+        let url = scratch.appending(name)
+        try Data(bytes).write(to: url)
+        return url
+    }
+
+    @Test func aFileIsAskedAboutWithTheSendersProvenFingerprintThenKeptByteForByte() async throws {
+        try await withPair { receiver, sender, peer, scratch in
+            #expect(peer.fingerprint == receiver.service.fingerprint)
+            #expect(peer.name == "Receiver")
+            let inbox = scratch.appending("inbox")
+            try FileManager.default.createDirectory(at: inbox, withIntermediateDirectories: false)
+            let bytes = (0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* 7) }
+            let source = try file(scratch, "photo.jpg", bytes)
+            let sending = Task { try await sender.service.send(files: [source], to: peer, pin: nil) }
+            let offer = try #require(
+                await receiver.events.first { event -> ForeignOffer? in
+                    if case .offered(let offer) = event { return offer }
+                    return nil
+                }
+            )
+            #expect(offer.files.map(\.name) == ["photo.jpg"])
+            #expect(offer.files.map(\.size) == [300_000])
+            #expect(offer.files.first?.mimeType == "image/jpeg")
+            #expect(offer.files.first?.sha256?.count == 64)
+            #expect(offer.from.name == "Sender")
+            // The sender showed its certificate in TLS: its fingerprint is proven, not only claimed.
+            #expect(offer.from.fingerprint == sender.service.fingerprint)
+            await receiver.service.answer(offer, with: .accept(into: inbox))
+            try await sending.value
+            let kept = try #require(
+                await receiver.events.first { event -> URL? in
+                    if case .received(_, _, let url) = event { return url }
+                    return nil
+                }
+            )
+            #expect(kept.lastPathComponent == "photo.jpg")
+            #expect(try Data(contentsOf: kept) == Data(bytes))
+            #expect(try FileManager.default.contentsOfDirectory(atPath: inbox.path) == ["photo.jpg"])
+        }
+    }
+
+    @Test func aDeclinedOfferFailsTheSenderAndATakenNameIsNeverOverwritten() async throws {
+        try await withPair { receiver, sender, peer, scratch in
+            let source = try file(scratch, "notes.txt", Array("new notes".utf8))
+            let declined = Task { try await sender.service.send(files: [source], to: peer, pin: nil) }
+            let first = try #require(await receiver.events.first(where: Self.offer))
+            await receiver.service.answer(first, with: .decline)
+            await #expect(throws: LocalSendError.declined) { try await declined.value }
+
+            let inbox = scratch.appending("inbox")
+            try FileManager.default.createDirectory(at: inbox, withIntermediateDirectories: false)
+            try Data("old notes".utf8).write(to: inbox.appendingPathComponent("notes.txt"))
+            receiver.events.clear()
+            let accepted = Task { try await sender.service.send(files: [source], to: peer, pin: nil) }
+            let second = try #require(await receiver.events.first(where: Self.offer))
+            await receiver.service.answer(second, with: .accept(into: inbox))
+            try await accepted.value
+            #expect(try String(contentsOf: inbox.appendingPathComponent("notes.txt"), encoding: .utf8) == "old notes")
+            #expect(
+                try String(contentsOf: inbox.appendingPathComponent("notes (2).txt"), encoding: .utf8) == "new notes"
+            )
+        }
+    }
+
+    @Test func aTextIsShownWithoutAnUpload() async throws {
+        try await withPair { receiver, sender, peer, _ in
+            try await sender.service.send(text: "hello\nthere", to: peer, pin: nil)
+            let shown = await receiver.events.first { event -> String? in
+                if case .textReceived(let text, let from) = event, from.name == "Sender" { return text }
+                return nil
+            }
+            #expect(shown == "hello\nthere")
+            #expect(!receiver.events.events.contains { if case .offered = $0 { true } else { false } })
+        }
+    }
+
+    @Test func aDeviceThatAnnouncedAnotherFingerprintGetsNothing() async throws {
+        try await withPair { receiver, sender, _, scratch in
+            // What a forged announcement would say: the receiver's address with someone else's fingerprint.
+            let forged = LocalSendDeviceInfo(
+                alias: "Receiver",
+                deviceModel: nil,
+                deviceType: nil,
+                fingerprint: String(repeating: "AB", count: 32),
+                port: receiver.port,
+                protocol: "https",
+                download: false
+            )
+            sender.service.heard(forged, from: "127.0.0.1")
+            let victim = try #require(await sender.service.peers().first { $0.fingerprint == forged.fingerprint })
+            let source = try file(scratch, "secret.txt", Array("secret".utf8))
+            await #expect(
+                throws: LocalSendError.fingerprintMismatch(
+                    expected: forged.fingerprint,
+                    presented: receiver.service.fingerprint
+                )
+            ) {
+                try await sender.service.send(files: [source], to: victim, pin: nil)
+            }
+            // The handshake failed before any request: the receiver saw no offer.
+            #expect(!receiver.events.events.contains { if case .offered = $0 { true } else { false } })
+        }
+    }
+
+    @Test func uploadsThatBreakTheRulesAreRefusedAndLeaveNothing() async throws {
+        try await withPair { receiver, sender, peer, scratch in
+            let inbox = scratch.appending("inbox")
+            try FileManager.default.createDirectory(at: inbox, withIntermediateDirectories: false)
+            let target = try sender.service.target(for: peer)
+            let offer = LocalSendPrepareUpload(
+                info: sender.service.ownInfo(announce: nil),
+                files: ["f": .init(id: "f", fileName: "small.bin", size: 10, fileType: "application/octet-stream")]
+            )
+            let asking = Task {
+                try await sender.service.client.request(
+                    .POST,
+                    target,
+                    path: "/api/localsend/v2/prepare-upload",
+                    body: .bytes(Array(try JSONEncoder().encode(offer))),
+                    contentType: "application/json"
+                )
+            }
+            let asked = try #require(await receiver.events.first(where: Self.offer))
+            // A second offer while one is asked: busy.
+            let second = try await sender.service.client.request(
+                .POST,
+                target,
+                path: "/api/localsend/v2/prepare-upload",
+                body: .bytes(Array(try JSONEncoder().encode(offer))),
+                contentType: "application/json"
+            )
+            #expect(second.status == 409)
+            await receiver.service.answer(asked, with: .accept(into: inbox))
+            let prepared = try await asking.value
+            #expect(prepared.status == 200)
+            let answer = try LocalSendMessages.prepareUploadAnswer(from: prepared.body)
+            let token = try #require(answer.files["f"])
+            let base = "/api/localsend/v2/upload?sessionId=\(answer.sessionId)&fileId=f"
+            let wrongToken = try await sender.service.client.request(
+                .POST,
+                target,
+                path: base + "&token=nope",
+                body: .bytes([1, 2, 3])
+            )
+            #expect(wrongToken.status == 403)
+            let missing = try await sender.service.client.request(.POST, target, path: "/api/localsend/v2/upload")
+            #expect(missing.status == 400)
+            // Twenty bytes for a file announced at ten: refused, nothing kept, and the session is over.
+            let tooLong = try await sender.service.client.request(
+                .POST,
+                target,
+                path: base + "&token=\(token)",
+                body: .bytes(Array(repeating: 7, count: 20))
+            )
+            #expect(tooLong.status == 400)
+            #expect(try FileManager.default.contentsOfDirectory(atPath: inbox.path) == [])
+            let again = try await sender.service.client.request(
+                .POST,
+                target,
+                path: base + "&token=\(token)",
+                body: .bytes(Array(repeating: 7, count: 10))
+            )
+            #expect(again.status == 403)
+            #expect(try FileManager.default.contentsOfDirectory(atPath: inbox.path) == [])
+        }
+    }
+
+    static func offer(_ event: ForeignEvent) -> ForeignOffer? {
+        if case .offered(let offer) = event { return offer }
+        return nil
+    }
+}
