@@ -127,3 +127,26 @@ def test_huddle_peers_lists_localsendd_apart_and_a_changed_certificate_is_refuse
     assert any(line == "huddle: ld-b: not sent (its certificate changed)" for _, line in second.lines), \
         second.output()
     assert impostor.received_files() == []
+
+
+@pytest.mark.full
+@BED
+def test_a_pin_asked_by_localsendd_is_given_by_option_or_typed_at_the_prompt(testbed, localsendd, homes):
+    """localsendd with a PIN: without one and without a terminal the send fails saying a PIN is needed; a wrong
+    --pin is refused; typed at the prompt after a refusal, the right one gets the file there byte-identical."""
+    a, b = testbed.hosts
+    peer = localsendd(b, "ld-b", pin="4321")
+    home = homes("a")
+    path, digest = random_file(homes("files"), "locked.bin", 20_000)
+    bare = spawn(a, home, "send", path, "--to", "ld-b", "--name", "Ada", merge_stderr=True)
+    assert bare.wait_exit(30) != 0, bare.output()
+    assert any(l == "huddle: ld-b: the device asks for a PIN: give it with --pin" for _, l in bare.lines), bare.output()
+    env = dict(os.environ, HUDDLE_HOME=home)
+    typed = testbed.track(a.spawn(huddle_bin(), "send", path, "--to", "ld-b", "--name", "Ada", "--pin", "1111",
+                                  "--host", "huddle-a", "--interface", a.ifname, label="a:send", stdin=True, env=env))
+    typed.wait_line(lambda l: l == "? ld-b refused the PIN; PIN:", 30)
+    typed.send("4321")
+    typed.wait_line(lambda l: l.startswith("sent locked.bin to ld-b"), 30)
+    assert typed.wait_exit(15) == 0, typed.output()
+    assert sha256(peer.wait_file("locked.bin", timeout=10, size=20_000)) == digest
+    assert peer.received_files() == ["locked.bin"]

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Huddle
 import HuddleForeign
+import HuddleLocalSend
 import HuddleTransport
 import HuddleWire
 import Synchronization
@@ -216,7 +217,7 @@ struct SendCommand: AsyncParsableCommand {
             }
         }
         do {
-            try await service.send(files: files, to: peer, pin: pin)
+            try await sendAskingForPIN(files, to: peer, via: service)
         } catch {
             for file in files {
                 if json { reporter.result("failed", ["file": file.lastPathComponent, "error": "\(error)"], text: "") }
@@ -233,6 +234,23 @@ struct SendCommand: AsyncParsableCommand {
         }
         if case .pinned = trust {} else { foreign.pinAfterUse(peer) }
         return directories.count
+    }
+
+    /// Sends, and when the device asks for a PIN (or refuses the one given) asks the user for it, up to three
+    /// times; without a terminal to ask, the device's refusal stands.
+    func sendAskingForPIN(_ files: [URL], to peer: ForeignPeer, via service: any ForeignPeerService) async throws {
+        var pin = self.pin
+        for attempt in 1... {
+            do {
+                return try await service.send(files: files, to: peer, pin: pin)
+            } catch let error as LocalSendError where error == .pinRequired || error == .pinRejected {
+                let question = error == .pinRequired ? "\(peer.name) asks for a PIN:" : "\(peer.name) refused the PIN; PIN:"
+                guard attempt <= 3, let answer = await Prompter.standard.line(["? " + question]), !answer.isEmpty else {
+                    throw error
+                }
+                pin = answer.trimmingCharacters(in: .whitespaces)
+            }
+        }
     }
 
     func sendDirectory(_ url: URL, to peer: PeerID, on session: PeerSession, reporter: ProgressReporter) async throws {
