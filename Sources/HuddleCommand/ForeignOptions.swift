@@ -40,7 +40,11 @@ struct ForeignOptions: ParsableArguments {
     }
 
     /// The foreign protocols' services for a command run by `options`; none with --no-localsend.
-    func services(options: SessionOptions, takesOffers: Bool) throws -> ForeignPeers {
+    func services(
+        options: SessionOptions,
+        takesOffers: Bool,
+        share: LocalSendShareConfiguration? = nil
+    ) throws -> ForeignPeers {
         let directory = options.configuration().dataDirectory
         let pins = ForeignPinStore(directory: directory)
         guard !noLocalSend else { return ForeignPeers(localSend: nil, pins: pins) }
@@ -53,6 +57,7 @@ struct ForeignOptions: ParsableArguments {
         }
         var configuration = LocalSendConfiguration(alias: options.displayName)
         configuration.takesOffers = takesOffers
+        configuration.share = share
         configuration.allowsPlainHTTP = allowPlainHTTP
         if let localSendPort { configuration.port = localSendPort }
         let discovery = options.network.configuration()

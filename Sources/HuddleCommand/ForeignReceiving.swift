@@ -58,7 +58,7 @@ struct ForeignReceiving {
                 Output.error(reason)
             case .fingerprintChanged(let peer, let pinned):
                 Output.error(ForeignTrustText.changed(peer, pinned: pinned))
-            case .found:
+            case .found, .downloadRequested, .downloaded:
                 continue
             }
         }

@@ -22,9 +22,11 @@ struct Huddle: AsyncParsableCommand {
               huddle discover _http._tcp            browse and resolve web servers, live
               huddle advertise "Kitchen" _lab._tcp 8080 room=kitchen
               huddle doctor                         why the other device does not show up, and the fix
+              huddle share photo.jpg                a web page a phone without an app downloads it from
             """,
         subcommands: [
             ChatCommand.self, PeersCommand.self, PairCommand.self, SendCommand.self, ReceiveCommand.self,
+            ShareCommand.self,
             IDCommand.self,
             TrustCommand.self, ClipCommand.self, PasteboardCommand.self, URLCommand.self, DiscoverCommand.self,
             AdvertiseCommand.self, DoctorCommand.self,

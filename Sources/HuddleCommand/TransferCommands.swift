@@ -244,7 +244,8 @@ struct SendCommand: AsyncParsableCommand {
             do {
                 return try await service.send(files: files, to: peer, pin: pin)
             } catch let error as LocalSendError where error == .pinRequired || error == .pinRejected {
-                let question = error == .pinRequired ? "\(peer.name) asks for a PIN:" : "\(peer.name) refused the PIN; PIN:"
+                let question =
+                    error == .pinRequired ? "\(peer.name) asks for a PIN:" : "\(peer.name) refused the PIN; PIN:"
                 guard attempt <= 3, let answer = await Prompter.standard.line(["? " + question]), !answer.isEmpty else {
                     throw error
                 }

@@ -16,6 +16,25 @@ public enum ForeignEvent: Sendable {
     case failed(offerID: String, reason: String)
     /// A pinned peer shows another certificate: said loudly, and nothing is sent to or taken from it.
     case fingerprintChanged(ForeignPeer, pinned: String)
+    /// A browser or an app at `host` asks for the shared files; answer with the service's `answer(_:allow:)`.
+    case downloadRequested(ForeignDownloadRequest)
+    /// A shared file was taken whole.
+    case downloaded(fileName: String, by: String)
+}
+
+/// Someone who asks for the files a device shares (`huddle share`).
+public struct ForeignDownloadRequest: Sendable, Hashable, Identifiable {
+    public let id: String
+    /// The address it asks from.
+    public let host: String
+    /// What it says it is (a browser's User-Agent), for display only.
+    public let client: String?
+
+    public init(id: String, host: String, client: String?) {
+        self.id = id
+        self.host = host
+        self.client = client
+    }
 }
 
 /// One progress step of a file moving to or from a foreign peer.

@@ -1,3 +1,4 @@
+public import Foundation
 public import HuddleLocalSendWire
 
 /// How this device takes part in LocalSend (docs/localsend.md).
@@ -26,6 +27,8 @@ public struct LocalSendConfiguration: Sendable {
     /// Whether peers that speak plain HTTP may send or be sent to.
     public var allowsPlainHTTP = false
     public var limits = LocalSendLimits()
+    /// What `huddle share` offers through the download API, and the page for browsers; nil: nothing.
+    public var share: LocalSendShareConfiguration?
 
     public init(alias: String) {
         self.alias = alias
@@ -35,4 +38,18 @@ public struct LocalSendConfiguration: Sendable {
 extension LocalSendConfiguration {
     /// The device model Huddle announces; how one Huddle program tells another among LocalSend devices.
     public static let huddleModel = "Huddle"
+}
+
+/// The files `huddle share` offers (docs/localsend.md, "Sharing").
+public struct LocalSendShareConfiguration: Sendable {
+    public var files: [URL]
+    /// The PIN a browser or an app must give first; nil: none.
+    public var pin: String?
+    /// The plain HTTP port of the page for browsers: this one when free, else any free port.
+    public var httpPort = 53318
+
+    public init(files: [URL], pin: String? = nil) {
+        self.files = files
+        self.pin = pin
+    }
 }

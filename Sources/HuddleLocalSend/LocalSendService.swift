@@ -31,6 +31,9 @@ public final class LocalSendService: ForeignPeerService, Service {
         /// The port the API listens on, once it does.
         var port: Int?
         var multicast: LocalSendMulticast?
+        /// The shared files, once hashed, and the page's HTTP port.
+        var share: LocalSendShare?
+        var sharePort: Int?
         /// Who waits in ``listening()``.
         var listeners: [CheckedContinuation<Int?, Never>] = []
         var ended = false
@@ -74,7 +77,7 @@ public final class LocalSendService: ForeignPeerService, Service {
             fingerprint: credentials.fingerprint,
             port: port ?? configuration.port,
             protocol: "https",
-            download: false,
+            download: configuration.share != nil,
             announce: announce
         )
     }
@@ -109,8 +112,23 @@ public final class LocalSendService: ForeignPeerService, Service {
             continuation.finish()
             settle(port: nil)
         }
+        let share = try await makeShare()
+        state.withLockedValue { $0.share = share }
         try await withThrowingTaskGroup(of: Void.self) { tasks in
-            let port = try await startServer(in: &tasks)
+            if let share, let shareConfiguration = configuration.share {
+                let router = Router(context: LocalSendRequestContext.self)
+                LocalSendShareRoutes(service: self, share: share).add(to: router, page: true)
+                let port = try await startServer(
+                    router,
+                    tls: false,
+                    ports: [shareConfiguration.httpPort, 0],
+                    in: &tasks
+                )
+                state.withLockedValue { $0.sharePort = port }
+            }
+            let router = LocalSendRoutes(service: self).router()
+            if let share { LocalSendShareRoutes(service: self, share: share).add(to: router, page: false) }
+            let port = try await startServer(router, tls: true, ports: [configuration.port, 0], in: &tasks)
             settle(port: port)
             let multicast =
                 configuration.usesMulticast
@@ -131,13 +149,45 @@ public final class LocalSendService: ForeignPeerService, Service {
         }
     }
 
-    /// Starts the API server on the configured port, or on any free port when that one is taken.
-    func startServer(in tasks: inout ThrowingTaskGroup<Void, any Error>) async throws -> Int {
-        for port in [configuration.port, 0] {
+    /// Hashes the shared files and describes them (size, type, SHA-256); nil when nothing is shared.
+    func makeShare() async throws -> LocalSendShare? {
+        guard let shared = configuration.share else { return nil }
+        var files: [(URL, LocalSendFileMetadata)] = []
+        for url in shared.files {
+            let size = try FileManager.default.attributesOfItem(atPath: url.path)[.size] as? UInt64 ?? 0
+            let file = LocalSendFileMetadata(
+                id: LocalSendInbox.token(),
+                fileName: url.lastPathComponent,
+                size: size,
+                fileType: Self.mimeType(of: url),
+                sha256: try await Self.sha256(of: url)
+            )
+            files.append((url, file))
+        }
+        let emit = continuation
+        return LocalSendShare(files: files, pin: shared.pin) { emit.yield($0) }
+    }
+
+    /// The page's HTTP port, once it listens (after ``listening()`` returns).
+    public var sharePort: Int? { state.withLockedValue { $0.sharePort } }
+
+    /// Lets a browser or an app take the shared files, or not.
+    public func answer(_ request: ForeignDownloadRequest, allow: Bool) async {
+        await state.withLockedValue { $0.share }?.answer(request.id, allow: allow)
+    }
+
+    /// Starts a server on the first of `ports` that is free (0: any).
+    func startServer(
+        _ router: Router<LocalSendRequestContext>,
+        tls: Bool,
+        ports: [Int],
+        in tasks: inout ThrowingTaskGroup<Void, any Error>
+    ) async throws -> Int {
+        for port in ports {
             let (running, runningContinuation) = AsyncStream<Int>.makeStream()
             let app = Application(
-                router: LocalSendRoutes(service: self).router(),
-                server: try .tls(.http1(), configuration: credentials.serverTLS()),
+                router: router,
+                server: tls ? try .tls(.http1(), configuration: credentials.serverTLS()) : .http1(),
                 configuration: .init(address: .hostname("0.0.0.0", port: port), serverName: nil),
                 onServerRunning: { channel in
                     runningContinuation.yield(channel.localAddress?.port ?? port)

@@ -47,3 +47,16 @@ public struct LocalSendPrepareUploadAnswer: Codable, Sendable, Hashable {
         self.files = files
     }
 }
+
+/// The answer to `POST /api/localsend/v2/prepare-download`: who shares, the session, and the files.
+public struct LocalSendPrepareDownloadAnswer: Codable, Sendable, Hashable {
+    public var info: LocalSendDeviceInfo
+    public var sessionId: String
+    public var files: [String: LocalSendFileMetadata]
+
+    public init(info: LocalSendDeviceInfo, sessionId: String, files: [String: LocalSendFileMetadata]) {
+        self.info = info
+        self.sessionId = sessionId
+        self.files = files
+    }
+}

@@ -1,0 +1,123 @@
+import ArgumentParser
+import Foundation
+import Huddle
+import HuddleForeign
+import HuddleLocalSend
+import HuddleQR
+
+struct ShareCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "share",
+        abstract: "Share files with a device that has no app: it opens a web page and downloads them.",
+        discussion: """
+            Serves the files on a web page (plain HTTP: browsers refuse a self-signed certificate) and through \
+            LocalSend's download API, for LocalSend apps. Open the printed address, or scan the QR code, on the \
+            other device. Each new browser or app is asked about (--yes lets every one in); --pin asks it for a \
+            PIN first. Runs until Ctrl-C, or until --count files were downloaded whole.
+
+            Over plain HTTP anyone on the network can see the files as they go, and the PIN: share on a network \
+            you trust, or use huddle send with the app.
+
+              huddle share photo.jpg notes.pdf
+              huddle share report.pdf --pin 4821
+            """
+    )
+
+    @Argument(help: "Files to share.") var paths: [String]
+    @Option(help: ArgumentHelp("A PIN the other device must give first.", valueName: "pin")) var pin: String?
+    @Option(
+        name: .customLong("http-port"),
+        help: ArgumentHelp("The web page's port (default: 53318, or any free port when taken).", valueName: "port")
+    )
+    var httpPort: Int?
+    @Option(help: "Stop after this many files were downloaded whole (default: run until interrupted).")
+    var count: Int?
+    @Flag(name: .customLong("no-qr"), help: "Do not draw the page's address as a QR code.") var noQr = false
+    @Flag(help: "Print one JSON object per line (sharing, request, downloaded).") var json = false
+    @OptionGroup var options: SessionOptions
+    @OptionGroup var foreignOptions: ForeignOptions
+
+    func validate() throws {
+        if paths.isEmpty { throw ValidationError("name at least one file") }
+        var isDirectory: ObjCBool = false
+        for path in paths {
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+                throw ValidationError("no such file: \(path)")
+            }
+            if isDirectory.boolValue { throw ValidationError("\(path) is a directory: share its files") }
+        }
+        let names = paths.map { URL(fileURLWithPath: $0).lastPathComponent }
+        if Set(names).count != names.count { throw ValidationError("two files have the same name") }
+        if let httpPort, !(0...65535).contains(httpPort) { throw ValidationError("--http-port takes 0 to 65535") }
+        if foreignOptions.noLocalSend {
+            throw ValidationError("share is LocalSend's download API: drop --no-localsend")
+        }
+    }
+
+    func run() async throws {
+        var share = LocalSendShareConfiguration(
+            files: paths.map { URL(fileURLWithPath: $0).standardizedFileURL },
+            pin: pin
+        )
+        if let httpPort { share.httpPort = httpPort }
+        let foreign = try foreignOptions.services(options: options, takesOffers: false, share: share)
+        guard let service = foreign.localSend else { throw ExitCode.failure }
+        try await CommandServices.interruptible(foreign.lifecycle) {
+            try await serve(service)
+        }
+    }
+
+    func serve(_ service: LocalSendService) async throws {
+        guard await service.listening() != nil, let port = service.sharePort else {
+            Output.error("could not start sharing")
+            throw ExitCode.failure
+        }
+        let hosts = (try? HostAddresses.current(options.network.configuration()))?.filter { !$0.contains(":") } ?? []
+        let urls = hosts.map { "http://\($0):\(port)/" }
+        if json {
+            Output.json(["event": "sharing", "urls": urls, "files": paths.count, "pin": pin != nil])
+        } else {
+            let total = paths.compactMap { try? FileManager.default.attributesOfItem(atPath: $0)[.size] as? UInt64 }
+                .reduce(0, +)
+            Output.line(
+                "Sharing \(paths.count) file\(paths.count == 1 ? "" : "s") (\(total) bytes). On the other device open:"
+            )
+            for url in urls { Output.line("  \(url)") }
+            if urls.isEmpty { Output.line("  (no address on the interfaces in use; port \(port))") }
+            if !noQr, let first = urls.first, let code = try? QRCode(encoding: first) {
+                for line in code.terminalText().split(separator: "\n") { Output.line(String(line)) }
+            }
+            Output.line("Ctrl-C to stop.")
+        }
+        var downloaded = 0
+        for await event in service.events {
+            switch event {
+            case .downloadRequested(let request):
+                let who = request.host + (request.client.map { " (\(DisplayText.sanitized($0, limit: 60)))" } ?? "")
+                let question =
+                    json
+                    ? Output.jsonText(["event": "request", "host": request.host, "client": request.client ?? ""])
+                        .map { [$0] } ?? []
+                    : ["? \(who) asks for the shared files. Let it? [y/n]"]
+                let allow: Bool
+                if options.yes {
+                    for line in question { Output.line(line) }
+                    allow = true
+                } else {
+                    allow = await Prompter.standard.confirm(question, numbered: !json)
+                }
+                await service.answer(request, allow: allow)
+            case .downloaded(let name, let host):
+                if json {
+                    Output.json(["event": "downloaded", "file": name, "host": host])
+                } else {
+                    Output.line("\(name) downloaded by \(host)")
+                }
+                downloaded += 1
+                if let count, downloaded >= count { return }
+            default:
+                continue
+            }
+        }
+    }
+}

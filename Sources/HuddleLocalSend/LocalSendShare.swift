@@ -1,0 +1,84 @@
+import Foundation
+import HuddleForeign
+import HuddleLocalSendWire
+
+/// What `huddle share` offers, and who may take it (docs/localsend.md, "Sharing"): the rules of
+/// ``LocalSendShareRules``, with the user's answer awaited for each new requester.
+actor LocalSendShare {
+    /// What a prepare-download gets.
+    enum Prepared: Sendable {
+        case admitted(sessionID: String)
+        case refused(LocalSendRefusal)
+    }
+
+    var rules: LocalSendShareRules
+    let urls: [String: URL]
+    let emit: @Sendable (ForeignEvent) -> Void
+    let answerTimeout: Duration
+    var asking: [String: CheckedContinuation<Bool, Never>] = [:]
+    let started = ContinuousClock.now
+
+    init(
+        files: [(URL, LocalSendFileMetadata)],
+        pin: String?,
+        answerTimeout: Duration = .seconds(300),
+        emit: @escaping @Sendable (ForeignEvent) -> Void
+    ) {
+        var metadata: [String: LocalSendFileMetadata] = [:]
+        var urls: [String: URL] = [:]
+        for (url, file) in files {
+            metadata[file.id] = file
+            urls[file.id] = url
+        }
+        rules = LocalSendShareRules(files: metadata, pin: pin)
+        self.urls = urls
+        self.emit = emit
+        self.answerTimeout = answerTimeout
+    }
+
+    var files: [String: LocalSendFileMetadata] { rules.files }
+
+    var now: Double {
+        let elapsed = started.duration(to: .now)
+        return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
+    }
+
+    func prepare(session: String?, pin: String?, host: String, client: String?) async -> Prepared {
+        switch rules.prepare(session: session, pin: pin, host: host, at: now) {
+        case .known(let id): return .admitted(sessionID: id)
+        case .pinRequired: return .refused(.init(401, "PIN required"))
+        case .pinRejected: return .refused(.init(401, "wrong PIN"))
+        case .tooManyTries: return .refused(.init(429, "too many wrong PINs; wait a minute"))
+        case .ask:
+            let request = ForeignDownloadRequest(id: LocalSendInbox.token(), host: host, client: client)
+            guard await ask(request) else { return .refused(.init(403, "declined")) }
+            let session = LocalSendInbox.token()
+            rules.admit(host, as: session)
+            return .admitted(sessionID: session)
+        }
+    }
+
+    func ask(_ request: ForeignDownloadRequest) async -> Bool {
+        let timeout = answerTimeout
+        let timer = Task {
+            try await Task.sleep(for: timeout)
+            self.answer(request.id, allow: false)
+        }
+        defer { timer.cancel() }
+        return await withCheckedContinuation { continuation in
+            asking[request.id] = continuation
+            emit(.downloadRequested(request))
+        }
+    }
+
+    func answer(_ requestID: String, allow: Bool) {
+        asking.removeValue(forKey: requestID)?.resume(returning: allow)
+    }
+
+    /// The file a download names, when its session is the asking address's.
+    func file(session: String?, file: String?, host: String) -> (URL, LocalSendFileMetadata)? {
+        guard let metadata = rules.download(session: session, file: file, host: host), let url = urls[metadata.id]
+        else { return nil }
+        return (url, metadata)
+    }
+}

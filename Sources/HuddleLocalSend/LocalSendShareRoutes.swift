@@ -1,0 +1,107 @@
+import Foundation
+import HTTPTypes
+import HuddleForeign
+import HuddleLocalSendWire
+import Hummingbird
+import NIOCore
+import _NIOFileSystem
+
+/// LocalSend's download API (prepare-download, download) for `huddle share`, on the HTTPS server for apps and on a
+/// plain HTTP server with the page for browsers, which refuse a self-signed certificate (docs/localsend.md,
+/// "Sharing").
+struct LocalSendShareRoutes: Sendable {
+    let service: LocalSendService
+    let share: LocalSendShare
+
+    func add(to router: Router<LocalSendRequestContext>, page: Bool) {
+        let api = "/api/localsend/v2"
+        if page {
+            let headers: HTTPFields = [
+                .contentSecurityPolicy:
+                    "default-src 'none'; script-src 'self'; style-src 'unsafe-inline'; connect-src 'self'",
+                .init("X-Content-Type-Options")!: "nosniff",
+                .cacheControl: "no-store",
+            ]
+            router.get("/") { _, _ in
+                var fields = headers
+                fields[.contentType] = "text/html; charset=utf-8"
+                return Response(
+                    status: .ok,
+                    headers: fields,
+                    body: .init(byteBuffer: ByteBuffer(string: LocalSendSharePage.html))
+                )
+            }
+            router.get("/share.js") { _, _ in
+                var fields = headers
+                fields[.contentType] = "text/javascript; charset=utf-8"
+                return Response(
+                    status: .ok,
+                    headers: fields,
+                    body: .init(byteBuffer: ByteBuffer(string: LocalSendSharePage.script))
+                )
+            }
+            router.get(RouterPath("\(api)/info")) { _, _ in json(service.ownInfo(announce: nil)) }
+        }
+        router.post(RouterPath("\(api)/prepare-download")) { request, context in
+            let query = request.uri.queryParameters
+            let prepared = await share.prepare(
+                session: query.get("sessionId"),
+                pin: query.get("pin"),
+                host: context.remoteHost ?? "",
+                client: request.headers[.userAgent]
+            )
+            switch prepared {
+            case .refused(let refused): return refusal(refused)
+            case .admitted(let session):
+                return json(
+                    LocalSendPrepareDownloadAnswer(
+                        info: service.ownInfo(announce: nil),
+                        sessionId: session,
+                        files: await share.files
+                    )
+                )
+            }
+        }
+        router.get(RouterPath("\(api)/download")) { request, context in
+            let query = request.uri.queryParameters
+            let host = context.remoteHost ?? ""
+            guard
+                let (url, file) = await share.file(
+                    session: query.get("sessionId"),
+                    file: query.get("fileId"),
+                    host: host
+                )
+            else { return refusal(.init(403, "no such session or file from this address")) }
+            return download(url, file, to: host)
+        }
+    }
+
+    /// The file as an attachment under its name, streamed from disk; `downloaded` once all of it is written.
+    func download(_ url: URL, _ file: LocalSendFileMetadata, to host: String) -> Response {
+        let ascii = String(
+            file.fileName.unicodeScalars.map {
+                $0.isASCII && $0 != "\"" && $0 != "\\" && $0.value >= 0x20 ? Character($0) : "_"
+            }
+        )
+        let encoded = file.fileName.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ascii
+        let headers: HTTPFields = [
+            .contentType: file.fileType,
+            .contentDisposition: "attachment; filename=\"\(ascii)\"; filename*=UTF-8''\(encoded)",
+            .init("X-Content-Type-Options")!: "nosniff",
+            .cacheControl: "no-store",
+        ]
+        let emit = service.continuation
+        let body = ResponseBody(contentLength: Int(file.size)) { writer in
+            var sent: UInt64 = 0
+            try await FileSystem.shared.withFileHandle(forReadingAt: FilePath(url.path)) { handle in
+                for try await chunk in handle.readChunks(in: 0..<Int64(file.size), chunkLength: .kibibytes(256)) {
+                    sent += UInt64(chunk.readableBytes)
+                    try await writer.write(chunk)
+                }
+            }
+            try await writer.finish(nil)
+            if sent == file.size { emit.yield(.downloaded(fileName: file.fileName, by: host)) }
+        }
+        return Response(status: .ok, headers: headers, body: body)
+    }
+}
