@@ -465,7 +465,7 @@ class KdeConnect:
             raise TestbedError(f"{e}; devices: {seen[0]}\n{self.output()}") from None
 
     def request_pair(self, device_id: str) -> None:
-        """Ask device_id to pair (it has 30 s to answer)."""
+        """Ask device_id to pair; it answers with accept_pair or reject_pair on its side."""
         self.call(self.device_path(device_id), DEVICE_IFACE, "requestPair")
 
     def accept_pair(self, device_id: str) -> None:
