@@ -17,6 +17,7 @@ from avahi_peer import Avahi
 from bind_server import BindServer, missing_bind_tools
 from huddle_cli import huddle as _huddle
 from huddle_cli import huddle_unavailable
+from kdeconnect_peer import KdeConnect, kdeconnect_unavailable
 from localsend_peer import Localsendd, localsendd_unavailable
 from testbed import Testbed, missing_tools, netns_available
 
@@ -109,6 +110,28 @@ def localsendd(testbed):
     def start(host, alias: str, **kw) -> Localsendd:
         """Write its directories under testbed.tmpdir, start it in host, wait until it answers."""
         return Localsendd(host, alias, **kw).start()
+    return start
+
+
+@pytest.fixture
+def kdeconnect(testbed):
+    """Factory: kdeconnect(host, name, display=False, **kw) -> started KdeConnect
+    (kdeconnect_peer.py): the real KDE Connect daemon (Debian's kdeconnect 22.12) in host with a
+    private D-Bus (and with display=True a private Xvfb, for the clipboard), driven over that bus;
+    stopped at testbed teardown. Start the daemons of a test one after the other (each start
+    returns after its identity broadcast). The bed needs @pytest.mark.hosts(k,
+    default_route=True)."""
+    reason = kdeconnect_unavailable()
+    if reason:
+        skip_or_fail(reason)
+
+    def start(host, name: str, **kw) -> KdeConnect:
+        """Write its directories under testbed.tmpdir, start it in host, wait until it answers."""
+        if kw.get("display"):
+            reason = kdeconnect_unavailable(display=True)
+            if reason:
+                skip_or_fail(reason)
+        return KdeConnect(host, name, **kw).start()
     return start
 
 
