@@ -60,6 +60,7 @@ The API (every wait bounded):
         target is a CSS selector or, when it is not a valid selector, a JavaScript expression that
         yields the element (or does the click itself and yields undefined)
     fill(selector, value) -> sets an input's value and fires input and change events
+    ignore_certificate_errors() -> accept any server certificate (a self-signed HTTPS server)
     allow_downloads() -> Browser.setDownloadBehavior(allow, downloads_dir, events on)
     download(target, expected_name=None, timeout=60) -> the downloaded file's path, once
         Browser.downloadProgress says completed; target is a URL (clicked as a link would be: an
@@ -688,6 +689,12 @@ class HeadlessChromium:
             " el.dispatchEvent(new Event('change', {bubbles: true})); return true; })()")
         if not ok:
             raise BrowserError(f"fill: no element matches {selector!r}")
+
+    def ignore_certificate_errors(self, ignore: bool = True) -> None:
+        """Accept any server certificate from now on (Security.setIgnoreCertificateErrors), e.g.
+        a self-signed one; the page's origin is still https, so its scripts and downloads are
+        treated as secure."""
+        self.cdp("Security.setIgnoreCertificateErrors", {"ignore": ignore})
 
     # -- downloads -----------------------------------------------------------------------------
 
