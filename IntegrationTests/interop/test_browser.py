@@ -18,7 +18,7 @@ import pytest
 
 from browser import BrowserError, JavaScriptError
 from localsend_peer import sha256_file
-from testbed import wait_until
+from testbed import missing_tools, run, wait_until
 
 pytestmark = pytest.mark.full
 
@@ -26,12 +26,14 @@ PORT = 8080
 # A file server in about forty lines: GET / is a page whose script POSTs {"want": "files"} to
 # /api/list and renders the JSON list it gets as links; GET /files/<n> sends file n as an
 # attachment named by Content-Disposition (filename* in UTF-8, an ASCII filename beside it);
-# POST /submit takes a form. Every request is printed as a JSON line (method, path, client,
+# POST /submit takes a form. With a fourth argument (a PEM file with certificate and key) it speaks
+# HTTPS. Every request is printed as a JSON line (method, path, client,
 # content type, body) for the test to check.
 SERVER = r'''
-import json, socketserver, sys, urllib.parse
+import json, socketserver, ssl, sys, urllib.parse
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 address, port, files = sys.argv[1], int(sys.argv[2]), json.loads(sys.argv[3])
+cert = sys.argv[4] if len(sys.argv) > 4 else None  # PEM with certificate and key: serve HTTPS
 PAGE = """<!doctype html><html><head><meta charset="utf-8"><title>Shared files</title></head>
 <body><h1>Shared files</h1><ul id="files"></ul>
 <form id="note" method="post" action="/submit"><input id="note-text" name="note">
@@ -96,6 +98,10 @@ class Server(ThreadingHTTPServer):
         socketserver.TCPServer.server_bind(self)
         self.server_name, self.server_port = address, port
 server = Server((address, port), Handler)
+if cert:
+    tls = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    tls.load_cert_chain(cert)
+    server.socket = tls.wrap_socket(server.socket, server_side=True)
 print(json.dumps({"listening": port}), flush=True)
 server.serve_forever()
 '''
@@ -111,14 +117,28 @@ def random_file(testbed, name: str, size: int) -> str:
     return path
 
 
-def serve(host, files: list[tuple[str, str]]):
-    """Start SERVER in host on PORT, offering files [(name shown, path)]; its LineProc once it
-    listens."""
+def serve(host, files: list[tuple[str, str]], cert: str | None = None):
+    """Start SERVER in host on PORT, offering files [(name shown, path)], over HTTPS with cert (a
+    PEM file with certificate and key) if given; its LineProc once it listens."""
     listing = [{"name": name, "path": path, "size": os.path.getsize(path)} for name, path in files]
-    proc = host.spawn(sys.executable, "-c", SERVER, host.ipv4, str(PORT), json.dumps(listing),
-                      label=f"{host.letter}:http")
+    argv = [sys.executable, "-c", SERVER, host.ipv4, str(PORT), json.dumps(listing)]
+    proc = host.spawn(*argv, *([cert] if cert else []), label=f"{host.letter}:http")
     proc.wait_event(lambda e: e.get("listening") == PORT, timeout=10)
     return proc
+
+
+def self_signed(testbed, host) -> str:
+    """A PEM file (certificate and key) of a self-signed certificate for host's IPv4 address."""
+    pem = os.path.join(testbed.tmpdir, f"server-{host.letter}.pem")
+    key, crt = pem + ".key", pem + ".crt"
+    run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
+         "-nodes", "-days", "1", "-subj", f"/CN={host.ipv4}",
+         "-addext", f"subjectAltName=IP:{host.ipv4}", "-keyout", key, "-out", crt], timeout=20)
+    with open(pem, "w") as out:
+        for part in (crt, key):
+            with open(part) as f:
+                out.write(f.read())
+    return pem
 
 
 @BED
@@ -217,4 +237,29 @@ def test_errors_are_reported(testbed, chromium):
     browser.evaluate("setTimeout(() => { throw new Error('uncaught here'); }, 0)")
     wait_until(lambda: any(m.kind == "exception" and "uncaught here" in m.text
                            for m in browser.console), timeout=5, what="the exception")
+    assert browser.outbound() == []
+
+
+@BED
+def test_self_signed_https_page_and_download(testbed, chromium):
+    """Over HTTPS with a self-signed certificate the page is refused until the fixture ignores
+    certificate errors; then its script's POST, a link and a download work as over HTTP."""
+    if missing_tools(["openssl"]):
+        pytest.skip("openssl not found (apt-get install openssl)")
+    a, b = testbed.hosts
+    data = random_file(testbed, "data.bin", 256 * 1024)
+    server = serve(a, [("data.bin", data)], cert=self_signed(testbed, a))
+    browser = chromium(b)
+    base = f"https://{a.ipv4}:{PORT}"
+    with pytest.raises(BrowserError, match="ERR_CERT_AUTHORITY_INVALID"):
+        browser.navigate(base + "/", timeout=10)
+    browser.ignore_certificate_errors()
+    assert browser.navigate(base + "/") == 200
+    browser.wait_for("document.querySelectorAll('#files a').length === 1")
+    assert browser.links("#files a") == [("data.bin", f"{base}/files/0")]
+    got = browser.download("#files a", expected_name="data.bin", timeout=30)
+    assert sha256_file(got) == sha256_file(data)
+    assert [(e["method"], e["path"]) for e in server.events() if "method" in e
+            and e["path"] != "/favicon.ico"] == [("GET", "/"), ("POST", "/api/list"),
+                                                 ("GET", "/files/0")]
     assert browser.outbound() == []
