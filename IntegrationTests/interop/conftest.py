@@ -15,6 +15,7 @@ import pytest
 
 from avahi_peer import Avahi
 from bind_server import BindServer, missing_bind_tools
+from browser import HeadlessChromium, browser_unavailable
 from huddle_cli import huddle as _huddle
 from huddle_cli import huddle_unavailable
 from kdeconnect_peer import KdeConnect, kdeconnect_unavailable
@@ -132,6 +133,23 @@ def kdeconnect(testbed):
             if reason:
                 skip_or_fail(reason)
         return KdeConnect(host, name, **kw).start()
+    return start
+
+
+@pytest.fixture
+def chromium(testbed):
+    """Factory: chromium(host, **kw) -> started HeadlessChromium (browser.py): headless Chromium in
+    host, driven over the DevTools Protocol; stopped at testbed teardown. Keyword arguments:
+    port=0 (Chromium picks one), resolve_names=False, watch_outbound=True (needs nft),
+    start_timeout=30, window_size, extra_args. Skips (fails with CI=true) without chromium or
+    websocket-client (scripts/test --full installs both)."""
+    reason = browser_unavailable()
+    if reason:
+        skip_or_fail(reason)
+
+    def start(host, **kw) -> HeadlessChromium:
+        """Make its directory under testbed.tmpdir, start it in host, wait for DevTools."""
+        return HeadlessChromium(host, **kw).start()
     return start
 
 
