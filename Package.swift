@@ -29,6 +29,8 @@ let package = Package(
         .library(name: "HuddleForeign", targets: ["HuddleForeign"]),
         .library(name: "HuddleLocalSendWire", targets: ["HuddleLocalSendWire"]),
         .library(name: "HuddleLocalSend", targets: ["HuddleLocalSend"]),
+        .library(name: "HuddleKDEConnectWire", targets: ["HuddleKDEConnectWire"]),
+        .library(name: "HuddleKDEConnect", targets: ["HuddleKDEConnect"]),
         .executable(name: "huddle", targets: ["huddle"]),
         // Only for FuzzTesting/, a package of its own: another package reaches a target only through a product.
         .library(name: "HuddleFuzzHarnesses", targets: ["HuddleFuzzHarnesses"]),
@@ -134,7 +136,12 @@ let package = Package(
         // (docs/design.md, "Foreign peers").
         .target(
             name: "HuddleForeign",
-            dependencies: ["Huddle", "HuddleTransport"],
+            dependencies: [
+                "Huddle", "HuddleTransport",
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
             swiftSettings: upcoming
         ),
         // LocalSend's messages, their bounded parsing and the device table, without I/O (docs/localsend.md): what the
@@ -165,6 +172,32 @@ let package = Package(
             ],
             swiftSettings: upcoming
         ),
+        // KDE Connect's packets, identity, verification key and pairing rules, without I/O (docs/kdeconnect.md).
+        .target(
+            name: "HuddleKDEConnectWire",
+            dependencies: [.product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: upcoming
+        ),
+        // KDE Connect protocol 7 and 8 (docs/kdeconnect.md): UDP announcements, links over TCP with TLS in the
+        // protocol's inverted roles, pairing, shared files and texts.
+        .target(
+            name: "HuddleKDEConnect",
+            dependencies: [
+                "HuddleForeign", "HuddleKDEConnectWire", "Huddle", "HuddleTransport", "HuddleWire",
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOTLS", package: "swift-nio"),
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "_NIOFileSystem", package: "swift-nio"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: upcoming
+        ),
         .target(
             name: "HuddleClipboard",
             dependencies: [
@@ -190,6 +223,9 @@ let package = Package(
                 "HuddleWideArea",
                 "HuddleForeign",
                 "HuddleLocalSend",
+                "HuddleKDEConnect",
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -318,6 +354,7 @@ let package = Package(
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOTLS", package: "swift-nio"),
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
@@ -334,6 +371,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOTLS", package: "swift-nio"),
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),

@@ -1,11 +1,15 @@
 import ArgumentParser
+import Crypto
 import Foundation
 import Huddle
 import HuddleDiscovery
 import HuddleForeign
+import HuddleKDEConnect
 import HuddleLocalSend
 import HuddleMDNSCore
 import HuddleTransport
+import ServiceLifecycle
+import X509
 
 /// Options of the commands that also speak other protocols (`send`, `receive`, `peers`): LocalSend today.
 struct ForeignOptions: ParsableArguments {
@@ -14,6 +18,12 @@ struct ForeignOptions: ParsableArguments {
         help: "Do not speak LocalSend (by default this command also finds LocalSend devices and is found by them)."
     )
     var noLocalSend = false
+
+    @Flag(
+        name: .customLong("no-kdeconnect"),
+        help: "Do not speak KDE Connect (by default this command also finds KDE Connect devices and is found by them)."
+    )
+    var noKDEConnect = false
 
     @Option(
         name: .customLong("localsend-port"),
@@ -47,7 +57,7 @@ struct ForeignOptions: ParsableArguments {
     ) throws -> ForeignPeers {
         let directory = options.configuration().dataDirectory
         let pins = ForeignPinStore(directory: directory)
-        guard !noLocalSend else { return ForeignPeers(localSend: nil, pins: pins) }
+        guard !noLocalSend || !noKDEConnect else { return ForeignPeers(localSend: nil, kdeConnect: nil, pins: pins) }
         let identity: DeviceIdentity
         do {
             identity = try DeviceIdentity.loadOrCreate(in: directory)
@@ -55,22 +65,84 @@ struct ForeignOptions: ParsableArguments {
             Output.error("LocalSend: \(error)")
             throw ExitCode.failure
         }
+        let discovery = options.network.configuration()
+        let usesInterface: @Sendable (String, Bool, Bool) -> Bool = { name, isLoopback, isPointToPoint in
+            discovery.exclusion(name: name, isLoopback: isLoopback, isPointToPoint: isPointToPoint) == nil
+        }
+        let kdeConnect =
+            noKDEConnect
+            ? nil
+            : try kdeConnectService(
+                options: options,
+                identity: identity,
+                directory: directory,
+                pins: pins,
+                takesOffers: takesOffers,
+                usesInterface: usesInterface,
+                ipv6Only: discovery.families == [.v6]
+            )
+        guard !noLocalSend else { return ForeignPeers(localSend: nil, kdeConnect: kdeConnect, pins: pins) }
         var configuration = LocalSendConfiguration(alias: options.displayName)
         configuration.takesOffers = takesOffers
         configuration.share = share
         configuration.allowsPlainHTTP = allowPlainHTTP
         if let localSendPort { configuration.port = localSendPort }
-        let discovery = options.network.configuration()
         if discovery.families == [.v6] { configuration.usesMulticast = false }  // LocalSend multicasts on IPv4
-        configuration.usesInterface = { name, isLoopback, isPointToPoint in
-            discovery.exclusion(name: name, isLoopback: isLoopback, isPointToPoint: isPointToPoint) == nil
+        configuration.usesInterface = usesInterface
+        let certificate: [UInt8]
+        do {
+            certificate = try ForeignCertificate.loadOrIssue(
+                "localsend",
+                subject: try DistinguishedName { CommonName("Huddle") },
+                key: identity.privateKey,
+                in: directory
+            )
+        } catch {
+            Output.error("LocalSend: the certificate cannot be kept in \(directory.path): \(error)")
+            throw ExitCode.failure
         }
-        let credentials = LocalSendCredentials(
-            certificateDER: identity.certificateDER,
-            privateKey: identity.privateKey
-        )
+        let credentials = LocalSendCredentials(certificateDER: certificate, privateKey: identity.privateKey)
         return ForeignPeers(
             localSend: try LocalSendService(configuration: configuration, credentials: credentials),
+            kdeConnect: kdeConnect,
+            pins: pins
+        )
+    }
+
+    /// KDE Connect with the device's key, its device ID from that key, and a certificate kept for it.
+    func kdeConnectService(
+        options: SessionOptions,
+        identity: DeviceIdentity,
+        directory: URL,
+        pins: ForeignPinStore,
+        takesOffers: Bool,
+        usesInterface: @escaping @Sendable (String, Bool, Bool) -> Bool,
+        ipv6Only: Bool
+    ) throws -> KDEConnectService {
+        let deviceId = KDEConnectCredentials.deviceID(for: identity.privateKey.publicKey)
+        let certificate: [UInt8]
+        do {
+            certificate = try ForeignCertificate.loadOrIssue(
+                "kdeconnect",
+                subject: try DistinguishedName {
+                    OrganizationName("KDE")
+                    OrganizationalUnitName("Kde connect")
+                    CommonName(deviceId)
+                },
+                key: identity.privateKey,
+                in: directory
+            )
+        } catch {
+            Output.error("KDE Connect: the certificate cannot be kept in \(directory.path): \(error)")
+            throw ExitCode.failure
+        }
+        var configuration = KDEConnectConfiguration(name: options.displayName)
+        configuration.takesOffers = takesOffers
+        configuration.usesInterface = usesInterface
+        configuration.announces = !ipv6Only  // KDE Connect announces on IPv4
+        return KDEConnectService(
+            configuration: configuration,
+            credentials: .init(deviceId: deviceId, certificateDER: certificate, privateKey: identity.privateKey),
             pins: pins
         )
     }
@@ -79,12 +151,15 @@ struct ForeignOptions: ParsableArguments {
 /// The foreign protocols a command speaks, as one: their peers, found by name.
 struct ForeignPeers: Sendable {
     let localSend: LocalSendService?
+    let kdeConnect: KDEConnectService?
     /// The fingerprints pinned on first accepted use.
     let pins: ForeignPinStore
 
-    var services: [any ForeignPeerService] { localSend.map { [$0] } ?? [] }
+    var services: [any ForeignPeerService] {
+        (localSend.map { [$0] } ?? []) + (kdeConnect.map { [$0] } ?? [])
+    }
     /// The same, as services of the command's service group.
-    var lifecycle: [LocalSendService] { localSend.map { [$0] } ?? [] }
+    var lifecycle: [any Service] { (localSend.map { [$0] } ?? []) + (kdeConnect.map { [$0] } ?? []) }
 
     /// Every foreign peer found so far. Other Huddle programs, which also speak LocalSend, are left out: they are
     /// Huddle peers, reached by Huddle's own protocol.

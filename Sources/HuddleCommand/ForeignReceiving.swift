@@ -58,10 +58,52 @@ struct ForeignReceiving {
                 Output.error(reason)
             case .fingerprintChanged(let peer, let pinned):
                 Output.error(ForeignTrustText.changed(peer, pinned: pinned))
-            case .found, .downloadRequested, .downloaded:
+            case .pairingRequested(let peer, let key):
+                Task { await askToPair(peer, key: key) }
+            case .paired(let peer):
+                reporter.result(
+                    "paired",
+                    [
+                        "from": peer.name, "protocol": peer.protocol.rawValue,
+                        "fingerprint": peer.fingerprint ?? "",
+                    ],
+                    text: "* paired with \(peer.protocol.rawValue) device \(peer.name)"
+                )
+            case .pairingEnded(let peer, let reason):
+                reporter.result(
+                    "pairingEnded",
+                    ["from": peer.name, "protocol": peer.protocol.rawValue, "reason": reason],
+                    text: "* \(peer.name): \(reason)"
+                )
+            case .found, .downloadRequested, .downloaded, .pairingStarted, .clipboardReceived:
                 continue
             }
         }
+    }
+
+    /// A device asks to pair: the user compares the verification key both screens show (`--yes` pairs without
+    /// comparing: pinned on first use).
+    func askToPair(_ peer: ForeignPeer, key: String) async {
+        let fields: [String: Any] = [
+            "event": "pairRequest", "from": peer.name, "protocol": peer.protocol.rawValue, "verificationKey": key,
+            "fingerprint": peer.fingerprint ?? "",
+        ]
+        let question =
+            json
+            ? Output.jsonText(fields).map { [$0] } ?? []
+            : [
+                "? \(peer.protocol.rawValue) device \"\(peer.name)\" asks to pair. Verification key: \(key) — check the "
+                    + "other screen shows the same. [y/n]"
+            ]
+        let trust = foreign.trust(of: peer)
+        let yes: Bool
+        if autoAccept, !trust.isChanged {
+            for line in question { Output.line(line) }
+            yes = true
+        } else {
+            yes = await Prompter.standard.confirm(question, numbered: !json)
+        }
+        service.answerPairing(peer, accept: yes)
     }
 
     func ask(_ offer: ForeignOffer) async {

@@ -41,7 +41,14 @@ struct SendCommand: AsyncParsableCommand {
             """
     )
 
-    @Argument(help: "Files and directories to send.") var paths: [String]
+    @Argument(help: "Files and directories to send.") var paths: [String] = []
+    @Option(
+        help: ArgumentHelp(
+            "Send this text instead (to LocalSend and KDE Connect devices: it shows as a message there).",
+            valueName: "text"
+        )
+    )
+    var text: String?
     @Flag(help: "Print one JSON object per line (progress, sent, skipped, failed).") var json = false
     @Option(
         help: ArgumentHelp(
@@ -56,7 +63,8 @@ struct SendCommand: AsyncParsableCommand {
     @OptionGroup var foreignOptions: ForeignOptions
 
     func validate() throws {
-        if paths.isEmpty { throw ValidationError("name at least one file or directory") }
+        if paths.isEmpty && text == nil { throw ValidationError("name at least one file or directory, or --text") }
+        if !paths.isEmpty && text != nil { throw ValidationError("send files or --text, not both") }
         for path in paths where !FileManager.default.fileExists(atPath: path) {
             throw ValidationError("no such file or directory: \(path)")
         }
@@ -95,7 +103,18 @@ struct SendCommand: AsyncParsableCommand {
         let foreignProgress = foreign.services.map { service in
             Task {
                 for await event in service.events {
-                    if case .progress(let step) = event { reporter.show(step) }
+                    switch event {
+                    case .progress(let step): reporter.show(step)
+                    case .pairingStarted(let peer, let key):
+                        Output.line(
+                            "* asked \(peer.protocol.rawValue) device \"\(peer.name)\" to pair: accept there if it shows "
+                                + "verification key \(key)"
+                        )
+                    case .paired(let peer): Output.line("* paired with \(peer.protocol.rawValue) device \(peer.name)")
+                    case .fingerprintChanged(let peer, let pinned):
+                        Output.error(ForeignTrustText.changed(peer, pinned: pinned))
+                    default: continue
+                    }
                 }
             }
         }
@@ -116,6 +135,10 @@ struct SendCommand: AsyncParsableCommand {
             for recipient in peers {
                 group.addTask {
                     switch recipient {
+                    case .huddle(let peer) where text != nil:
+                        let name = await session.displayName(for: peer) ?? "\(peer)"
+                        Output.error("\(name) is a Huddle peer: send it text with huddle chat")
+                        return 1
                     case .huddle(let peer):
                         let name = peers.count > 1 ? await session.displayName(for: peer) : nil
                         return await send(to: peer, named: name, on: session, reporter: reporter)
@@ -195,6 +218,20 @@ struct SendCommand: AsyncParsableCommand {
         reporter: ProgressReporter
     ) async -> Int {
         let who = "\(peer.name) (\(peer.identityText) — not verified)"
+        if let text {
+            do {
+                try await service.send(text: text, to: peer, pin: pin)
+            } catch {
+                Output.error("\(peer.name): \(error)")
+                return 1
+            }
+            reporter.result(
+                "sent",
+                ["text": true, "peer": peer.name, "protocol": peer.protocol.rawValue],
+                text: "sent the text to \(who)"
+            )
+            return 0
+        }
         let directories = paths.filter(SendWindow.isDirectory)
         for path in directories {
             Output.error(
@@ -232,7 +269,8 @@ struct SendCommand: AsyncParsableCommand {
                 text: "sent \(file.lastPathComponent) to \(who)"
             )
         }
-        if case .pinned = trust {} else { foreign.pinAfterUse(peer) }
+        // KDE Connect pins when it pairs; LocalSend has only this first accepted use.
+        if case .pinned = trust {} else if peer.protocol == .localSend { foreign.pinAfterUse(peer) }
         return directories.count
     }
 

@@ -20,6 +20,16 @@ public enum ForeignEvent: Sendable {
     case downloadRequested(ForeignDownloadRequest)
     /// A shared file was taken whole.
     case downloaded(fileName: String, by: String)
+    /// A device asks to pair (KDE Connect); both screens show `verificationKey` for the user to compare. Answer
+    /// with the service's `answerPairing(_:accept:)`.
+    case pairingRequested(ForeignPeer, verificationKey: String)
+    /// This device asked `peer` to pair; the other screen shows `verificationKey` and asks there.
+    case pairingStarted(ForeignPeer, verificationKey: String)
+    case paired(ForeignPeer)
+    /// A pairing ended without pairing, or a paired device unpaired.
+    case pairingEnded(ForeignPeer, reason: String)
+    /// A paired device's clipboard changed (KDE Connect).
+    case clipboardReceived(String, from: ForeignPeer)
 }
 
 /// Someone who asks for the files a device shares (`huddle share`).

@@ -17,4 +17,11 @@ public protocol ForeignPeerService: Sendable {
     func send(text: String, to peer: ForeignPeer, pin: String?) async throws
     /// Answers an offer that an ``ForeignEvent/offered(_:)`` event carried.
     func answer(_ offer: ForeignOffer, with answer: ForeignOfferAnswer) async
+    /// Answers a device's request to pair (a ``ForeignEvent/pairingRequested(_:verificationKey:)`` event).
+    func answerPairing(_ peer: ForeignPeer, accept: Bool)
+}
+
+extension ForeignPeerService {
+    /// Answers a device's request to pair (KDE Connect); protocols without pairing ignore it.
+    public func answerPairing(_ peer: ForeignPeer, accept: Bool) {}
 }

@@ -55,6 +55,16 @@ public struct ForeignPinBook: Sendable, Hashable, Codable {
     }
 }
 
+extension ForeignPinBook {
+    /// Forgets the pin of this fingerprint (a device that unpaired); returns whether there was one.
+    @discardableResult
+    public mutating func unpin(_ protocolName: ForeignProtocol, fingerprint: String) -> Bool {
+        let before = pins.count
+        pins.removeAll { $0.protocol == protocolName && $0.fingerprint == fingerprint.uppercased() }
+        return pins.count != before
+    }
+}
+
 /// The pins on disk: `foreign-pins.json` in the data directory, written whole and atomically, mode 0600.
 public struct ForeignPinStore: Sendable {
     public let file: URL
@@ -81,11 +91,21 @@ public struct ForeignPinStore: Sendable {
     public func pin(_ peer: ForeignPeer, at now: Date = Date()) throws -> Bool {
         var book = try load()
         guard book.pin(peer, at: now) else { return false }
+        try save(book)
+        return true
+    }
+
+    /// Forgets a pin (a read-modify-write of the file).
+    public func unpin(_ protocolName: ForeignProtocol, fingerprint: String) throws {
+        var book = try load()
+        if book.unpin(protocolName, fingerprint: fingerprint) { try save(book) }
+    }
+
+    func save(_ book: ForeignPinBook) throws {
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .iso8601
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         try AtomicFile.write(Array(try encoder.encode(book)), to: file, mode: 0o600)
-        return true
     }
 }
 

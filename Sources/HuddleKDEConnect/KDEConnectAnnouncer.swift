@@ -1,0 +1,82 @@
+import Foundation
+import NIOCore
+import NIOPosix
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// KDE Connect's announcements (docs/kdeconnect.md, "Discovery"): identity packets broadcast to
+/// 255.255.255.255 on UDP 1716, from one socket per IPv4 interface bound to its address (which picks the interface
+/// the broadcast leaves by), and one socket that listens on the port, shared with other programs on the host.
+actor KDEConnectAnnouncer {
+    let listener: NIOAsyncChannel<AddressedEnvelope<ByteBuffer>, AddressedEnvelope<ByteBuffer>>
+    let senders: [any Channel]
+    let destination: SocketAddress
+
+    init(
+        listener: NIOAsyncChannel<AddressedEnvelope<ByteBuffer>, AddressedEnvelope<ByteBuffer>>,
+        senders: [any Channel],
+        destination: SocketAddress
+    ) {
+        self.listener = listener
+        self.senders = senders
+        self.destination = destination
+    }
+
+    static func open(
+        port: Int,
+        on group: any EventLoopGroup,
+        usesInterface: @Sendable (String, Bool, Bool) -> Bool
+    ) async throws -> KDEConnectAnnouncer {
+        let reusePort = ChannelOptions.Types.SocketOption(level: .socket, name: .init(rawValue: SO_REUSEPORT))
+        let listener = try await DatagramBootstrap(group: group)
+            .channelOption(.socketOption(.so_reuseaddr), value: 1)
+            .channelOption(reusePort, value: 1)
+            .bind(host: "0.0.0.0", port: port) { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try NIOAsyncChannel<AddressedEnvelope<ByteBuffer>, AddressedEnvelope<ByteBuffer>>(
+                        wrappingChannelSynchronously: channel
+                    )
+                }
+            }
+        var senders: [any Channel] = []
+        for device in try System.enumerateDevices() {
+            guard case .v4 = device.address, let address = device.address?.ipAddress,
+                usesInterface(device.name, address.hasPrefix("127."), device.pointToPointDestinationAddress != nil)
+            else { continue }
+            let sender = try? await DatagramBootstrap(group: group)
+                .channelOption(.socketOption(.so_broadcast), value: 1)
+                .bind(host: address, port: 0).get()
+            if let sender { senders.append(sender) }
+        }
+        return KDEConnectAnnouncer(
+            listener: listener,
+            senders: senders,
+            destination: try SocketAddress(ipAddress: "255.255.255.255", port: port)
+        )
+    }
+
+    /// Hands every datagram to `arrived` with the address it came from, until cancelled.
+    func run(_ arrived: @escaping @Sendable ([UInt8], String) -> Void) async throws {
+        try await listener.executeThenClose { inbound, _ in
+            for try await envelope in inbound {
+                guard let host = envelope.remoteAddress.ipAddress else { continue }
+                arrived(Array(envelope.data.readableBytesView), host)
+            }
+        }
+    }
+
+    func announce(_ line: [UInt8]) async {
+        for sender in senders {
+            try? await sender.writeAndFlush(
+                AddressedEnvelope(remoteAddress: destination, data: ByteBuffer(bytes: line))
+            )
+        }
+    }
+
+    func close() async {
+        for sender in senders { try? await sender.close() }
+        try? await listener.channel.close()
+    }
+}

@@ -1,0 +1,37 @@
+public import HuddleKDEConnectWire
+
+/// How this device takes part in KDE Connect (docs/kdeconnect.md).
+public struct KDEConnectConfiguration: Sendable {
+    /// The name other devices show (cleaned of the characters the protocol forbids).
+    public var name: String
+    public var deviceType = "desktop"
+    /// The protocol version announced: 8 (a version 7 device is spoken to in 7).
+    public var protocolVersion = 8
+    /// The UDP port of announcements, and the first TCP port tried for links (up to 1764).
+    public var port = 1716
+    public var tcpPorts: ClosedRange<Int> = 1716...1764
+    /// The TCP ports a shared file is offered on.
+    public var payloadPorts: ClosedRange<Int> = 1739...1764
+    /// Whether to announce and listen for announcements at all.
+    public var announces = true
+    /// Which interfaces (by name, loopback, point-to-point) announcements use.
+    public var usesInterface: @Sendable (_ name: String, _ isLoopback: Bool, _ isPointToPoint: Bool) -> Bool = {
+        !$1 && !$2
+    }
+    /// Whether offers are put to the user (`huddle receive`); when not, they are not taken.
+    public var takesOffers = false
+    public var limits = KDEConnectLimits()
+
+    public init(name: String) {
+        self.name = name
+    }
+
+    /// What this device can take and give.
+    static let capabilities = [
+        "kdeconnect.share.request", "kdeconnect.clipboard", "kdeconnect.clipboard.connect", "kdeconnect.ping",
+    ]
+
+    /// An outgoing capability only Huddle announces: how one Huddle program tells another among KDE Connect
+    /// devices (they meet by Huddle's own protocol instead). KDE Connect ignores capabilities it does not know.
+    public static let huddleMarker = "kdeconnect.huddle"
+}
