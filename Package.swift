@@ -325,6 +325,15 @@ let package = Package(
             swiftSettings: upcoming
         ),
         .testTarget(
+            name: "HuddleKDEConnectTests",
+            dependencies: [
+                "HuddleTestSupport", "HuddleKDEConnect", "HuddleKDEConnectWire", "HuddleForeign", "HuddleTransport",
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: upcoming
+        ),
+        .testTarget(
             name: "HuddleLocalSendTests",
             dependencies: [
                 "HuddleTestSupport", "HuddleLocalSend", "HuddleLocalSendWire", "HuddleForeign", "HuddleTransport",

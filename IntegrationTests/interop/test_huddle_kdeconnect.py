@@ -51,3 +51,54 @@ def test_kdeconnect_pairs_with_huddle_by_the_same_key_and_texts_go_both_ways(tes
     sender.wait_line(lambda l: l.startswith("sent the text to kc-b (KDE Connect, fingerprint "), 30)
     assert sender.wait_exit(15) == 0, sender.output()
     assert kc.wait_text("hello from Huddle", timeout=15) == "hello from Huddle"
+
+
+def pair(kc, receiver, name: str = "Ada") -> str:
+    """kc asks the Huddle receiver (run with --yes) to pair; its device id for that Huddle, once paired."""
+    device = kc.wait_device(name, timeout=20)
+    kc.request_pair(device["id"])
+    receiver.wait_event(lambda e: e.get("event") == "paired", 20)
+    kc.wait_paired(device["id"], timeout=20)
+    return device["id"]
+
+
+@BED
+def test_files_go_both_ways_byte_identical_and_a_taken_name_is_kept(testbed, kdeconnect, homes):
+    """A 300 kB file shared by kc-b is asked about (KDE Connect, its size), kept as "name (2)" beside the file
+    already there, byte-identical; then `huddle send FILE --to kc-b` arrives in kc-b's Downloads byte-identical."""
+    import hashlib
+    import secrets
+    a, b = testbed.hosts
+    kc = kdeconnect(b, "kc-b")
+    home, inbox, files = homes("a"), homes("inbox"), homes("files")
+    with open(os.path.join(inbox, "photo.jpg"), "w") as f:
+        f.write("already here")
+    receiver = spawn(a, home, "receive", "--dir", inbox, "--yes", "--json", "--count", "1", "--name", "Ada")
+    receiver.wait_line(lambda l: l.startswith("Receiving into"), 15)
+    ada = pair(kc, receiver)
+    incoming = os.path.join(files, "photo.jpg")
+    data = secrets.token_bytes(300_000)
+    with open(incoming, "wb") as f:
+        f.write(data)
+    kc.share_file(incoming, ada)
+    offer = receiver.wait_event(lambda e: e.get("event") == "offer", 20)
+    assert (offer["protocol"], offer["from"], offer["name"], offer["size"]) == \
+        ("KDE Connect", "kc-b", "photo.jpg", 300_000), offer
+    got = receiver.wait_event(lambda e: e.get("event") == "received", 20)
+    assert got["path"] == os.path.join(os.path.realpath(inbox), "photo (2).jpg"), got
+    with open(got["path"], "rb") as f:
+        assert f.read() == data
+    with open(os.path.join(inbox, "photo.jpg")) as f:
+        assert f.read() == "already here"
+    assert receiver.wait_exit(15) == 0, receiver.output()
+
+    outgoing = os.path.join(files, "notes.bin")
+    sent = secrets.token_bytes(500_000)
+    with open(outgoing, "wb") as f:
+        f.write(sent)
+    sender = spawn(a, home, "send", outgoing, "--to", "kc-b", "--name", "Ada")
+    sender.wait_line(lambda l: l.startswith("sent notes.bin to kc-b (KDE Connect, fingerprint "), 30)
+    assert sender.wait_exit(15) == 0, sender.output()
+    arrived = kc.wait_file("notes.bin", timeout=20, size=500_000)
+    with open(arrived, "rb") as f:
+        assert hashlib.sha256(f.read()).hexdigest() == hashlib.sha256(sent).hexdigest()

@@ -21,6 +21,9 @@ public struct KDEConnectConfiguration: Sendable {
     /// Whether offers are put to the user (`huddle receive`); when not, they are not taken.
     public var takesOffers = false
     public var limits = KDEConnectLimits()
+    /// Whether to link with other Huddle programs that speak KDE Connect (tests); they meet by Huddle's own
+    /// protocol otherwise.
+    public var linksWithHuddle = false
 
     public init(name: String) {
         self.name = name

@@ -152,7 +152,7 @@ extension KDEConnectService {
                             return try PayloadChannel(wrappingChannelSynchronously: channel)
                         }
                     }
-                return (server, port)
+                return (server, server.channel.localAddress?.port ?? port)
             } catch {
                 continue
             }

@@ -191,7 +191,8 @@ public final class KDEConnectService: ForeignPeerService, Service {
         guard bytes.count <= configuration.limits.maximumIdentityBytes,
             let packet = try? KDEConnectPacket(line: bytes.last == 0x0A ? Array(bytes.dropLast()) : bytes),
             let identity = try? KDEConnectIdentity(packet: packet), identity.deviceId != credentials.deviceId,
-            !identity.outgoingCapabilities.contains(KDEConnectConfiguration.huddleMarker)
+            configuration.linksWithHuddle
+                || !identity.outgoingCapabilities.contains(KDEConnectConfiguration.huddleMarker)
         else { return }
         let dial = state.withLockedValue { state -> Bool in
             if state.devices[identity.deviceId]?.link != nil || state.dialling.contains(identity.deviceId) {

@@ -1,0 +1,133 @@
+import Foundation
+import Testing
+
+@testable import HuddleKDEConnectWire
+
+@Suite struct KDEConnectWireTests {
+    func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
+
+    @Test func aPacketIsOneLineThatReadsBackWithItsPayloadAndAnIDGivenAsAString() throws {
+        let packet = KDEConnectPacket(
+            type: "kdeconnect.share.request",
+            body: ["filename": .string("a b.jpg")],
+            id: 1_700_000_000_000,
+            payloadSize: 882,
+            payloadPort: 1739
+        )
+        let line = packet.line()
+        #expect(line.last == 0x0A)
+        #expect(line.dropLast().contains(0x0A) == false)
+        #expect(try KDEConnectPacket(line: line.dropLast()) == packet)
+        let fromString = try KDEConnectPacket(
+            line: bytes(#"{"id":"1795731640622","type":"kdeconnect.ping","body":{}}"#)
+        )
+        #expect(fromString.id == 1_795_731_640_622)
+        #expect(fromString.payloadSize == nil && fromString.payloadPort == nil)
+    }
+
+    @Test(arguments: [
+        (#"{"id":0,"type":"kdeconnect","body":{}}"#, KDEConnectPacketError.badType),
+        (#"{"id":0,"type":"KDEconnect.ping","body":{}}"#, .badType),
+        (#"{"id":0,"type":"kdeconnect.ping"}"#, .noBody),
+        (#"{"id":0,"type":"kdeconnect.ping","body":[]}"#, .noBody),
+        (#"["kdeconnect.ping"]"#, .notJSON),
+        (#"{"id":0,"type":"kdeconnect.share.request","body":{},"payloadSize":-5}"#, .badPayload),
+    ])
+    func linesThatAreNotPacketsAreRefusedWithTheReason(line: String, error: KDEConnectPacketError) {
+        #expect(throws: error) { try KDEConnectPacket(line: Array(line.utf8)) }
+    }
+
+    @Test func linesAreSplitAtNewlinesAndALineOverTheLimitIsRefused() throws {
+        var lines = KDEConnectLines(limit: 8)
+        #expect(try lines.feed(bytes("ab\ncd")) == [bytes("ab")])
+        #expect(try lines.feed(bytes("e\n\nfg\n")) == [bytes("cde"), bytes("fg")])
+        #expect(throws: KDEConnectPacketError.tooLong(limit: 8)) { try lines.feed(bytes("123456789")) }
+    }
+
+    func identityPacket(
+        id: String = "740bd4b9b4184ee497d6caf1da8151be",
+        name: String = "FOSS Phone"
+    ) -> KDEConnectPacket {
+        KDEConnectIdentity(
+            deviceId: id,
+            deviceName: name,
+            deviceType: "phone",
+            protocolVersion: 8,
+            incomingCapabilities: ["kdeconnect.ping"],
+            outgoingCapabilities: ["kdeconnect.clipboard"],
+            tcpPort: 1716
+        ).packet
+    }
+
+    @Test func anIdentityReadsBackAndItsNameIsCleanedOfForbiddenCharacters() throws {
+        let identity = try KDEConnectIdentity(packet: identityPacket(name: "Bob's \"phone\"! (old)\u{7}"))
+        #expect(identity.deviceId == "740bd4b9b4184ee497d6caf1da8151be")
+        #expect(identity.deviceName == "Bobs phone old")
+        #expect(identity.protocolVersion == 8)
+        #expect(identity.tcpPort == 1716)
+        #expect(identity.incomingCapabilities == ["kdeconnect.ping"])
+        let older = try KDEConnectIdentity(packet: identityPacket(id: "_5d1c9b0e_2b1c_4f7a_9e2f_0a1b2c3d4e5f_"))
+        #expect(older.deviceId.hasPrefix("_5d1c"))
+    }
+
+    @Test func anIdentityWithABadDeviceIDOrNoNameIsRefused() {
+        #expect(throws: KDEConnectIdentityError.badDeviceID) {
+            try KDEConnectIdentity(packet: identityPacket(id: "short"))
+        }
+        #expect(throws: KDEConnectIdentityError.badDeviceID) {
+            try KDEConnectIdentity(packet: identityPacket(id: String(repeating: "a", count: 31) + "/"))
+        }
+        #expect(throws: KDEConnectIdentityError.badField("deviceName")) {
+            try KDEConnectIdentity(packet: identityPacket(name: "?!."))
+        }
+    }
+
+    @Test func theVerificationKeyPutsTheLargerKeyFirstAndAddsTheTimestampFromVersion8() {
+        // SHA-256 of [2, 2, 1, 1] (and of it followed by "1700000000"), computed apart.
+        #expect(KDEConnectVerificationKey.compute([1, 1], [2, 2], timestamp: nil) == "159607cf")
+        #expect(KDEConnectVerificationKey.compute([2, 2], [1, 1], timestamp: nil) == "159607cf")
+        #expect(KDEConnectVerificationKey.compute([1, 1], [2, 2], timestamp: 1_700_000_000) == "DE60EDF4")
+    }
+}
+
+@Suite struct KDEConnectPairingTests {
+    @Test func ourRequestIsPairedByTheirYesAndLapsesAfterThirtySeconds() {
+        var pairing = KDEConnectPairing(paired: false)
+        #expect(pairing.request(at: 0, timestamp: 1_700_000_000) == [.send(pair: true, timestamp: 1_700_000_000)])
+        #expect(pairing.requestTimestamp == 1_700_000_000)
+        #expect(pairing.tick(at: 29.9) == [])
+        #expect(pairing.received(pair: true, timestamp: nil, at: 10) == [.paired])
+        #expect(pairing.state == .paired)
+
+        var lapsed = KDEConnectPairing(paired: false)
+        _ = lapsed.request(at: 0, timestamp: 1)
+        #expect(lapsed.tick(at: 30) == [.failed("the device did not answer within 30 s")])
+        #expect(lapsed.state == .unpaired)
+    }
+
+    @Test func theirRequestWaitsForTheUserAndAYesOrANoIsSent() {
+        var pairing = KDEConnectPairing(paired: false)
+        #expect(pairing.received(pair: true, timestamp: 42, at: 0) == [.askUser(timestamp: 42)])
+        #expect(pairing.requestTimestamp == 42)
+        #expect(pairing.answer(accept: true) == [.send(pair: true, timestamp: nil), .paired])
+        var refused = KDEConnectPairing(paired: false)
+        _ = refused.received(pair: true, timestamp: nil, at: 0)
+        #expect(refused.answer(accept: false) == [.send(pair: false, timestamp: nil), .unpaired])
+        var unanswered = KDEConnectPairing(paired: false)
+        _ = unanswered.received(pair: true, timestamp: nil, at: 0)
+        #expect(unanswered.tick(at: 31) == [.failed("the request lapsed unanswered")])
+        #expect(unanswered.answer(accept: true) == [])
+    }
+
+    @Test func aPairedDeviceThatUnpairsIsUnpairedAndOneThatAsksAgainIsAnsweredYes() {
+        var pairing = KDEConnectPairing(paired: true)
+        #expect(pairing.received(pair: true, timestamp: nil, at: 0) == [.send(pair: true, timestamp: nil)])
+        #expect(pairing.state == .paired)
+        #expect(pairing.received(pair: false, timestamp: nil, at: 1) == [.unpaired])
+        #expect(pairing.state == .unpaired)
+        // A "no" nobody asked for changes nothing; a refusal of our request ends it.
+        #expect(pairing.received(pair: false, timestamp: nil, at: 2) == [])
+        _ = pairing.request(at: 3, timestamp: 3)
+        #expect(pairing.received(pair: false, timestamp: nil, at: 4) == [.failed("the device refused to pair")])
+    }
+}
