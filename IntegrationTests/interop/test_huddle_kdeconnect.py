@@ -1,5 +1,5 @@
 """Huddle and KDE Connect: Debian's kdeconnectd (protocol 7) in another test host finds Huddle, pairs with it with
-the same verification key on both sides, and texts go both ways.
+the same verification key on both sides, texts go both ways, and its files arrive.
 
 Smoke tier: pairing and one text each way.
 """
@@ -97,8 +97,33 @@ def test_files_go_both_ways_byte_identical_and_a_taken_name_is_kept(testbed, kde
     with open(outgoing, "wb") as f:
         f.write(sent)
     sender = spawn(a, home, "send", outgoing, "--to", "kc-b", "--name", "Ada")
-    sender.wait_line(lambda l: l.startswith("sent notes.bin to kc-b (KDE Connect, fingerprint "), 30)
-    assert sender.wait_exit(15) == 0, sender.output()
     arrived = kc.wait_file("notes.bin", timeout=20, size=500_000)
     with open(arrived, "rb") as f:
         assert hashlib.sha256(f.read()).hexdigest() == hashlib.sha256(sent).hexdigest()
+    sender.wait_line(lambda l: l.startswith("sent notes.bin to kc-b (KDE Connect, fingerprint "), 30)
+    assert sender.wait_exit(15) == 0, sender.output()
+
+
+
+@BED
+def test_a_text_from_kdeconnect_goes_on_the_clipboard_with_receive_clipboard(testbed, kdeconnect, homes):
+    """`huddle receive --clipboard` (Xvfb): a text kc-b shares is printed and put on the clipboard, where xclip
+    reads it back exactly."""
+    from xdisplay import XDisplay
+    a, b = testbed.hosts
+    display = XDisplay()
+    try:
+        kc = kdeconnect(b, "kc-b")
+        env = dict(display.env(), HUDDLE_HOME=homes("a"))
+        argv = [huddle_bin(), "receive", "--dir", homes("inbox"), "--yes", "--json", "--count", "1", "--clipboard",
+                "--name", "Ada", "--host", "huddle-a", "--interface", a.ifname]
+        receiver = testbed.track(a.spawn(*argv, label="a:receive", env=env))
+        receiver.wait_line(lambda l: l.startswith("Receiving into"), 15)
+        pair(kc, receiver)
+        kc.share_text("pasted from KDE ✓", kc.wait_device("Ada")["id"])
+        receiver.wait_event(lambda e: e.get("event") == "clipboard", 20)
+        display.wait_for("pasted from KDE ✓".encode(), timeout=10)
+        assert display.paste() == "pasted from KDE ✓".encode()
+        assert receiver.wait_exit(15) == 0, receiver.output()
+    finally:
+        display.stop()

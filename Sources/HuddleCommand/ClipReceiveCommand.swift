@@ -119,14 +119,20 @@ struct ClipReceiveCommand: AsyncParsableCommand {
     }
 
     func put(_ item: PasteboardItem, on pasteboard: any GeneralPasteboard) async throws {
+        try await pasteboard.keep(item, in: filterOptions.selection)
+    }
+}
+
+extension GeneralPasteboard {
+    /// Puts `item` on the selection so that it stays pasteable after this command ends: on X11 the data lives in
+    /// the program that owns the selection, so a background owner takes it (as `huddle pb copy` does).
+    func keep(_ item: PasteboardItem, in selection: PasteboardSelection) async throws {
         #if os(Linux)
-        // On X11 the data lives in the program that owns the selection: hand it to a background owner, so it
-        // stays pasteable after this command ends (as `huddle pb copy` does).
-        if pasteboard is X11Pasteboard {
-            try BackgroundOwner.start(item: item, selection: filterOptions.selection)
+        if self is X11Pasteboard {
+            try BackgroundOwner.start(item: item, selection: selection)
             return
         }
         #endif
-        try await pasteboard.write(item, to: filterOptions.selection)
+        try await write(item, to: selection)
     }
 }

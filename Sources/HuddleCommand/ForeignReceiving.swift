@@ -1,5 +1,6 @@
 import Foundation
 import HuddleForeign
+import HuddlePasteboard
 
 /// How many transfers `huddle receive` has taken, across protocols; it stops at `--count`.
 actor ReceiveTally {
@@ -24,6 +25,8 @@ struct ForeignReceiving {
     let reporter: ProgressReporter
     let json: Bool
     let autoAccept: Bool
+    /// Where texts also go (`--clipboard`).
+    let pasteboard: (any GeneralPasteboard)?
 
     func run(tally: ReceiveTally) async {
         for await event in service.events {
@@ -52,6 +55,14 @@ struct ForeignReceiving {
                     ["text": text, "from": peer.name, "protocol": peer.protocol.rawValue],
                     text: "text from \(peer.name) (\(peer.identityText), not verified):\n\(shown)"
                 )
+                if let pasteboard {
+                    do {
+                        try await pasteboard.keep(PasteboardItem(text: text), in: .clipboard)
+                        reporter.result("clipboard", ["from": peer.name], text: "(on the clipboard)")
+                    } catch {
+                        Output.error("the text could not be put on the clipboard: \(error)")
+                    }
+                }
                 if await tally.add() { return }
             case .failed(let offerID, let reason):
                 if json { reporter.result("failed", ["id": offerID, "error": reason], text: "") }

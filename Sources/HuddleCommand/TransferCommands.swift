@@ -3,6 +3,7 @@ import Foundation
 import Huddle
 import HuddleForeign
 import HuddleLocalSend
+import HuddlePasteboard
 import HuddleTransport
 import HuddleWire
 import Synchronization
@@ -349,6 +350,10 @@ struct ReceiveCommand: AsyncParsableCommand {
     @Flag(help: "Print one JSON object per line (offer, progress, received, failed).") var json = false
     @Option(help: "Stop after this many transfers, a directory counting once (default: run until interrupted).")
     var count: Int?
+    @Flag(
+        help: "Also put each text a LocalSend or KDE Connect device sends on the clipboard (X11, Wayland, macOS)."
+    )
+    var clipboard = false
     @OptionGroup var options: SessionOptions
     @OptionGroup var foreignOptions: ForeignOptions
 
@@ -360,14 +365,17 @@ struct ReceiveCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        // The clipboard first: without a display to put texts on, say so before anything starts.
+        let pasteboard: (any GeneralPasteboard)? =
+            clipboard ? try await CommandFailure.run { try SystemPasteboard.make() } : nil
         let session = try await options.startSession(mode: .peer)
         let foreign = try foreignOptions.services(options: options, takesOffers: true)
         try await CommandServices.interruptible([session] + foreign.lifecycle) {
-            try await receive(on: session, foreign: foreign)
+            try await receive(on: session, foreign: foreign, pasteboard: pasteboard)
         }
     }
 
-    func receive(on session: PeerSession, foreign: ForeignPeers) async throws {
+    func receive(on session: PeerSession, foreign: ForeignPeers, pasteboard: (any GeneralPasteboard)?) async throws {
         let directory = URL(fileURLWithPath: dir).standardizedFileURL
         let findable = await session.findableName()
         Output.line("Receiving into \(directory.path) as \(findable). Ctrl-C to stop.")
@@ -383,7 +391,8 @@ struct ReceiveCommand: AsyncParsableCommand {
                         directory: directory,
                         reporter: reporter,
                         json: json,
-                        autoAccept: options.yes
+                        autoAccept: options.yes,
+                        pasteboard: pasteboard
                     ).run(tally: tally)
                 }
             }

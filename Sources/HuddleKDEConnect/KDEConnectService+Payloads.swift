@@ -9,6 +9,10 @@ import NIOPosix
 import NIOSSL
 import _NIOFileSystem
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Files go on connections of their own (docs/kdeconnect.md, "Sharing"): the sender listens on a port it names in
 /// the share packet, TLS server there; the receiver dials it, TLS client. Both show the link's certificates, and a
 /// payload connection with any other certificate is refused before a byte of the file moves.
@@ -108,7 +112,7 @@ extension KDEConnectService {
         try await server.executeThenClose { inbound in
             for try await child in inbound {
                 timer.cancel()
-                try await child.executeThenClose { _, outbound in
+                try await child.executeThenClose { inbound, outbound in
                     try await FileSystem.shared.withFileHandle(forReadingAt: FilePath(url.path)) { handle in
                         var sent: UInt64 = 0
                         for try await chunk in handle.readChunks(in: 0..<Int64(size), chunkLength: .kibibytes(256)) {
@@ -126,6 +130,24 @@ extension KDEConnectService {
                                 )
                             )
                         }
+                    }
+                    // The end of the file is the end of what this side sends (close_notify, then FIN): KDE Connect
+                    // reads until then. It closes once it has every byte, and reading on until it does means no
+                    // unread byte here turns the close into a reset under bytes it has not read. It has a minute;
+                    // a reset, or a close without close_notify, once every byte is out is how receivers close.
+                    outbound.finish()
+                    let closer = Task {
+                        try await Task.sleep(for: .seconds(60))
+                        child.channel.close(promise: nil)
+                    }
+                    defer { closer.cancel() }
+                    do {
+                        for try await _ in inbound {}
+                    } catch let error as IOError where error.errnoCode == ECONNRESET {
+                        return
+                    } catch NIOSSLError.uncleanShutdown {
+                        // Closed without close_notify, once it had what it wanted: how KDE Connect closes.
+                        return
                     }
                 }
                 done = true
@@ -149,7 +171,11 @@ extension KDEConnectService {
                         channel.eventLoop.makeCompletedFuture {
                             let tls = NIOSSLServerHandler(context: context, customVerificationCallback: verifier.verify)
                             try channel.pipeline.syncOperations.addHandler(tls)
-                            return try PayloadChannel(wrappingChannelSynchronously: channel)
+                            // Finishing the writer half-closes: close_notify and FIN, reading on.
+                            return try PayloadChannel(
+                                wrappingChannelSynchronously: channel,
+                                configuration: .init(isOutboundHalfClosureEnabled: true)
+                            )
                         }
                     }
                 return (server, server.channel.localAddress?.port ?? port)

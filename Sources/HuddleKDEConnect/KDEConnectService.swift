@@ -42,6 +42,8 @@ public final class KDEConnectService: ForeignPeerService, Service {
         var devices: [String: Device] = [:]
         var tcpPort: Int?
         var dialling: Set<String> = []
+        /// When the dials of the last second started: at most 10 a second, whatever floods of announcements say.
+        var recentDials: [Double] = []
         var offered: [String: Offered] = [:]
         var announcer: KDEConnectAnnouncer?
         var listeners: [CheckedContinuation<Int?, Never>] = []
@@ -124,13 +126,14 @@ public final class KDEConnectService: ForeignPeerService, Service {
                     try? await announcer.run { [weak self] bytes, host in self?.announcementArrived(bytes, from: host) }
                 }
                 tasks.addTask { [self] in
-                    for wait in [Duration.zero, .seconds(2)] {
+                    // Every device that hears an announcement dials it, even when linked already, and the new
+                    // link replaces the old (a file under way on it may be dropped): so announce at start, and
+                    // again only while nothing is linked.
+                    await announcer.announce(ownIdentity.packet.line())
+                    for wait in [Duration.seconds(2), .seconds(8)] + Array(repeating: .seconds(120), count: 1_000) {
                         try? await Task.sleep(for: wait)
-                        await announcer.announce(ownIdentity.packet.line())
-                    }
-                    while !Task.isCancelled {
-                        try? await Task.sleep(for: .seconds(60))
-                        await announcer.announce(ownIdentity.packet.line())
+                        if Task.isCancelled { return }
+                        if !hasLinks { await announcer.announce(ownIdentity.packet.line()) }
                     }
                 }
             }
@@ -194,12 +197,17 @@ public final class KDEConnectService: ForeignPeerService, Service {
             configuration.linksWithHuddle
                 || !identity.outgoingCapabilities.contains(KDEConnectConfiguration.huddleMarker)
         else { return }
+        let now = self.now
         let dial = state.withLockedValue { state -> Bool in
             if state.devices[identity.deviceId]?.link != nil || state.dialling.contains(identity.deviceId) {
                 return false
             }
-            guard state.dialling.count < configuration.limits.maximumPendingLinks else { return false }
+            state.recentDials.removeAll { now - $0 >= 1 }
+            guard state.dialling.count < configuration.limits.maximumPendingLinks, state.recentDials.count < 10 else {
+                return false
+            }
             state.dialling.insert(identity.deviceId)
+            state.recentDials.append(now)
             return true
         }
         guard dial else { return }
@@ -272,6 +280,8 @@ public final class KDEConnectService: ForeignPeerService, Service {
     func peer(_ device: Device) -> ForeignPeer {
         Self.peer(device.identity, host: device.host, certificate: device.certificate)
     }
+
+    var hasLinks: Bool { state.withLockedValue { $0.devices.values.contains { $0.link != nil } } }
 
     /// The devices linked now.
     public func peers() async -> [ForeignPeer] {

@@ -34,6 +34,8 @@ public struct LocalSendDevices: Sendable {
     public let limits: LocalSendLimits
     public private(set) var devices: [String: Device] = [:]
     var answered: [String: [Double]] = [:]
+    /// Answers of the last second, to every device.
+    var lastSecond: [Double] = []
 
     public init(ownFingerprint: String, limits: LocalSendLimits = .init()) {
         self.ownFingerprint = ownFingerprint.uppercased()
@@ -64,8 +66,11 @@ public struct LocalSendDevices: Sendable {
     }
 
     /// Whether to answer an announcement from the device `fingerprint` now: at most
-    /// ``LocalSendLimits/registerAnswersPerMinute`` a minute each, so a flood of announcements costs little.
+    /// ``LocalSendLimits/registerAnswersPerMinute`` a minute each and ``LocalSendLimits/registerAnswersPerSecond``
+    /// a second in all, so a flood of announcements costs little.
     public mutating func mayAnswer(_ fingerprint: String, at now: Double) -> Bool {
+        lastSecond.removeAll { now - $0 >= 1 }
+        guard lastSecond.count < limits.registerAnswersPerSecond else { return false }
         let key = fingerprint.uppercased()
         let recent = (answered[key] ?? []).filter { now - $0 < 60 }
         guard recent.count < limits.registerAnswersPerMinute else {
@@ -73,6 +78,8 @@ public struct LocalSendDevices: Sendable {
             return false
         }
         answered[key] = recent + [now]
+        lastSecond.append(now)
+        if answered.count > limits.maximumDevices * 4 { answered = answered.filter { devices[$0.key] != nil } }
         return true
     }
 

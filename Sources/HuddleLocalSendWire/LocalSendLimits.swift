@@ -14,6 +14,9 @@ public struct LocalSendLimits: Sendable, Hashable {
     public var maximumDevices = 256
     /// How many `/register` answers are sent per device and minute (announcement floods).
     public var registerAnswersPerMinute = 6
+    /// How many `/register` answers are sent per second in all: a flood of announcements under ever new
+    /// fingerprints makes no more connections than this.
+    public var registerAnswersPerSecond = 10
 
     public init() {}
 }

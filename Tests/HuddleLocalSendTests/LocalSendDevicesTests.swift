@@ -60,4 +60,13 @@ import Testing
         let other = devices.mayAnswer("cd", at: 61.5)
         #expect(other)
     }
+
+    @Test func aFloodUnderEverNewFingerprintsIsAnsweredTenTimesASecondInAll() {
+        var devices = LocalSendDevices(ownFingerprint: "00")
+        let answered = (0..<100).filter { devices.mayAnswer("F\($0)", at: Double($0) * 0.01) }
+        #expect(answered.count == 10)
+        #expect(answered == Array(0..<10))
+        let nextSecond = devices.mayAnswer("G1", at: 1.0)
+        #expect(nextSecond)
+    }
 }
