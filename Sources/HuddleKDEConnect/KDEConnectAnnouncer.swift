@@ -1,4 +1,5 @@
 import Foundation
+import HuddleForeign
 import NIOCore
 import NIOPosix
 
@@ -29,22 +30,9 @@ actor KDEConnectAnnouncer {
         on group: any EventLoopGroup,
         usesInterface: @Sendable (String, Bool, Bool) -> Bool
     ) async throws -> KDEConnectAnnouncer {
-        let reusePort = ChannelOptions.Types.SocketOption(level: .socket, name: .init(rawValue: SO_REUSEPORT))
-        let listener = try await DatagramBootstrap(group: group)
-            .channelOption(.socketOption(.so_reuseaddr), value: 1)
-            .channelOption(reusePort, value: 1)
-            .bind(host: "0.0.0.0", port: port) { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try NIOAsyncChannel<AddressedEnvelope<ByteBuffer>, AddressedEnvelope<ByteBuffer>>(
-                        wrappingChannelSynchronously: channel
-                    )
-                }
-            }
+        let listener = try await ForeignDatagrams.sharedListener(port: port, on: group)
         var senders: [any Channel] = []
-        for device in try System.enumerateDevices() {
-            guard case .v4 = device.address, let address = device.address?.ipAddress,
-                usesInterface(device.name, address.hasPrefix("127."), device.pointToPointDestinationAddress != nil)
-            else { continue }
+        for (_, address) in try ForeignDatagrams.interfaces(using: usesInterface) {
             let sender = try? await DatagramBootstrap(group: group)
                 .channelOption(.socketOption(.so_broadcast), value: 1)
                 .bind(host: address, port: 0).get()

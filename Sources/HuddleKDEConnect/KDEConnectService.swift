@@ -20,6 +20,7 @@ public final class KDEConnectService: ForeignPeerService, Service {
     let group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
     let started = ContinuousClock.now
     let state = NIOLockedValueBox(State())
+    let listeningPort = ForeignPortWaiter()
 
     /// One device heard from or linked with.
     struct Device {
@@ -40,14 +41,11 @@ public final class KDEConnectService: ForeignPeerService, Service {
 
     struct State {
         var devices: [String: Device] = [:]
-        var tcpPort: Int?
         var dialling: Set<String> = []
         /// When the dials of the last second started: at most 10 a second, whatever floods of announcements say.
         var recentDials: [Double] = []
         var offered: [String: Offered] = [:]
         var announcer: KDEConnectAnnouncer?
-        var listeners: [CheckedContinuation<Int?, Never>] = []
-        var ended = false
     }
 
     public init(configuration: KDEConnectConfiguration, credentials: KDEConnectCredentials, pins: ForeignPinStore) {
@@ -74,44 +72,24 @@ public final class KDEConnectService: ForeignPeerService, Service {
             protocolVersion: configuration.protocolVersion,
             incomingCapabilities: KDEConnectConfiguration.capabilities,
             outgoingCapabilities: KDEConnectConfiguration.capabilities + [KDEConnectConfiguration.huddleMarker],
-            tcpPort: state.withLockedValue { $0.tcpPort } ?? configuration.port
+            tcpPort: listeningPort.port ?? configuration.port
         )
     }
 
     public var deviceId: String { credentials.deviceId }
 
     /// The TCP port links are accepted on, once they are; nil when the service ended first.
-    public func listening() async -> Int? {
-        await withCheckedContinuation { waiter in
-            let now: Int?? = state.withLockedValue { state in
-                if let port = state.tcpPort { return .some(port) }
-                if state.ended { return .some(nil) }
-                state.listeners.append(waiter)
-                return nil
-            }
-            if let now { waiter.resume(returning: now) }
-        }
-    }
-
-    func settle(port: Int?) {
-        let waiters = state.withLockedValue { state in
-            state.tcpPort = port ?? state.tcpPort
-            state.ended = state.ended || port == nil
-            defer { state.listeners = [] }
-            return state.listeners
-        }
-        for waiter in waiters { waiter.resume(returning: port) }
-    }
+    public func listening() async -> Int? { await listeningPort.wait() }
 
     // MARK: Running
 
     public func run() async throws {
         defer {
             continuation.finish()
-            settle(port: nil)
+            listeningPort.settle(nil)
         }
         let server = try await listen()
-        settle(port: server.localAddress?.port)
+        listeningPort.settle(server.localAddress?.port)
         let announcer =
             configuration.announces
             ? try? await KDEConnectAnnouncer.open(

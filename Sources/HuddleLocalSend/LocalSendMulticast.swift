@@ -1,4 +1,5 @@
 import Foundation
+import HuddleForeign
 import NIOCore
 import NIOPosix
 
@@ -37,24 +38,9 @@ actor LocalSendMulticast {
         arrived: @escaping @Sendable ([UInt8], String) -> Void
     ) async throws -> LocalSendMulticast {
         let destination = try SocketAddress(ipAddress: groupAddress, port: port)
-        let listener = try await DatagramBootstrap(group: group)
-            .channelOption(.socketOption(.so_reuseaddr), value: 1)
-            .channelOption(
-                ChannelOptions.Types.SocketOption(level: .socket, name: .init(rawValue: SO_REUSEPORT)),
-                value: 1
-            )
-            .bind(host: "0.0.0.0", port: port) { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try NIOAsyncChannel<AddressedEnvelope<ByteBuffer>, AddressedEnvelope<ByteBuffer>>(
-                        wrappingChannelSynchronously: channel
-                    )
-                }
-            }
+        let listener = try await ForeignDatagrams.sharedListener(port: port, on: group)
         var senders: [any Channel] = []
-        for device in try System.enumerateDevices() {
-            guard case .v4 = device.address, let address = device.address?.ipAddress,
-                usesInterface(device.name, address.hasPrefix("127."), device.pointToPointDestinationAddress != nil)
-            else { continue }
+        for (device, address) in try ForeignDatagrams.interfaces(using: usesInterface) {
             if let multicast = listener.channel as? any MulticastChannel {
                 try? await multicast.joinGroup(destination, device: device).get()
             }

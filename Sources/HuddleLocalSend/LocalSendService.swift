@@ -25,18 +25,14 @@ public final class LocalSendService: ForeignPeerService, Service {
     let clock = ContinuousClock()
     let started: ContinuousClock.Instant
     let state: NIOLockedValueBox<State>
+    let listeningPort = ForeignPortWaiter()
 
     struct State {
         var devices: LocalSendDevices
-        /// The port the API listens on, once it does.
-        var port: Int?
         var multicast: LocalSendMulticast?
         /// The shared files, once hashed, and the page's HTTP port.
         var share: LocalSendShare?
         var sharePort: Int?
-        /// Who waits in ``listening()``.
-        var listeners: [CheckedContinuation<Int?, Never>] = []
-        var ended = false
     }
 
     public init(
@@ -58,7 +54,7 @@ public final class LocalSendService: ForeignPeerService, Service {
     }
 
     /// The port the API listens on, once it does.
-    public var port: Int? { state.withLockedValue { $0.port } }
+    public var port: Int? { listeningPort.port }
     public var fingerprint: String { credentials.fingerprint }
 
     func emit(_ event: ForeignEvent) { continuation.yield(event) }
@@ -85,32 +81,12 @@ public final class LocalSendService: ForeignPeerService, Service {
     // MARK: Running
 
     /// The API's port once the server listens; nil when the service ended without listening.
-    public func listening() async -> Int? {
-        await withCheckedContinuation { waiter in
-            let now: Int?? = state.withLockedValue { state in
-                if let port = state.port { return .some(port) }
-                if state.ended { return .some(nil) }
-                state.listeners.append(waiter)
-                return nil
-            }
-            if let now { waiter.resume(returning: now) }
-        }
-    }
-
-    func settle(port: Int?) {
-        let waiters = state.withLockedValue { state in
-            state.port = port ?? state.port
-            state.ended = state.ended || port == nil
-            defer { state.listeners = [] }
-            return state.listeners
-        }
-        for waiter in waiters { waiter.resume(returning: port) }
-    }
+    public func listening() async -> Int? { await listeningPort.wait() }
 
     public func run() async throws {
         defer {
             continuation.finish()
-            settle(port: nil)
+            listeningPort.settle(nil)
         }
         let share = try await makeShare()
         state.withLockedValue { $0.share = share }
@@ -129,7 +105,7 @@ public final class LocalSendService: ForeignPeerService, Service {
             let router = LocalSendRoutes(service: self).router()
             if let share { LocalSendShareRoutes(service: self, share: share).add(to: router, page: false) }
             let port = try await startServer(router, tls: true, ports: [configuration.port, 0], in: &tasks)
-            settle(port: port)
+            listeningPort.settle(port)
             let multicast =
                 configuration.usesMulticast
                 ? try? await LocalSendMulticast.open(
