@@ -41,7 +41,7 @@ public struct LocalSendDevices: Sendable {
     }
 
     /// Records `info`, heard from `host` at `now`. Beyond ``LocalSendLimits/maximumDevices`` the device heard from
-    /// least recently makes room.
+    /// least recently makes room (the answers it got still count, see ``mayAnswer(_:at:)``).
     public mutating func heard(_ info: LocalSendDeviceInfo, from host: String, at now: Double) -> Heard {
         let key = info.fingerprint.uppercased()
         guard key != ownFingerprint, !key.isEmpty else { return .ignored }
@@ -57,20 +57,25 @@ public struct LocalSendDevices: Sendable {
             let oldest = devices.min(by: { $0.value.lastHeard < $1.value.lastHeard })?.key
         {
             devices[oldest] = nil
-            answered[oldest] = nil
         }
         devices[key] = device
         return .new(device)
     }
 
     /// Whether to answer an announcement from the device `fingerprint` now: at most
-    /// ``LocalSendLimits/registerAnswersPerMinute`` a minute each, so a flood of announcements costs little.
+    /// ``LocalSendLimits/registerAnswersPerMinute`` a minute each, so a flood of announcements costs little. A
+    /// device's answers count for their minute even when it is forgotten and heard again meanwhile; in return,
+    /// answers go to at most ``LocalSendLimits/maximumDevices`` devices a minute, which bounds what is kept.
     public mutating func mayAnswer(_ fingerprint: String, at now: Double) -> Bool {
         let key = fingerprint.uppercased()
         let recent = (answered[key] ?? []).filter { now - $0 < 60 }
         guard recent.count < limits.registerAnswersPerMinute else {
             answered[key] = recent
             return false
+        }
+        if answered[key] == nil, answered.count >= limits.maximumDevices {
+            answered = answered.filter { _, times in times.contains { now - $0 < 60 } }
+            guard answered.count < limits.maximumDevices else { return false }
         }
         answered[key] = recent + [now]
         return true
