@@ -34,5 +34,6 @@ let package = Package(
         harness("FuzzHuddleURL"),
         harness("FuzzClipMessage"),
         harness("FuzzPeerCertificate"),
+        harness("FuzzLocalSendMessages"),
     ]
 )

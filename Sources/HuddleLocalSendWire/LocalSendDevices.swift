@@ -43,7 +43,7 @@ public struct LocalSendDevices: Sendable {
     }
 
     /// Records `info`, heard from `host` at `now`. Beyond ``LocalSendLimits/maximumDevices`` the device heard from
-    /// least recently makes room.
+    /// least recently makes room (the answers it got still count, see ``mayAnswer(_:at:)``).
     public mutating func heard(_ info: LocalSendDeviceInfo, from host: String, at now: Double) -> Heard {
         let key = info.fingerprint.uppercased()
         guard key != ownFingerprint, !key.isEmpty else { return .ignored }
@@ -59,7 +59,6 @@ public struct LocalSendDevices: Sendable {
             let oldest = devices.min(by: { $0.value.lastHeard < $1.value.lastHeard })?.key
         {
             devices[oldest] = nil
-            answered[oldest] = nil
         }
         devices[key] = device
         return .new(device)
@@ -67,7 +66,9 @@ public struct LocalSendDevices: Sendable {
 
     /// Whether to answer an announcement from the device `fingerprint` now: at most
     /// ``LocalSendLimits/registerAnswersPerMinute`` a minute each and ``LocalSendLimits/registerAnswersPerSecond``
-    /// a second in all, so a flood of announcements costs little.
+    /// a second in all, so a flood of announcements costs little. A device's answers count for their minute even
+    /// when it is forgotten and heard again meanwhile; in return, answers go to at most
+    /// ``LocalSendLimits/maximumDevices`` devices a minute, which bounds what is kept.
     public mutating func mayAnswer(_ fingerprint: String, at now: Double) -> Bool {
         lastSecond.removeAll { now - $0 >= 1 }
         guard lastSecond.count < limits.registerAnswersPerSecond else { return false }
@@ -77,9 +78,12 @@ public struct LocalSendDevices: Sendable {
             answered[key] = recent
             return false
         }
+        if answered[key] == nil, answered.count >= limits.maximumDevices {
+            answered = answered.filter { _, times in times.contains { now - $0 < 60 } }
+            guard answered.count < limits.maximumDevices else { return false }
+        }
         answered[key] = recent + [now]
         lastSecond.append(now)
-        if answered.count > limits.maximumDevices * 4 { answered = answered.filter { devices[$0.key] != nil } }
         return true
     }
 

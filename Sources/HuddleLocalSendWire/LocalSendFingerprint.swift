@@ -14,8 +14,8 @@ public enum LocalSendFingerprint {
         lhs.count == rhs.count && lhs.uppercased() == rhs.uppercased()
     }
 
-    /// True when `text` could be a certificate fingerprint (64 hex digits, either case).
+    /// True when `text` could be a certificate fingerprint (64 ASCII hex digits, either case).
     public static func isCertificateFingerprint(_ text: String) -> Bool {
-        text.utf8.count == 64 && text.allSatisfy(\.isHexDigit)
+        text.utf8.count == 64 && text.allSatisfy { $0.isASCII && $0.isHexDigit }
     }
 }

@@ -40,7 +40,8 @@ public enum LocalSendMessages {
                 throw .badFileName(file.fileName, "offered twice")
             }
             guard file.size <= 1 << 50 else { throw .badField("size", "\(file.size) bytes for \(file.fileName)") }
-            if let sha = file.sha256, !(sha.utf8.count == 64 && sha.allSatisfy(\.isHexDigit)) {
+            // ASCII only: `isHexDigit` alone also takes the fullwidth forms (U+FF10…), three bytes each.
+            if let sha = file.sha256, !(sha.utf8.count == 64 && sha.allSatisfy({ $0.isASCII && $0.isHexDigit })) {
                 throw .badField("sha256", "not 64 hex digits for \(file.fileName)")
             }
             if let preview = file.preview, preview.utf8.count > limits.maximumTextBytes {

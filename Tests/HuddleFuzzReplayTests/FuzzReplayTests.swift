@@ -57,6 +57,11 @@ import Testing
         try replay(input, through: fuzzPeerCertificate)
     }
 
+    @Test(arguments: FuzzReplayInput.all(of: "FuzzLocalSendMessages"))
+    func localSendMessages(_ input: FuzzReplayInput) throws {
+        try replay(input, through: fuzzLocalSendMessages)
+    }
+
     /// A harness folder under `seeds/` or `FailCases/` that no test above replays would be silently skipped.
     @Test func everyHarnessFolderIsReplayed() throws {
         let replayed = Set(FuzzReplayInput.harnesses)

@@ -69,4 +69,40 @@ import Testing
         let nextSecond = devices.mayAnswer("G1", at: 1.0)
         #expect(nextSecond)
     }
+
+    /// Found by FuzzLocalSendMessages (FuzzTesting/FailCases/FuzzLocalSendMessages/evicted-device-answered-again.bin):
+    /// forgetting a device also forgot the answers it had got, so a device pushed out by another and heard again got
+    /// a fresh minute's worth of answers.
+    @Test func aDeviceForgottenAndHeardAgainWithinTheMinuteGetsNoMoreAnswers() {
+        var limits = LocalSendLimits()
+        limits.maximumDevices = 1
+        limits.registerAnswersPerMinute = 3
+        var devices = LocalSendDevices(ownFingerprint: "00", limits: limits)
+        // As the service does: record the announcement, then ask whether to answer it.
+        func announce(_ fingerprint: String, at now: Double) -> Bool {
+            guard devices.heard(info("d", fingerprint), from: "10.0.0.2", at: now) != .ignored else { return false }
+            return devices.mayAnswer(fingerprint, at: now)
+        }
+        let first = [0, 5, 10].map { announce("CB01", at: $0) }
+        #expect(first == [true, true, true])
+        _ = devices.heard(info("other", "CB00", port: nil), from: "10.0.0.3", at: 15)  // pushes CB01 out
+        #expect(devices.device("CB01") == nil)
+        let again = announce("CB01", at: 20)
+        #expect(!again)
+        #expect(devices.device("CB01") != nil, "heard, just not answered")
+        let aMinuteLater = announce("CB01", at: 60.5)
+        #expect(aMinuteLater, "the answer at 0 is more than a minute old")
+    }
+
+    @Test func answersGoToAtMostAsManyDevicesAMinuteAsTheTableHolds() {
+        var limits = LocalSendLimits()
+        limits.maximumDevices = 2
+        var devices = LocalSendDevices(ownFingerprint: "00", limits: limits)
+        let answers = [("A1", 0.0), ("A2", 10), ("A3", 20), ("A1", 30), ("A3", 70), ("A4", 75)].map { device, now in
+            devices.mayAnswer(device, at: now)
+        }
+        // A3 not at 20 (two devices answered within the minute) but at 70, once A2's answer is a minute old; A1, already
+        // answered, still is.
+        #expect(answers == [true, true, false, true, true, false])
+    }
 }

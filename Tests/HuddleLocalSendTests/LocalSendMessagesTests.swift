@@ -128,6 +128,26 @@ import Testing
         }
     }
 
+    /// Found by FuzzLocalSendMessages (FuzzTesting/FailCases/FuzzLocalSendMessages/fullwidth-hex-digit-in-sha256.bin):
+    /// `Character.isHexDigit` also takes the fullwidth digits and letters (U+FF10…, U+FF21…, U+FF41…), three bytes
+    /// each in UTF-8, so 61 ASCII hex digits and one fullwidth "Ａ" passed as a SHA-256 of 64 hex digits.
+    @Test func aDigestWithAFullwidthHexDigitIsRefused() {
+        let digest = String(repeating: "0", count: 61) + "\u{FF21}"
+        #expect(digest.utf8.count == 64)
+        #expect(throws: LocalSendMessageError.badField("sha256", "not 64 hex digits for a.bin")) {
+            try LocalSendMessages.prepareUpload(
+                from: offer(#"{"a":{"id":"a","fileName":"a.bin","size":1,"fileType":"x","sha256":""# + digest + #""}}"#)
+            )
+        }
+        let ascii = String(repeating: "0", count: 63) + "A"
+        let accepted = try? LocalSendMessages.prepareUpload(
+            from: offer(#"{"a":{"id":"a","fileName":"a.bin","size":1,"fileType":"x","sha256":""# + ascii + #""}}"#)
+        )
+        #expect(accepted?.files["a"]?.sha256 == ascii)
+        #expect(LocalSendFingerprint.isCertificateFingerprint(ascii))
+        #expect(!LocalSendFingerprint.isCertificateFingerprint(digest))
+    }
+
     @Test func theFingerprintIsTheUppercaseSHA256OfTheCertificateAndComparesInEitherCase() {
         // SHA-256("abc"), FIPS 180-2 appendix B.1.
         let fingerprint = LocalSendFingerprint.of(certificateDER: Array("abc".utf8))
