@@ -43,18 +43,24 @@ def spawn(host, home: str, *args: str, merge_stderr: bool = False):
 @BED
 def test_huddle_sends_a_file_to_localsendd_which_pinned_what_huddle_announced(testbed, localsendd, homes):
     """localsendd finds Huddle by multicast with the fingerprint of the certificate Huddle serves; `huddle
-    send --to ALIAS` finds localsendd, and the file arrives byte-identical under its own name."""
+    send --to ALIAS` finds localsendd, and the file arrives byte-identical under its own name.
+
+    localsendd is attended, so `huddle send` (which sends as soon as it finds localsendd) is still running, its
+    offer waiting for the answer, while the certificate it serves is checked."""
     a, b = testbed.hosts
-    peer = localsendd(b, "ld-b")
+    peer = localsendd(b, "ld-b", unattended=False)
     path, digest = random_file(homes("files"), "photo.jpg", 100_000)
     sender = spawn(a, homes("a"), "send", path, "--to", "ld-b", "--name", "Ada", "--wait", "20")
     seen = peer.wait_device("Ada", timeout=15)
     assert plain_ip(seen["ip"]) == a.ipv4, seen
     assert FINGERPRINT_RE.fullmatch(seen["fingerprint"]), seen
+    incoming = peer.wait_incoming(timeout=15)
+    assert (incoming["from"], incoming["files"]) == ("Ada", [{"fileName": "photo.jpg", "size": 100_000}]), incoming
     served = https_info(b, a.ipv4, seen["port"])
     assert served.status == 200, served
     assert served.cert_fingerprint == seen["fingerprint"] == served.info["fingerprint"], served
     assert (served.info["alias"], served.info["deviceModel"], served.info["protocol"]) == ("Ada", "Huddle", "https")
+    assert peer.accept(incoming["sessionId"]) == "Accepted."
     line = sender.wait_line(lambda l: l.startswith("sent photo.jpg"), 30)
     assert line == f"sent photo.jpg to ld-b (LocalSend, fingerprint {peer.fingerprint[:8]}… — not verified)", line
     assert sender.wait_exit(15) == 0, sender.output()

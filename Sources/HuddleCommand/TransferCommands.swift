@@ -92,16 +92,25 @@ struct SendCommand: AsyncParsableCommand {
                 }
             }
         }
+        // This is the one reader of the foreign services' events: it shows progress, and passes each device found
+        // on to the rendezvous, which then looks at once (a LocalSend device is found when it answers the
+        // announcement, a few milliseconds after start).
+        let finds = EventBroadcast<ForeignPeer>(bufferLimit: 64)
+        let found = finds.subscribe()
         let foreignProgress = foreign.services.map { service in
             Task {
                 for await event in service.events {
-                    if case .progress(let step) = event { reporter.show(step) }
+                    switch event {
+                    case .progress(let step): reporter.show(step)
+                    case .found(let peer): finds.yield(peer)
+                    default: continue
+                    }
                 }
             }
         }
         let peers: [Recipient]
         do {
-            peers = try await Rendezvous(session: session, foreign: foreign).connect(
+            peers = try await Rendezvous(session: session, foreign: foreign, foreignFinds: found).connect(
                 to: to,
                 within: wait,
                 picker: prompter
