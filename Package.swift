@@ -410,7 +410,7 @@ let package = Package(
             dependencies: [
                 "HuddleTestSupport",
                 "huddle", "Huddle", "HuddleClipboard", "HuddlePasteboard", "HuddleMDNSCore", "HuddleDNS",
-                "HuddleTransport", "HuddleWire",
+                "HuddleTransport", "HuddleWire", "HuddleForeign",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: upcoming

@@ -23,22 +23,51 @@ struct Rendezvous {
     /// Subscribed before the peer list is read, so a peer found just after is not missed.
     let changes: PeerSessionEvents
     let foreign: ForeignPeers?
+    /// The foreign devices found, as the command's reader of the foreign services' events passes them on (those
+    /// events have one reader); nil: the foreign peers are looked at again every quarter second instead.
+    let foreignFinds: EventSubscription<ForeignPeer>?
 
-    init(session: PeerSession, foreign: ForeignPeers? = nil) {
+    init(session: PeerSession, foreign: ForeignPeers? = nil, foreignFinds: EventSubscription<ForeignPeer>? = nil) {
         self.session = session
         self.changes = session.events
         self.foreign = foreign
+        self.foreignFinds = foreignFinds
     }
 
-    /// Waits until a peer is found or changes state, or until `deadline`. Foreign services tell their own
-    /// reader, not this one, so with them it looks again at least every quarter second.
+    /// Waits until a peer is found or changes state, or until `deadline`.
     func waitForChange(until deadline: ContinuousClock.Instant) async throws {
-        let limit = foreign == nil ? deadline : min(deadline, .now + .milliseconds(250))
-        _ = try await changes.first(until: limit) { event -> Bool? in
+        let poll = foreign != nil && foreignFinds == nil
+        try await Self.waitForChange(
+            changes,
+            orFind: foreignFinds,
+            until: poll ? min(deadline, .now + .milliseconds(250)) : deadline
+        )
+    }
+
+    /// Waits until a Huddle peer is found or changes state, or `finds` tells of a foreign device, or until
+    /// `deadline`.
+    ///
+    /// - Throws: `CancellationError` when the calling task is cancelled (the command was interrupted).
+    static func waitForChange(
+        _ changes: PeerSessionEvents,
+        orFind finds: EventSubscription<ForeignPeer>?,
+        until deadline: ContinuousClock.Instant
+    ) async throws {
+        let peerChanged: @Sendable (PeerSessionEvent) -> Bool? = { event in
             switch event {
             case .peerFound, .stateChanged: true
             default: nil
             }
+        }
+        guard let finds else {
+            _ = try await changes.first(until: deadline, peerChanged)
+            return
+        }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { _ = try await changes.first(until: deadline, peerChanged) }
+            group.addTask { _ = try await finds.first(until: deadline) { _ in true } }
+            _ = try await group.next()
+            group.cancelAll()
         }
     }
 

@@ -101,6 +101,11 @@ struct SendCommand: AsyncParsableCommand {
                 }
             }
         }
+        // This is the one reader of the foreign services' events: it shows progress, and passes each device found
+        // on to the rendezvous, which then looks at once (a LocalSend device is found when it answers the
+        // announcement, a few milliseconds after start).
+        let finds = EventBroadcast<ForeignPeer>(bufferLimit: 64)
+        let found = finds.subscribe()
         let foreignProgress = foreign.services.map { service in
             Task {
                 for await event in service.events {
@@ -114,6 +119,7 @@ struct SendCommand: AsyncParsableCommand {
                     case .paired(let peer): Output.line("* paired with \(peer.protocol.rawValue) device \(peer.name)")
                     case .fingerprintChanged(let peer, let pinned):
                         Output.error(ForeignTrustText.changed(peer, pinned: pinned))
+                    case .found(let peer): finds.yield(peer)
                     default: continue
                     }
                 }
@@ -121,7 +127,7 @@ struct SendCommand: AsyncParsableCommand {
         }
         let peers: [Recipient]
         do {
-            peers = try await Rendezvous(session: session, foreign: foreign).connect(
+            peers = try await Rendezvous(session: session, foreign: foreign, foreignFinds: found).connect(
                 to: to,
                 within: wait,
                 picker: prompter
