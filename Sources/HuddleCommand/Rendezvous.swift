@@ -48,11 +48,13 @@ struct Rendezvous {
     /// `deadline`.
     ///
     /// - Throws: `CancellationError` when the calling task is cancelled (the command was interrupted).
+    /// - Returns: true when a change or a find ended the wait, false when the deadline did.
+    @discardableResult
     static func waitForChange(
         _ changes: PeerSessionEvents,
         orFind finds: EventSubscription<ForeignPeer>?,
         until deadline: ContinuousClock.Instant
-    ) async throws {
+    ) async throws -> Bool {
         let peerChanged: @Sendable (PeerSessionEvent) -> Bool? = { event in
             switch event {
             case .peerFound, .stateChanged: true
@@ -60,14 +62,16 @@ struct Rendezvous {
             }
         }
         guard let finds else {
-            _ = try await changes.first(until: deadline, peerChanged)
-            return
+            return try await changes.first(until: deadline, peerChanged) != nil
         }
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { _ = try await changes.first(until: deadline, peerChanged) }
-            group.addTask { _ = try await finds.first(until: deadline) { _ in true } }
-            _ = try await group.next()
+        return try await withThrowingTaskGroup(of: Bool.self) { group in
+            group.addTask { try await changes.first(until: deadline, peerChanged) != nil }
+            group.addTask { try await finds.first(until: deadline) { _ in true } != nil }
+            // The first to end says why, unless it is a deadline and the other still has an event.
+            var ended = try await group.next() ?? false
+            if !ended { ended = try await group.next() ?? false }
             group.cancelAll()
+            return ended
         }
     }
 

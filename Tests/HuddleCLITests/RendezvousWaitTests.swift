@@ -21,14 +21,15 @@ struct RendezvousWaitTests {
         let finds = EventBroadcast<ForeignPeer>()
         let changes = session.subscribe()
         let found = finds.subscribe()
+        // Subscribed already, so a find yielded before the wait begins is still seen. The deadline only bounds a
+        // broken wait: the answer says what ended it.
         for _ in 0..<2 {
-            let start = ContinuousClock.now
-            async let waited: Void = Rendezvous.waitForChange(changes, orFind: found, until: start + .seconds(30))
-            try await Task.sleep(for: .milliseconds(20))
             finds.yield(device)
-            try await waited
-            #expect(ContinuousClock.now - start < .seconds(10))
+            let ended = try await Rendezvous.waitForChange(changes, orFind: found, until: .now + .seconds(60))
+            #expect(ended, "the find, not the deadline, ended the wait")
         }
+        let nothingNew = try await Rendezvous.waitForChange(changes, orFind: found, until: .now + .milliseconds(100))
+        #expect(!nothingNew, "each find ends one wait")
     }
 
     @Test("events that change no peer do not end the wait; the deadline does")
@@ -37,10 +38,9 @@ struct RendezvousWaitTests {
         let finds = EventBroadcast<ForeignPeer>()
         let changes = session.subscribe()
         let found = finds.subscribe()
-        let start = ContinuousClock.now
         session.yield(.received([1, 2, 3], from: PeerID(rawValue: "bob")))
-        try await Rendezvous.waitForChange(changes, orFind: found, until: start + .milliseconds(300))
-        #expect(ContinuousClock.now - start >= .milliseconds(300))
+        let ended = try await Rendezvous.waitForChange(changes, orFind: found, until: .now + .milliseconds(300))
+        #expect(!ended, "the deadline, not the message, ended the wait")
     }
 
     @Test("a Huddle peer changing state ends the wait, with or without foreign finds to watch")
@@ -50,12 +50,9 @@ struct RendezvousWaitTests {
             let finds = EventBroadcast<ForeignPeer>()
             let changes = session.subscribe()
             let found = watchFinds ? finds.subscribe() : nil
-            let start = ContinuousClock.now
-            async let waited: Void = Rendezvous.waitForChange(changes, orFind: found, until: start + .seconds(30))
-            try await Task.sleep(for: .milliseconds(20))
             session.yield(.stateChanged(PeerID(rawValue: "bob"), .available))
-            try await waited
-            #expect(ContinuousClock.now - start < .seconds(10))
+            let ended = try await Rendezvous.waitForChange(changes, orFind: found, until: .now + .seconds(60))
+            #expect(ended, "the change, not the deadline, ended the wait (watching finds: \(watchFinds))")
         }
     }
 }
