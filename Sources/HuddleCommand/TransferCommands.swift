@@ -29,11 +29,14 @@ struct SendCommand: AsyncParsableCommand {
             --json one object per line: progress (completed, total, bytesPerSecond, etaSeconds once known, and for a \
             directory file, fileCompleted, fileTotal, filesCompleted, fileCount), sent, skipped, failed.
 
-            LocalSend devices (phones, Windows and macOS with the LocalSend app) are found too and listed with \
-            their protocol: --to "Pixel 8" reaches one as it reaches a Huddle peer. When a Huddle peer and a \
-            LocalSend device share a name, say which: localsend:NAME, or the start of the device's fingerprint. \
-            LocalSend has no pairing code: the device's certificate fingerprint is what identifies it, shown as \
-            not verified. Its receiver may ask for a PIN (--pin). Directories go to Huddle peers only.
+            LocalSend devices (phones, Windows and macOS with the LocalSend app) and KDE Connect devices (the \
+            Android app, KDE Plasma, GSConnect) are found too and listed with their protocol: --to "Pixel 8" \
+            reaches one as it reaches a Huddle peer. When a Huddle peer and such a device share a name, say \
+            which: localsend:NAME, kdeconnect:NAME, or the start of the device's fingerprint. LocalSend has no \
+            pairing code: the device's certificate fingerprint identifies it, pinned on first use and shown as \
+            not verified; its receiver may ask for a PIN (--pin). A KDE Connect device is asked to pair first: \
+            accept there if it shows the verification key printed here. --text sends a message instead of files. \
+            Directories go to Huddle peers only.
 
               huddle send photo.png --to Bob
               huddle send ~/Pictures/holiday notes.txt --to Bob
@@ -342,10 +345,12 @@ struct ReceiveCommand: AsyncParsableCommand {
             Prints where each file or tree went; with --json one object per line: offer (name, size, files, \
             directory, from, key), progress, received (path, files, directory), failed.
 
-            LocalSend devices can send here too (the LocalSend app on a phone, Windows or macOS lists this host \
-            under --name): their offers are asked about the same way, shown with "LocalSend" and the sender's \
-            certificate fingerprint, which nothing verifies. Their files follow the same rules (hidden partial \
-            file, SHA-256 checked when the sender gives one, never overwriting); a text they send is printed.
+            LocalSend and KDE Connect devices can send here too (their apps list this host under --name): their \
+            offers are asked about the same way, shown with their protocol and the sender's certificate \
+            fingerprint. Their files follow the same rules (hidden partial file, SHA-256 checked when the sender \
+            gives one, never overwriting); a text they send is printed, and with --clipboard put on the \
+            clipboard. A KDE Connect device asks to pair first: compare the verification key shown here with \
+            the one on its screen before answering y (--yes pairs without comparing).
 
               huddle receive --dir ~/Downloads
               huddle receive --dir inbox --yes --count 1 --json
