@@ -13,18 +13,7 @@ import X509
 /// (the identity again inside TLS, the verification key with the request's timestamp): what the Debian peer, at
 /// version 7, cannot show. Every wait has a deadline.
 @Suite(.tags(.real)) struct KDEConnectServiceTests {
-    struct Running {
-        let service: KDEConnectService
-        let events: EventRecorder<ForeignEvent>
-        let task: Task<Void, any Error>
-        let port: Int
-
-        func stop() async {
-            task.cancel()
-            _ = await task.result
-            events.stop()
-        }
-    }
+    typealias Running = RunningService<KDEConnectService, ForeignEvent>
 
     func start(_ name: String, in scratch: ScratchDirectory) async throws -> Running {
         var configuration = KDEConnectConfiguration(name: name)

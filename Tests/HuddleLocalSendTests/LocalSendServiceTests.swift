@@ -11,19 +11,7 @@ import Testing
 /// Two LocalSend services in one process, over real TLS sockets on loopback (multicast off: they find each other by
 /// address). Every wait has a deadline.
 @Suite(.tags(.real)) struct LocalSendServiceTests {
-    /// A running service, its recorded events, and how to stop it.
-    struct Running {
-        let service: LocalSendService
-        let events: EventRecorder<ForeignEvent>
-        let task: Task<Void, any Error>
-        let port: Int
-
-        func stop() async {
-            task.cancel()
-            _ = await task.result
-            events.stop()
-        }
-    }
+    typealias Running = RunningService<LocalSendService, ForeignEvent>
 
     func start(_ alias: String, takesOffers: Bool = false) async throws -> Running {
         var configuration = LocalSendConfiguration(alias: alias)
