@@ -157,6 +157,7 @@ extension ClipboardSync {
             currentItem = admitted
             if !sameContent { await write(admitted, what: "\(name)'s item") }
             emit.yield(.taken(ClipItemSummary(admitted, stamp: stamp), from: name))
+            await deliverToLinked(admitted, stamp: stamp)
             let others = trustedConnectedPeers(except: peer)
             if !others.isEmpty, core.passesOn(stamp, now: now) { await send(.sync(stamp, admitted), to: others) }
         case .stale, .duplicate:

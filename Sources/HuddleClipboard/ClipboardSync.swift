@@ -52,6 +52,8 @@ public actor ClipboardSync: Service {
     /// The item the clipboard should end up holding, while a write is under way or waits for its turn.
     var wantedWrite: (item: PasteboardItem, what: String)?
     var writerBusy = false
+    /// Clipboards of devices that speak another protocol, kept in step through this machine, by ID.
+    var linked: [String: LinkedClipboard] = [:]
 
     /// - Parameters:
     ///   - pasteboard: the clipboard to keep in step; nil to only exchange deliberate shares (e.g. to save them
@@ -131,6 +133,7 @@ public actor ClipboardSync: Service {
         if writerBusy || lastWrite.map({ $0.addingTimeInterval(Self.writeRaceWindow) > change.date }) == true {
             await write(item, what: "this copy")
         }
+        await deliverToLinked(item, stamp: stamp)
         let peers = trustedConnectedPeers()
         guard !peers.isEmpty else { return }
         await send(.sync(stamp, item), to: peers)

@@ -17,6 +17,10 @@ struct ClipSyncCommand: AsyncParsableCommand {
             clock that tolerates skew). Items a password manager marks secret never leave this machine; \
             --types and --max-size limit what goes and comes. A machine that returns gets the latest item only.
 
+            KDE Connect devices (phones with the KDE Connect app, KDE and GNOME desktops) take part too, text \
+            only: a device asks to pair from its own screen, both screens show a verification key to compare, and \
+            from then on its clipboard follows (--no-kdeconnect leaves them out).
+
             Each event is one plain line (fit for the journal); --quiet prints only refusals and problems. As a \
             background service: see `huddle clip unit`.
             """
@@ -25,6 +29,11 @@ struct ClipSyncCommand: AsyncParsableCommand {
     @OptionGroup var filterOptions: ClipFilterOptions
     @Flag(help: "Print only refusals and problems.") var quiet = false
     @Flag(help: "Print one JSON object per line.") var json = false
+    @Flag(
+        name: .customLong("no-kdeconnect"),
+        help: "Do not keep KDE Connect devices' clipboards in step (by default paired ones take part, text only)."
+    )
+    var noKDEConnect = false
     @OptionGroup var options: SessionOptions
 
     func run() async throws {
@@ -39,6 +48,7 @@ struct ClipSyncCommand: AsyncParsableCommand {
         configuration.selection = filterOptions.selection
         let sync = ClipboardSync(session: session, pasteboard: pasteboard, configuration: configuration)
         let log = ClipSyncLog(quiet: quiet, json: json)
+        let foreign = noKDEConnect ? nil : try ForeignOptions.kdeConnectForClipboard(options: options)
         let findable = await session.findableName()
         log.started(
             "syncing the clipboard (\(pasteboard.backendDescription), \(filterOptions.selection.rawValue)) in "
@@ -49,7 +59,11 @@ struct ClipSyncCommand: AsyncParsableCommand {
         let autoAccept = options.yes
         let events = sync.events
         // Until Ctrl-C or SIGTERM: the sync stops, then the session says goodbye to every peer.
-        _ = try await CommandServices.run([session, sync]) {
+        let kdeConnect = foreign?.kdeConnect.map {
+            ClipSyncForeign(service: $0, foreign: foreign!, sync: sync, log: log, autoAccept: autoAccept)
+        }
+        _ = try await CommandServices.run([session, sync] + (foreign?.lifecycle ?? [])) {
+            if let kdeConnect { Task { await kdeConnect.run() } }
             for await event in events {
                 switch event {
                 case .connectionRequest(let request):

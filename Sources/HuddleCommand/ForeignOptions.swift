@@ -58,29 +58,11 @@ struct ForeignOptions: ParsableArguments {
         let directory = options.configuration().dataDirectory
         let pins = ForeignPinStore(directory: directory)
         guard !noLocalSend || !noKDEConnect else { return ForeignPeers(localSend: nil, kdeConnect: nil, pins: pins) }
-        let identity: DeviceIdentity
-        do {
-            identity = try DeviceIdentity.loadOrCreate(in: directory)
-        } catch {
-            Output.error("LocalSend: \(error)")
-            throw ExitCode.failure
-        }
-        let discovery = options.network.configuration()
-        let usesInterface: @Sendable (String, Bool, Bool) -> Bool = { name, isLoopback, isPointToPoint in
-            discovery.exclusion(name: name, isLoopback: isLoopback, isPointToPoint: isPointToPoint) == nil
-        }
+        let context = try Self.context(options: options)
         let kdeConnect =
             noKDEConnect
-            ? nil
-            : try kdeConnectService(
-                options: options,
-                identity: identity,
-                directory: directory,
-                pins: pins,
-                takesOffers: takesOffers,
-                usesInterface: usesInterface,
-                ipv6Only: discovery.families == [.v6]
-            )
+            ? nil : try Self.kdeConnectService(options: options, context: context, takesOffers: takesOffers)
+        let (identity, discovery, usesInterface) = (context.identity, context.discovery, context.usesInterface)
         guard !noLocalSend else { return ForeignPeers(localSend: nil, kdeConnect: kdeConnect, pins: pins) }
         var configuration = LocalSendConfiguration(alias: options.displayName)
         configuration.takesOffers = takesOffers
@@ -109,16 +91,50 @@ struct ForeignOptions: ParsableArguments {
         )
     }
 
+    /// What every foreign protocol of a command needs: the device's key, and which interfaces it uses.
+    struct Context {
+        let identity: DeviceIdentity
+        let directory: URL
+        let pins: ForeignPinStore
+        let discovery: DiscoveryConfiguration
+        let usesInterface: @Sendable (String, Bool, Bool) -> Bool
+    }
+
+    static func context(options: SessionOptions) throws -> Context {
+        let directory = options.configuration().dataDirectory
+        let identity: DeviceIdentity
+        do {
+            identity = try DeviceIdentity.loadOrCreate(in: directory)
+        } catch {
+            Output.error("LocalSend and KDE Connect: \(error)")
+            throw ExitCode.failure
+        }
+        let discovery = options.network.configuration()
+        return Context(
+            identity: identity,
+            directory: directory,
+            pins: ForeignPinStore(directory: directory),
+            discovery: discovery,
+            usesInterface: { name, isLoopback, isPointToPoint in
+                discovery.exclusion(name: name, isLoopback: isLoopback, isPointToPoint: isPointToPoint) == nil
+            }
+        )
+    }
+
+    /// KDE Connect alone, taking no offers: for `huddle clip sync`, which keeps paired devices' clipboards in step.
+    static func kdeConnectForClipboard(options: SessionOptions) throws -> ForeignPeers {
+        let context = try context(options: options)
+        let service = try kdeConnectService(options: options, context: context, takesOffers: false)
+        return ForeignPeers(localSend: nil, kdeConnect: service, pins: context.pins)
+    }
+
     /// KDE Connect with the device's key, its device ID from that key, and a certificate kept for it.
-    func kdeConnectService(
+    static func kdeConnectService(
         options: SessionOptions,
-        identity: DeviceIdentity,
-        directory: URL,
-        pins: ForeignPinStore,
-        takesOffers: Bool,
-        usesInterface: @escaping @Sendable (String, Bool, Bool) -> Bool,
-        ipv6Only: Bool
+        context: Context,
+        takesOffers: Bool
     ) throws -> KDEConnectService {
+        let (identity, directory, pins) = (context.identity, context.directory, context.pins)
         let deviceId = KDEConnectCredentials.deviceID(for: identity.privateKey.publicKey)
         let certificate: [UInt8]
         do {
@@ -138,8 +154,8 @@ struct ForeignOptions: ParsableArguments {
         }
         var configuration = KDEConnectConfiguration(name: options.displayName)
         configuration.takesOffers = takesOffers
-        configuration.usesInterface = usesInterface
-        configuration.announces = !ipv6Only  // KDE Connect announces on IPv4
+        configuration.usesInterface = context.usesInterface
+        configuration.announces = context.discovery.families != [.v6]  // KDE Connect announces on IPv4
         return KDEConnectService(
             configuration: configuration,
             credentials: .init(deviceId: deviceId, certificateDER: certificate, privateKey: identity.privateKey),

@@ -92,29 +92,9 @@ struct ForeignReceiving {
         }
     }
 
-    /// A device asks to pair: the user compares the verification key both screens show (`--yes` pairs without
-    /// comparing: pinned on first use).
     func askToPair(_ peer: ForeignPeer, key: String) async {
-        let fields: [String: Any] = [
-            "event": "pairRequest", "from": peer.name, "protocol": peer.protocol.rawValue, "verificationKey": key,
-            "fingerprint": peer.fingerprint ?? "",
-        ]
-        let question =
-            json
-            ? Output.jsonText(fields).map { [$0] } ?? []
-            : [
-                "? \(peer.protocol.rawValue) device \"\(peer.name)\" asks to pair. Verification key: \(key) — check the "
-                    + "other screen shows the same. [y/n]"
-            ]
-        let trust = foreign.trust(of: peer)
-        let yes: Bool
-        if autoAccept, !trust.isChanged {
-            for line in question { Output.line(line) }
-            yes = true
-        } else {
-            yes = await Prompter.standard.confirm(question, numbered: !json)
-        }
-        service.answerPairing(peer, accept: yes)
+        await ForeignPairingQuestion(service: service, foreign: foreign, json: json, autoAccept: autoAccept)
+            .ask(peer, key: key)
     }
 
     func ask(_ offer: ForeignOffer) async {
@@ -136,16 +116,45 @@ struct ForeignReceiving {
         if case .changed(let pinned) = trust {
             question.insert(ForeignTrustText.changed(from, pinned: pinned.fingerprint), at: 0)
         }
-        let yes: Bool
-        // --yes takes offers from unpinned devices (and pins them), never from one whose certificate changed.
-        if autoAccept, !trust.isChanged {
-            for line in question { Output.line(line) }
-            yes = true
-        } else {
-            yes = await Prompter.standard.confirm(question, numbered: !json)
-        }
+        let yes = await ForeignPairingQuestion.confirm(question, trust: trust, autoAccept: autoAccept, json: json)
         if yes, !trust.isPinned { foreign.pinAfterUse(from) }
         await service.answer(offer, with: yes ? .accept(into: directory) : .decline)
+    }
+}
+
+/// A device asks to pair: the user compares the verification key both screens show (`--yes` pairs without
+/// comparing: pinned on first use, never when its certificate changed).
+struct ForeignPairingQuestion {
+    let service: any ForeignPeerService
+    let foreign: ForeignPeers
+    let json: Bool
+    let autoAccept: Bool
+
+    func ask(_ peer: ForeignPeer, key: String) async {
+        let fields: [String: Any] = [
+            "event": "pairRequest", "from": peer.name, "protocol": peer.protocol.rawValue, "verificationKey": key,
+            "fingerprint": peer.fingerprint ?? "",
+        ]
+        let question =
+            json
+            ? Output.jsonText(fields).map { [$0] } ?? []
+            : [
+                "? \(peer.protocol.rawValue) device \"\(peer.name)\" asks to pair. Verification key: \(key) — check the "
+                    + "other screen shows the same. [y/n]"
+            ]
+        let trust = foreign.trust(of: peer)
+        service.answerPairing(
+            peer,
+            accept: await Self.confirm(question, trust: trust, autoAccept: autoAccept, json: json)
+        )
+    }
+
+    /// Asks `question`, or with `--yes` prints it and says yes: to unpinned devices too (which then get pinned),
+    /// never to one whose certificate changed.
+    static func confirm(_ question: [String], trust: ForeignTrust, autoAccept: Bool, json: Bool) async -> Bool {
+        guard autoAccept, !trust.isChanged else { return await Prompter.standard.confirm(question, numbered: !json) }
+        for line in question { Output.line(line) }
+        return true
     }
 }
 

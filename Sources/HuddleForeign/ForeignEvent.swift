@@ -28,8 +28,10 @@ public enum ForeignEvent: Sendable {
     case paired(ForeignPeer)
     /// A pairing ended without pairing, or a paired device unpaired.
     case pairingEnded(ForeignPeer, reason: String)
-    /// A paired device's clipboard changed (KDE Connect).
-    case clipboardReceived(String, from: ForeignPeer)
+    /// A paired device's clipboard holds `text` (KDE Connect): a fresh copy there (`copiedAt` nil), or, when a link
+    /// starts, what it held since `copiedAt` (milliseconds since 1970), to be taken only when newer than the copy
+    /// here.
+    case clipboardReceived(String, from: ForeignPeer, copiedAt: UInt64?)
 }
 
 /// Someone who asks for the files a device shares (`huddle share`).

@@ -27,9 +27,7 @@ extension KDEConnectService {
                 offered(name, size: UInt64(size), port: port, from: peer, deviceId: id)
             }
         case "kdeconnect.clipboard", "kdeconnect.clipboard.connect":
-            if let content = packet.body["content"]?.string, !content.isEmpty, content.utf8.count <= limit {
-                emit(.clipboardReceived(content, from: peer))
-            }
+            clipboardArrived(packet, from: peer)
         default:
             break
         }

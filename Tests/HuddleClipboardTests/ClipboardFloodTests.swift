@@ -36,6 +36,17 @@ final class RecordingPasteboard: GeneralPasteboard {
         watchers.withLock { $0.append(continuation) }
         return stream
     }
+
+    /// A copy made on this clipboard: the watch reports it.
+    func copy(_ text: String, sequence: Int) {
+        let change = PasteboardChange(
+            item: PasteboardItem(text: text),
+            types: [.utf8PlainText],
+            isSecret: false,
+            sequence: sequence
+        )
+        for watcher in watchers.withLock({ $0 }) { watcher.yield(change) }
+    }
 }
 
 /// A peer that sends clipboard items faster than anyone copies (`docs/security.md` §5 J2): two sessions on a

@@ -104,6 +104,7 @@ import X509
             return nil
         }
         #expect(text == "hello, Ada")
+        try await shareClipboards(ada, bob, bobAtAda: bobAtAda, adaAtBob: adaAtBob)
 
         let bytes = (0..<200_000).map { UInt8(truncatingIfNeeded: $0 &* 13) }
         let source = scratch.appending("report.pdf")
@@ -140,5 +141,35 @@ import X509
         #expect(certificate.commonName == "someone-else")
         #expect(certificate.subjectPublicKeyInfo == Array(identity.privateKey.publicKey.derRepresentation))
         #expect(certificate.fingerprint.count == 64)
+    }
+
+    /// Clipboards of paired devices: a fresh copy arrives without a time; the item sent as a link starts carries
+    /// the time it was copied; a connect packet whose time is 0 ("not known") is not reported.
+    func shareClipboards(_ ada: Running, _ bob: Running, bobAtAda: ForeignPeer, adaAtBob: ForeignPeer) async throws {
+        #expect(ada.service.sharesClipboard(with: bobAtAda))
+        #expect(bob.service.sharesClipboard(with: adaAtBob))
+        let clipboard: (ForeignEvent) -> Clip? = { event in
+            if case .clipboardReceived(let text, let from, let copiedAt) = event, from.name == "Bob" {
+                return Clip(text: text, copiedAt: copiedAt)
+            }
+            return nil
+        }
+        bob.service.setClipboard("copied on Bob", copiedAt: nil, on: adaAtBob)
+        #expect(await ada.events.first(where: clipboard) == Clip(text: "copied on Bob", copiedAt: nil))
+        ada.events.clear()
+        bob.service.send(
+            KDEConnectPacket(
+                type: "kdeconnect.clipboard.connect",
+                body: ["content": .string("unknown age"), "timestamp": .number(0)]
+            ),
+            to: adaAtBob.id.value
+        )
+        bob.service.setClipboard("held since then", copiedAt: 1_764_000_000_123, on: adaAtBob)
+        #expect(await ada.events.first(where: clipboard) == Clip(text: "held since then", copiedAt: 1_764_000_000_123))
+    }
+
+    struct Clip: Equatable {
+        var text: String
+        var copiedAt: UInt64?
     }
 }
