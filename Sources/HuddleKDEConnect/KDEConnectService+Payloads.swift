@@ -28,6 +28,7 @@ extension KDEConnectService {
         let writer = try ReceivedFileWriter(name: file.name, in: directory, expectedSize: file.size)
         let verifier = PresentedCertificate(expected: expected)
         let context = try credentials.context(server: false)
+        let idleSeconds = configuration.limits.payloadIdleSeconds
         do {
             let channel = try await ClientBootstrap(group: group)
                 .connectTimeout(.seconds(10))
@@ -38,7 +39,11 @@ extension KDEConnectService {
                             serverHostname: nil,
                             customVerificationCallback: verifier.verify
                         )
-                        try channel.pipeline.syncOperations.addHandler(tls)
+                        try channel.pipeline.syncOperations.addHandlers(
+                            tls,
+                            IdleStateHandler(readTimeout: .milliseconds(Int64(idleSeconds * 1000))),
+                            PayloadIdleHandler(reason: "\(offered.offer.from.name) sent nothing for \(Int(idleSeconds)) s")
+                        )
                         return try PayloadChannel(wrappingChannelSynchronously: channel)
                     }
                 }
@@ -66,9 +71,15 @@ extension KDEConnectService {
             let url = try writer.finish(expectedSHA256: nil)
             emit(.received(offerID: offered.offer.id, file: file, at: url))
         } catch {
+            let written = writer.written
             writer.abandon()
             if verifier.der != nil, verifier.der != expected {
                 throw KDEConnectError.payload("the payload connection showed another certificate than the link's")
+            }
+            if let tls = error as? NIOSSLError, case .uncleanShutdown = tls {
+                throw KDEConnectError.payload(
+                    "\(file.name): the connection broke off after \(written) of \(file.size) bytes; nothing kept"
+                )
             }
             throw error
         }

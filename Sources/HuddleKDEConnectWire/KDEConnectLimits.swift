@@ -12,6 +12,8 @@ public struct KDEConnectLimits: Sendable, Hashable {
     public var maximumPendingLinks = 8
     /// How long a link may take to send its identity and finish TLS.
     public var handshakeSeconds: Double = 10
+    /// How long a file being received may send nothing before it is given up.
+    public var payloadIdleSeconds: Double = 30
 
     public init() {}
 }
