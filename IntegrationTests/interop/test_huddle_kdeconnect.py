@@ -127,3 +127,24 @@ def test_a_text_from_kdeconnect_goes_on_the_clipboard_with_receive_clipboard(tes
         assert receiver.wait_exit(15) == 0, receiver.output()
     finally:
         display.stop()
+
+
+@pytest.mark.full
+@BED
+def test_huddle_peers_lists_a_kdeconnect_device_and_answers_its_pairing_request(testbed, kdeconnect, homes):
+    """`huddle peers --json --yes` lists kc-b with its protocol and fingerprint, unpinned and not verified; kc-b's
+    pairing request is asked about with the key kc-b shows, and (--yes) paired on both sides."""
+    a, b = testbed.hosts
+    kc = kdeconnect(b, "kc-b")
+    peers = spawn(a, homes("a"), "peers", "--json", "--yes", "--no-localsend", "--name", "Ada", stdin=True)
+    found = peers.wait_event(lambda e: e.get("event") == "found" and e.get("name") == "kc-b", 30)
+    assert (found["protocol"], found["trust"], found["verified"]) == ("KDE Connect", "unpinned", False), found
+    assert found["fingerprint"] == kc.own_fingerprint().replace(":", "").upper(), found
+    ada = kc.wait_device("Ada", timeout=20)
+    kc.request_pair(ada["id"])
+    request = peers.wait_event(lambda e: e.get("event") == "pairRequest", 20)
+    assert (request["from"], request["verificationKey"]) == ("kc-b", kc.verification_key(ada["id"])[:8]), request
+    peers.wait_event(lambda e: e.get("event") == "paired" and e.get("name") == "kc-b", 20)
+    kc.wait_paired(ada["id"], timeout=20)
+    peers.send("/quit")
+    assert peers.wait_exit(15) == 0, peers.output()

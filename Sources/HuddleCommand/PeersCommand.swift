@@ -16,8 +16,9 @@ struct PeersCommand: AsyncParsableCommand {
             /peer HOST[:PORT] also looks for a peer at that address (like --peer); /quit leaves. --json prints \
             one object per event instead, for scripts.
 
-            LocalSend devices nearby are listed too, apart, with their protocol and certificate fingerprint and \
-            whether it is pinned: nothing verifies who they are (send to one with huddle send --to NAME).
+            LocalSend and KDE Connect devices nearby are listed too, apart, with their protocol and certificate \
+            fingerprint and whether it is pinned: nothing verifies who they are (send to one with huddle send --to \
+            NAME). A KDE Connect device that asks to pair is asked about here too: compare the verification key.
             """
     )
 
@@ -83,6 +84,24 @@ actor PeerPicker {
     /// A foreign protocol's devices, shown apart from the session's peers (never taken for one).
     func followForeign(_ service: any ForeignPeerService) async {
         for await event in service.events {
+            if case .pairingRequested(let peer, let key) = event, let foreign {
+                let question = ForeignPairingQuestion(
+                    service: service,
+                    foreign: foreign,
+                    json: json,
+                    autoAccept: autoAccept
+                )
+                Task { await question.ask(peer, key: key) }
+                continue
+            }
+            if case .paired(let peer) = event {
+                if json {
+                    Output.json(["event": "paired", "protocol": peer.protocol.rawValue, "name": peer.name])
+                } else {
+                    Output.line("* paired with \(peer.protocol.rawValue) device \(peer.name)")
+                }
+                continue
+            }
             guard case .found(let peer) = event, peer.deviceModel != LocalSendConfiguration.huddleModel else {
                 continue
             }
