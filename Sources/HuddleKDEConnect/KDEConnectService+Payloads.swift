@@ -42,7 +42,9 @@ extension KDEConnectService {
                         try channel.pipeline.syncOperations.addHandlers(
                             tls,
                             IdleStateHandler(readTimeout: .milliseconds(Int64(idleSeconds * 1000))),
-                            PayloadIdleHandler(reason: "\(offered.offer.from.name) sent nothing for \(Int(idleSeconds)) s")
+                            PayloadIdleHandler(
+                                reason: "\(offered.offer.from.name) sent nothing for \(Int(idleSeconds)) s"
+                            )
                         )
                         return try PayloadChannel(wrappingChannelSynchronously: channel)
                     }
