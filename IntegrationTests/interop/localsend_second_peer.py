@@ -62,7 +62,6 @@ from __future__ import annotations
 import functools
 import hashlib
 import itertools
-import json
 import os
 import re
 import ssl
@@ -324,8 +323,8 @@ class LocalsendSecond:
             argv.append("--no-check-device")
         if sha256:
             argv.append("--sha256")
-        proc = self.host.spawn(*argv, label=f"{self.host.letter}:localsend-send-{next(self._sends)}",
-                               env=self._env())
+        label = f"{self.host.letter}:localsend-send-{next(self._sends)}"
+        proc = self.host.spawn(*argv, label=label, env=self._env())
         rc = proc.wait_exit(timeout)
         if rc is None:
             proc.stop(timeout=5)
@@ -357,7 +356,3 @@ def sha256_file(path: str) -> str:
             h.update(chunk)
     return h.hexdigest()
 
-
-def json_line(event: dict) -> str:
-    """An event without the arrival time, for failure messages."""
-    return json.dumps({k: v for k, v in event.items() if k != "_t"})

@@ -1,8 +1,8 @@
-"""Self-tests of the second LocalSend peer (localsend_second_peer.py: the `localsend` Python package,
-protocol v2.1) against localsendd (localsend_peer.py) and itself, no Huddle: each in its own test
-host, they find each other and files go both ways byte-identical, so a failure of a Huddle test
-against it is Huddle's. Full tier (the package needs the Python 3.12 venv scripts/test --full
-makes).
+"""Self-tests of the second LocalSend peer (localsend_second_peer.py: the `localsend` Python
+package, protocol v2.1) against localsendd (localsend_peer.py) and itself, no Huddle: each in its
+own test host, they find each other and files go both ways byte-identical, so a failure of a
+Huddle test against it is Huddle's. Full tier (the package needs the Python 3.12 venv
+scripts/test --full makes).
 """
 
 from __future__ import annotations
@@ -57,10 +57,10 @@ def test_it_and_localsendd_find_each_other(testbed, localsendd, localsend_second
 
 @BED
 def test_files_go_both_ways_with_localsendd_byte_identical(testbed, localsendd, localsend_second):
-    """localsendd -> it: 100 kB arrive identical, offered with localsendd's SHA-256. It -> localsendd
-    (its one-shot sender, chunked uploads): identical, once its /v1/info check is off; with the
-    check on, the package asks /api/localsend/v1/info, which localsendd does not serve (404), and
-    sends nothing."""
+    """localsendd -> it: 100 kB arrive identical, offered with localsendd's SHA-256. It ->
+    localsendd (its one-shot sender, chunked uploads): identical, once its /v1/info check is off;
+    with the check on, the package asks /api/localsend/v1/info, which localsendd does not serve
+    (404), and sends nothing."""
     a, b = testbed.hosts
     second = localsend_second(b, "ls-b")
     peer = localsendd(a, "ld-a")

@@ -13,12 +13,13 @@ upload ended well; a name that is not a plain file name is refused), or none wit
 package then answers 403). It runs until SIGTERM.
 
 send: one transfer and exit. GET /api/localsend/v2/info of the target with the package's client
-(on a connection of its own), then the package's Uploader (which first asks /api/localsend/v1/info and gives up silently when the
-fingerprint there differs, unless --no-check-device), its prepare-upload, chunked uploads and
-/cancel on failure. The uploads' outcomes are recorded by wrapping the package client's calls
-(the Uploader swallows a failed upload after its /cancel). A text is one text/plain file whose
-preview is the text; a receiver that only shows it answers the offer 204, which the package's
-client takes for an error: reported here as result "shown".
+(on a connection of its own), then the package's Uploader: unless --no-check-device it first asks
+/api/localsend/v1/info (an error there ends the send; a different fingerprint there makes it give
+up silently), then prepare-upload, chunked uploads (all files at once) and /cancel on failure. The
+uploads' outcomes are recorded by wrapping the package client's calls (the Uploader swallows a
+failed upload after its /cancel). A text is one text/plain file whose preview is the text; a
+receiver that only shows it answers the offer 204, which the package's client takes for an error:
+reported here as result "shown".
 
 stdout: JSON lines.
   {"event": "ready", "alias", "fingerprint", "port", "protocol", "version"}   (receive: the port
@@ -206,9 +207,10 @@ async def send(args) -> int:
     files = []
     if args.text is not None:
         data = args.text.encode()
-        files.append(localsend.File(args.name, pydantic.ByteSize(len(data)), input=bytes_input(data),
-                                    mime_type="text/plain", preview=args.text,
-                                    sha256=hashlib.sha256(data).hexdigest() if args.sha256 else None))
+        digest = hashlib.sha256(data).hexdigest() if args.sha256 else None
+        files.append(localsend.File(args.name, pydantic.ByteSize(len(data)),
+                                    input=bytes_input(data), mime_type="text/plain",
+                                    preview=args.text, sha256=digest))
     for path in args.files:
         files.append(localsend.File(
             os.path.basename(path), pydantic.ByteSize(os.path.getsize(path)),
