@@ -305,13 +305,14 @@ class LocalsendSecond:
 
     def send(self, address: str, files: tuple[str, ...] | list[str] = (), text: str | None = None,
              *, port: int = PORT, http: bool = False, check_device: bool = True,
-             sha256: bool = False, text_name: str = "message.txt",
+             sha256: bool = False, wrong_sha256: bool = False, text_name: str = "message.txt",
              timeout: float = 60) -> SendOutcome:
         """Send files (paths) or a text to the LocalSend device at address:port from this host,
         as this device (its alias and certificate), with the package's client; bounded by
         timeout. check_device=False skips the package's /api/localsend/v1/info check (a
         receiver without that endpoint, such as localsendd, makes the Uploader give up
-        silently otherwise)."""
+        silently otherwise). sha256=True gives each file's SHA-256 in the offer, wrong_sha256=True
+        one that is not the file's (files only)."""
         self._check_runnable()
         argv = [venv_python(), SCRIPT, "send", "--to", address, "--port", str(port),
                 "--alias", self.alias, *[os.path.abspath(p) for p in files]]
@@ -323,6 +324,8 @@ class LocalsendSecond:
             argv.append("--no-check-device")
         if sha256:
             argv.append("--sha256")
+        if wrong_sha256:
+            argv.append("--wrong-sha256")
         label = f"{self.host.letter}:localsend-send-{next(self._sends)}"
         proc = self.host.spawn(*argv, label=label, env=self._env())
         rc = proc.wait_exit(timeout)

@@ -4,7 +4,7 @@ through its library. Runs under the Python 3.12 venv scripts/test makes for it
 
   localsend_second.py receive --alias NAME --dir DIR [--http] [--port N] [--decline]
   localsend_second.py send --to ADDRESS [--port N] [--http] [--alias NAME] [--no-check-device]
-                           [--sha256] (FILE... | --text TEXT [--name NAME])
+                           [--sha256 | --wrong-sha256] (FILE... | --text TEXT [--name NAME])
 
 receive: the package's app (its HTTP(S) server on 0.0.0.0:PORT and its multicast tasks: one
 announcement at start, an answer by POST /register to every multicast message it hears) with our
@@ -32,8 +32,9 @@ stdout: JSON lines.
   {"event": "received", "fileName", "path", "size", "sha256"} / {"event": "failed", "fileName",
       "error"}
   {"event": "target", ...device info...}, {"event": "uploaded", "fileName", "ok", "status",
-      "error"}, {"event": "cancel"}, {"event": "done", "result": "sent" | "shown" | "declined" |
-      "failed" | "skipped", "status", "error"}   (send; exit 0 for sent and shown, else 1)
+      "error"}, {"event": "cancel", "status"}, {"event": "done", "result": "sent" | "shown" |
+      "declined" | "failed" | "skipped", "status", "error"}   (send; exit 0 for sent and shown,
+      else 1)
   {"event": "log", "level", "message"}   (the package's own log lines)
 """
 
@@ -191,6 +192,11 @@ def bytes_input(data: bytes):
     return Reader
 
 
+def wrong(digest: str) -> str:
+    """A SHA-256 in hex that is not digest (its last digit changed)."""
+    return digest[:-1] + ("0" if digest[-1] != "0" else "1")
+
+
 def sha256_of(path: str) -> str:
     h = hashlib.sha256()
     with open(path, "rb") as f:
@@ -215,7 +221,8 @@ async def send(args) -> int:
         files.append(localsend.File(
             os.path.basename(path), pydantic.ByteSize(os.path.getsize(path)),
             input=lambda path=path: aiofiles.open(path, mode="rb"),
-            sha256=sha256_of(path) if args.sha256 else None))
+            sha256=wrong(sha256_of(path)) if args.wrong_sha256 else
+            sha256_of(path) if args.sha256 else None))
     config = ls_upload.Config(check_device=not args.no_check_device)
     async with ls_upload.Uploader.create(config, me) as uploader:
         provisional = protocol.Device(args.to, dto.DeviceInfo(
@@ -257,8 +264,13 @@ async def send(args) -> int:
             return got
 
         async def cancel(device, params):
-            emit("cancel", sessionId=params.sessionId)
-            return await real_cancel(device, params)
+            try:
+                got = await real_cancel(device, params)
+            except Exception as e:
+                emit("cancel", sessionId=params.sessionId, status=getattr(e, "status_code", None))
+                raise
+            emit("cancel", sessionId=params.sessionId, status=200)
+            return got
 
         uploader.client.call_prepare_upload = prepare
         uploader.client.call_upload = upload_one
@@ -266,6 +278,10 @@ async def send(args) -> int:
         try:
             await uploader.upload(files, target)
         except ls_client.InvalidCall as e:
+            failed = [o for o in outcomes if not o["ok"]]
+            if failed:  # the /cancel after a failed upload raised: the upload's status counts
+                emit("done", result="failed", status=failed[0]["status"], error=e.text)
+                return 1
             if e.status_code == 204:
                 emit("done", result="shown", status=204, error=None)
                 return 0
@@ -306,6 +322,8 @@ def main() -> int:
     s.add_argument("--no-check-device", action="store_true",
                    help="skip the package's /api/localsend/v1/info check")
     s.add_argument("--sha256", action="store_true", help="give each file's SHA-256 in the offer")
+    s.add_argument("--wrong-sha256", action="store_true",
+                   help="give a SHA-256 that is not the file's (a receiver that checks refuses it)")
     s.add_argument("--text", default=None)
     s.add_argument("--name", default="message.txt", help="the text's file name")
     args = p.parse_args()
