@@ -20,6 +20,7 @@ from huddle_cli import huddle as _huddle
 from huddle_cli import huddle_unavailable
 from kdeconnect_peer import KdeConnect, kdeconnect_unavailable
 from localsend_peer import Localsendd, localsendd_unavailable
+from localsend_second_peer import LocalsendSecond, localsend_second_unavailable
 from testbed import Testbed, missing_tools, netns_available
 
 TYPE = "_lab._tcp"
@@ -111,6 +112,25 @@ def localsendd(testbed):
     def start(host, alias: str, **kw) -> Localsendd:
         """Write its directories under testbed.tmpdir, start it in host, wait until it answers."""
         return Localsendd(host, alias, **kw).start()
+    return start
+
+
+@pytest.fixture
+def localsend_second(testbed):
+    """Factory: localsend_second(host, alias, receive=True, **kw) -> LocalsendSecond
+    (localsend_second_peer.py): the `localsend` Python package (a second LocalSend implementation,
+    Python 3.12) in host. receive=True starts its receive mode (stopped at testbed teardown);
+    either way peer.send(address, files, text=...) runs its one-shot sender there. Keyword
+    arguments: encryption=True, port=53317, decline=False. The bed needs
+    @pytest.mark.hosts(k, default_route=True)."""
+    reason = localsend_second_unavailable()
+    if reason:
+        skip_or_fail(reason)
+
+    def start(host, alias: str, receive: bool = True, **kw) -> LocalsendSecond:
+        """Make its directories under testbed.tmpdir; start its receive mode unless told not."""
+        peer = LocalsendSecond(host, alias, **kw)
+        return peer.start() if receive else peer
     return start
 
 

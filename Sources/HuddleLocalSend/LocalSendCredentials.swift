@@ -29,14 +29,28 @@ public struct LocalSendCredentials: Sendable {
     /// One that is shown is taken whatever it is — its fingerprint, read after the handshake
     /// (``LocalSendRequestContext/clientFingerprint()``), is what proves who sends.
     func serverTLS() throws -> TLSChannelConfiguration {
+        TLSChannelConfiguration(tlsConfiguration: try serverTLSConfiguration()) { _, promise in
+            promise.succeed(.certificateVerified)
+        }
+    }
+
+    /// The server's TLS as NIOSSL takes it (``serverTLS()`` adds the verification callback).
+    func serverTLSConfiguration() throws -> TLSConfiguration {
         var tls = TLSConfiguration.makeServerConfiguration(
             certificateChain: try certificateChain(),
             privateKey: try sslPrivateKey()
         )
         tls.certificateVerification = .optionalVerification
         tls.trustRoots = .certificates([])
-        return TLSChannelConfiguration(tlsConfiguration: tls) { _, promise in promise.succeed(.certificateVerified) }
+        tls.shutdownTimeout = Self.serverShutdownTimeout
+        return tls
     }
+
+    /// How long the server waits for a client's close_notify after its own, when it closes a connection. At the
+    /// end of a command every idle keep-alive connection a peer left open (after its `/register`, say) is closed
+    /// that way, and a client that is not reading never answers: NIOSSL's default of 5 s held the command's exit
+    /// that long (docs/localsend.md, "The API this device serves").
+    static let serverShutdownTimeout: TimeAmount = .milliseconds(500)
 
     /// The client's TLS: the chain is not checked against any authority; the handshake's verification callback
     /// pins the peer's fingerprint instead (``LocalSendHTTPClient``).
