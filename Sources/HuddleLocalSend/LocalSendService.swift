@@ -33,7 +33,13 @@ public final class LocalSendService: ForeignPeerService, Service {
         /// The shared files, once hashed, and the page's HTTP port.
         var share: LocalSendShare?
         var sharePort: Int?
+        /// Answers to announcements started but not yet past the rate rule: at most
+        /// ``LocalSendService/maximumWaitingAnswers``, so a flood costs a bounded number of tasks.
+        var waitingAnswers = 0
     }
+
+    /// Answers to announcements that may wait to start at once.
+    static let maximumWaitingAnswers = 16
 
     public init(
         configuration: LocalSendConfiguration,
@@ -204,10 +210,26 @@ public final class LocalSendService: ForeignPeerService, Service {
 
     func multicastArrived(_ bytes: [UInt8], from host: String) {
         guard let info = try? LocalSendMessages.deviceInfo(from: bytes, limits: configuration.limits) else { return }
-        guard heard(info, from: host) else { return }
-        let answer = info.announce == true && state.withLockedValue { $0.devices.mayAnswer(info.fingerprint, at: now) }
-        guard answer else { return }
-        Task { await self.register(with: info, at: host) }
+        guard heard(info, from: host), info.announce == true else { return }
+        let waits = state.withLockedValue { state -> Bool in
+            guard state.waitingAnswers < Self.maximumWaitingAnswers else { return false }
+            state.waitingAnswers += 1
+            return true
+        }
+        guard waits else { return }
+        Task { await self.answer(info, at: host) }
+    }
+
+    /// The rate rule (``LocalSendDevices/mayAnswer(_:at:)``) is asked just before the connection starts, not when
+    /// the announcement arrived: tasks started under a flood may run late and together, and the rule bounds the
+    /// connections, not the decisions.
+    func answer(_ info: LocalSendDeviceInfo, at host: String) async {
+        let now = self.now
+        let answers = state.withLockedValue { state -> Bool in
+            state.waitingAnswers -= 1
+            return state.devices.mayAnswer(info.fingerprint, at: now)
+        }
+        if answers { await register(with: info, at: host) }
     }
 
     /// Records a device; true when it is not this device.
