@@ -14,6 +14,8 @@ public enum LocalSendError: Error, Sendable, Hashable, CustomStringConvertible {
     case badAnswer(String)
     case unreachable(String)
     case cancelled
+    /// The receiver ended a session it had accepted before every file was in.
+    case receiverCancelled
 
     public var description: String {
         switch self {
@@ -33,6 +35,7 @@ public enum LocalSendError: Error, Sendable, Hashable, CustomStringConvertible {
         case .badAnswer(let reason): "the device's answer could not be read: \(reason)"
         case .unreachable(let reason): "the device cannot be reached: \(reason)"
         case .cancelled: "the transfer was cancelled"
+        case .receiverCancelled: "the receiving device cancelled the transfer"
         }
     }
 }

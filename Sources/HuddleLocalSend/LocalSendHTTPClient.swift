@@ -38,7 +38,7 @@ struct LocalSendHTTPClient: Sendable {
 
     let sslContext: NIOSSLContext
     let group: any EventLoopGroup
-    let connectTimeout: TimeAmount
+    var connectTimeout: TimeAmount
 
     init(credentials: LocalSendCredentials, group: any EventLoopGroup, connectTimeout: TimeAmount = .seconds(5)) throws
     {

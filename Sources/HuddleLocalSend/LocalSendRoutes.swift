@@ -118,7 +118,12 @@ struct LocalSendRoutes: Sendable {
         } catch {
             writer.abandon()
             await inbox.finishUpload(session: sessionID, file: file.id, succeeded: false)
-            service.emit(.failed(offerID: offer.id, reason: "\(file.name) from \(offer.from.name): \(error)"))
+            // The connection's own error (a sender that cancelled closes it) said in words.
+            var why =
+                error is LocalSendError || error is PeerSessionError
+                ? "\(error)" : "the upload broke off after \(writer.written) of \(file.size) bytes (\(error))"
+            if !why.hasSuffix("nothing kept") { why += "; nothing kept" }
+            service.emit(.failed(offerID: offer.id, reason: "\(file.name) from \(offer.from.name): \(why)"))
             return refusal(.init(error is LocalSendError ? 403 : 400, "\(error)"))
         }
     }

@@ -7,7 +7,8 @@ import NIOHTTP1
 
 extension LocalSendService {
     /// Sends the files: prepare-upload (with the PIN when given), then each accepted file in turn, every
-    /// connection pinned to the peer's fingerprint. A failure or a cancel tells the peer (`/cancel`).
+    /// connection pinned to the peer's fingerprint. A failure or a cancel tells the peer (`/cancel`, before the upload
+    /// stops: ``runUploads(session:at:_:)``).
     public func send(files: [URL], to peer: ForeignPeer, pin: String?) async throws {
         let target = try target(for: peer)
         var metadata: [String: LocalSendFileMetadata] = [:]
@@ -27,14 +28,12 @@ extension LocalSendService {
         }
         let offerID = LocalSendInbox.token()
         guard let answer = try await prepareUpload(metadata, at: target, pin: pin) else { return }
-        do {
-            for (id, (url, file)) in byID.sorted(by: { $0.value.0.path < $1.value.0.path }) {
+        let ordered = byID.sorted { $0.value.0.path < $1.value.0.path }
+        try await runUploads(session: answer.sessionId, at: target) {
+            for (id, (url, file)) in ordered {
                 guard let token = answer.files[id] else { continue }  // the receiver skipped it
-                try await upload(url, file, token: token, session: answer.sessionId, to: target, offerID: offerID)
+                try await self.upload(url, file, token: token, session: answer.sessionId, to: target, offerID: offerID)
             }
-        } catch {
-            _ = try? await client.request(.POST, target, path: "/api/localsend/v2/cancel?sessionId=\(answer.sessionId)")
-            throw error
         }
     }
 
@@ -117,11 +116,13 @@ extension LocalSendService {
         let path = "/api/localsend/v2/upload?sessionId=\(session)&fileId=\(file.id)&token=\(token)"
         let emit = continuation
         let name = file.fileName
+        let reached = NIOLockedValueBox<UInt64>(0)
         let response = try await client.request(
             .POST,
             target,
             path: path,
             body: .file(url, size: file.size) { sent in
+                reached.withLockedValue { $0 = sent }
                 emit.yield(
                     .progress(
                         .init(
@@ -136,7 +137,11 @@ extension LocalSendService {
             },
             contentType: "application/octet-stream"
         )
-        guard response.status == 200 else { throw LocalSendError.rejectedUpload(status: response.status, file: name) }
+        guard response.status == 200 else {
+            // An answer before the whole file was sent: the receiver stopped taking it.
+            if reached.withLockedValue({ $0 }) < file.size { throw UploadStopped(status: response.status, file: name) }
+            throw LocalSendError.rejectedUpload(status: response.status, file: name)
+        }
     }
 
     static func sha256(of url: URL) async throws -> String {
