@@ -35,5 +35,6 @@ let package = Package(
         harness("FuzzClipMessage"),
         harness("FuzzPeerCertificate"),
         harness("FuzzLocalSendMessages"),
+        harness("FuzzKDEConnectPackets"),
     ]
 )

@@ -51,11 +51,17 @@ public enum KDEConnectJSON: Sendable, Hashable, Codable {
         return nil
     }
 
-    /// A number, or a string holding one (some implementations send `id` as a string).
+    /// A whole number below 9e18 either way, or a string holding one (some implementations send `id` as a string).
+    /// A string's number must be one a JSON number holds exactly (a `Double`): a packet is written with numbers, and
+    /// must read back as it was read.
     public var int64: Int64? {
         switch self {
         case .number(let value) where value.rounded() == value && abs(value) < 9e18: Int64(value)
-        case .string(let text): Int64(text)
+        case .string(let text):
+            Int64(text).flatMap { value in
+                let number = Double(value)
+                return abs(number) < 9e18 && Int64(number) == value ? value : nil
+            }
         default: nil
         }
     }

@@ -54,7 +54,15 @@ public struct KDEConnectPairing: Sendable, Hashable {
     }
 
     /// A `kdeconnect.pair` packet arrived.
+    ///
+    /// A request that lapsed before it came is ended first, as the next tick would have ended it: a `pair: true`
+    /// 30 s or more after our request, or a device's request repeated that late, is a new request of the device's.
     public mutating func received(pair: Bool, timestamp: Int64?, at now: Double) -> [Action] {
+        let lapsed = tick(at: now)
+        return lapsed + take(pair: pair, timestamp: timestamp, at: now)
+    }
+
+    private mutating func take(pair: Bool, timestamp: Int64?, at now: Double) -> [Action] {
         switch (state, pair) {
         case (.requested, true):
             state = .paired

@@ -62,6 +62,11 @@ import Testing
         try replay(input, through: fuzzLocalSendMessages)
     }
 
+    @Test(arguments: FuzzReplayInput.all(of: "FuzzKDEConnectPackets"))
+    func kdeConnectPackets(_ input: FuzzReplayInput) throws {
+        try replay(input, through: fuzzKDEConnectPackets)
+    }
+
     /// A harness folder under `seeds/` or `FailCases/` that no test above replays would be silently skipped.
     @Test func everyHarnessFolderIsReplayed() throws {
         let replayed = Set(FuzzReplayInput.harnesses)

@@ -25,6 +25,28 @@ import Testing
         #expect(fromString.payloadSize == nil && fromString.payloadPort == nil)
     }
 
+    /// Kept as FailCases/FuzzKDEConnectPackets/string-id-beyond-a-double.bin (made by hand while FuzzKDEConnectPackets
+    /// was written): an `id` sent as a string beyond what a JSON number holds exactly was read, and the packet's own
+    /// line, which writes it as a number, read back as another packet.
+    @Test func anIDOrSizeGivenAsAStringIsReadOnlyWhenAJSONNumberHoldsItExactly() throws {
+        let exact = try KDEConnectPacket(
+            line: bytes(
+                #"{"id":"9007199254740992","type":"kdeconnect.ping","body":{},"payloadSize":"9007199254740992"}"#
+            )
+        )
+        #expect(exact.id == 9_007_199_254_740_992 && exact.payloadSize == 9_007_199_254_740_992)
+        #expect(try KDEConnectPacket(line: exact.line().dropLast()) == exact)
+        let inexact = try KDEConnectPacket(
+            line: bytes(
+                #"{"id":"9007199254740993","type":"kdeconnect.ping","body":{},"payloadSize":"9007199254740993"}"#
+            )
+        )
+        #expect(inexact.id == 0 && inexact.payloadSize == nil)
+        #expect(try KDEConnectPacket(line: inexact.line().dropLast()) == inexact)
+        #expect(KDEConnectJSON.string("9223372036854775807").int64 == nil)
+        #expect(KDEConnectJSON.string("-1795731640622").int64 == -1_795_731_640_622)
+    }
+
     @Test(arguments: [
         (#"{"id":0,"type":"kdeconnect","body":{}}"#, KDEConnectPacketError.badType),
         (#"{"id":0,"type":"KDEconnect.ping","body":{}}"#, .badType),
@@ -117,6 +139,38 @@ import Testing
         _ = unanswered.received(pair: true, timestamp: nil, at: 0)
         #expect(unanswered.tick(at: 31) == [.failed("the request lapsed unanswered")])
         #expect(unanswered.answer(accept: true) == [])
+    }
+
+    /// Found by FuzzKDEConnectPackets (FailCases/FuzzKDEConnectPackets/late-request-kept-pending.bin): a request
+    /// lapses 30 s after it was made even when no tick came between, so a late packet of the device's ends it first.
+    @Test func aPacketThatComesThirtySecondsAfterARequestEndsItFirst() {
+        // The device asks again at 50 s, 50 s after its first request: the first lapsed, the user is asked anew.
+        var asked = KDEConnectPairing(paired: false)
+        #expect(asked.received(pair: true, timestamp: 100, at: 0) == [.askUser(timestamp: 100)])
+        #expect(
+            asked.received(pair: true, timestamp: 116, at: 50)
+                == [.failed("the request lapsed unanswered"), .askUser(timestamp: 116)]
+        )
+        #expect(asked.state == .asked(since: 50, timestamp: 116))
+        // Within the 30 s, asking again only restarts the wait.
+        #expect(asked.received(pair: true, timestamp: 117, at: 79) == [])
+        #expect(asked.state == .asked(since: 79, timestamp: 117))
+
+        // A yes 30 s after our request does not pair: it is a request of the device's, for the user to answer.
+        var requested = KDEConnectPairing(paired: false)
+        _ = requested.request(at: 0, timestamp: 1_800_000_000)
+        #expect(
+            requested.received(pair: true, timestamp: nil, at: 30)
+                == [.failed("the device did not answer within 30 s"), .askUser(timestamp: nil)]
+        )
+        #expect(requested.state == .asked(since: 30, timestamp: nil))
+        // A late no ends our request as the tick would, and nothing more.
+        var refused = KDEConnectPairing(paired: false)
+        _ = refused.request(at: 0, timestamp: 1_800_000_000)
+        #expect(
+            refused.received(pair: false, timestamp: nil, at: 31) == [.failed("the device did not answer within 30 s")]
+        )
+        #expect(refused.state == .unpaired)
     }
 
     @Test func aPairedDeviceThatUnpairsIsUnpairedAndOneThatAsksAgainIsAnsweredYes() {
