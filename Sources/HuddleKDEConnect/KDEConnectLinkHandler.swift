@@ -95,39 +95,49 @@ final class KDEConnectLinkHandler: ChannelInboundHandler, @unchecked Sendable {
         }
     }
 
+    /// Line by line, so that a packet in the same read as the identity inside TLS is held to the packet limit
+    /// and not lost when the link's limit changes.
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let buffer = unwrapInboundIn(data)
-        let found: [[UInt8]]
-        do {
-            found = try lines.feed(buffer.readableBytesView)
-        } catch {
-            close(context: context, "\(error)")
-            return
-        }
-        for line in found {
-            switch phase {
-            case .identity:
-                guard let identity = identity(from: line) else {
-                    close(context: context, "the first line is not an identity")
-                    return
-                }
-                peer = identity
-                startTLS(context: context, server: false)
-            case .secureIdentity:
-                guard let identity = identity(from: line), identity.deviceId == peer?.deviceId else {
-                    close(context: context, "the identity inside TLS is not the one sent before it")
-                    return
-                }
-                peer = identity
-                linked(context: context)
-            case .linked:
-                guard let packet = try? KDEConnectPacket(line: line) else { continue }
-                onPacket(packet)
-            case .tls, .closed:
-                // Nothing is sent in the clear between the identity and TLS.
-                close(context: context, "unexpected bytes before TLS")
+        var rest = buffer.readableBytesView[...]
+        while !rest.isEmpty, phase != .closed {
+            let line: [UInt8]?
+            do {
+                let taken = try lines.firstLine(in: rest)
+                rest = rest.dropFirst(taken.consumed)
+                line = taken.line
+            } catch {
+                close(context: context, "\(error)")
                 return
             }
+            if let line { lineArrived(line, context: context) }
+        }
+    }
+
+    func lineArrived(_ line: [UInt8], context: ChannelHandlerContext) {
+        switch phase {
+        case .identity:
+            guard let identity = identity(from: line) else {
+                close(context: context, "the first line is not an identity")
+                return
+            }
+            peer = identity
+            startTLS(context: context, server: false)
+        case .secureIdentity:
+            guard let identity = identity(from: line), identity.deviceId == peer?.deviceId else {
+                close(context: context, "the identity inside TLS is not the one sent before it")
+                return
+            }
+            peer = identity
+            linked(context: context)
+        case .linked:
+            guard let packet = try? KDEConnectPacket(line: line) else { return }
+            onPacket(packet)
+        case .tls:
+            // Nothing is sent in the clear between the identity and TLS.
+            close(context: context, "unexpected bytes before TLS")
+        case .closed:
+            return
         }
     }
 
@@ -151,7 +161,7 @@ final class KDEConnectLinkHandler: ChannelInboundHandler, @unchecked Sendable {
             self.certificate = certificate
             if peer.protocolVersion >= 8 && own.protocolVersion >= 8 {
                 phase = .secureIdentity
-                lines = KDEConnectLines(limit: limits.maximumIdentityBytes)
+                lines.limit = limits.maximumIdentityBytes
                 var identity = own
                 identity.tcpPort = nil
                 context.writeAndFlush(wrapOutboundOut(ByteBuffer(bytes: identity.packet.line())), promise: nil)
@@ -165,7 +175,7 @@ final class KDEConnectLinkHandler: ChannelInboundHandler, @unchecked Sendable {
     func linked(context: ChannelHandlerContext) {
         guard let peer, let certificate else { return }
         phase = .linked
-        lines = KDEConnectLines(limit: limits.maximumPacketBytes)
+        lines.limit = limits.maximumPacketBytes
         onLinked(Linked(identity: peer, certificate: certificate, channel: context.channel))
     }
 

@@ -66,6 +66,27 @@ import Testing
         #expect(throws: KDEConnectPacketError.tooLong(limit: 8)) { try lines.feed(bytes("123456789")) }
     }
 
+    /// A link reads line by line: the limit raised after the first line (the identity) holds for the packet that
+    /// came in the same read, and the part of a line after the last newline waits for the rest.
+    @Test func lineByLineTheLimitCanChangeBetweenLinesOfOneRead() throws {
+        var lines = KDEConnectLines(limit: 8)
+        let read = bytes("ident\n\n" + String(repeating: "p", count: 20) + "\nhal")
+        var rest = read[...]
+        var taken: [[UInt8]] = []
+        while !rest.isEmpty {
+            let next = try lines.firstLine(in: rest)
+            rest = rest.dropFirst(next.consumed)
+            if let line = next.line {
+                taken.append(line)
+                lines.limit = 64
+            }
+        }
+        #expect(taken == [bytes("ident"), bytes(String(repeating: "p", count: 20))])
+        #expect(try lines.firstLine(in: bytes("f\n")) == (bytes("half"), 2))
+        var strict = KDEConnectLines(limit: 8)
+        #expect(throws: KDEConnectPacketError.tooLong(limit: 8)) { try strict.firstLine(in: read.dropFirst(7)) }
+    }
+
     func identityPacket(
         id: String = "740bd4b9b4184ee497d6caf1da8151be",
         name: String = "FOSS Phone"
