@@ -132,7 +132,12 @@ struct LocalSendHTTPClient: Sendable {
         progress: @escaping @Sendable (UInt64) -> Void
     ) async throws {
         let answered = NIOLockedValueBox(false)
-        response.whenComplete { _ in answered.withLockedValue { $0 = true } }
+        response.whenComplete { _ in
+            answered.withLockedValue { $0 = true }
+            // An answer before the end (a refusal, the receiver's cancel) is kept by now; closing fails the writes
+            // in flight, which a receiver that stopped reading would otherwise leave waiting for ever.
+            channel.close(promise: nil)
+        }
         try await FileSystem.shared.withFileHandle(forReadingAt: FilePath(url.path)) { file in
             var inFlight: [EventLoopFuture<Void>] = []
             var sent: UInt64 = 0

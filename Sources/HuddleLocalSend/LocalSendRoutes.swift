@@ -124,7 +124,7 @@ struct LocalSendRoutes: Sendable {
                 ? "\(error)" : "the upload broke off after \(writer.written) of \(file.size) bytes (\(error))"
             if !why.hasSuffix("nothing kept") { why += "; nothing kept" }
             service.emit(.failed(offerID: offer.id, reason: "\(file.name) from \(offer.from.name): \(why)"))
-            return refusal(.init(error is LocalSendError ? 403 : 400, "\(error)"))
+            return refusal(.init(error is LocalSendError ? 403 : 400, "\(error)"), closing: context.channel)
         }
     }
 }
@@ -146,5 +146,22 @@ func refusal(_ refused: LocalSendRefusal) -> Response {
         status: .init(code: refused.status),
         headers: [.contentType: "application/json"],
         body: .init(byteBuffer: ByteBuffer(bytes: data))
+    )
+}
+
+/// A refusal sent before the request's body was all read, closing the connection once it is written: nothing reads
+/// the rest, and a connection left with bytes unread never sees the sender's close (the server's shutdown would
+/// wait for it for ever).
+func refusal(_ refused: LocalSendRefusal, closing channel: any Channel) -> Response {
+    let data = (try? JSONEncoder().encode(["message": refused.reason])) ?? Data()
+    let buffer = ByteBuffer(bytes: data)
+    return Response(
+        status: .init(code: refused.status),
+        headers: [.contentType: "application/json", .connection: "close"],
+        body: ResponseBody(contentLength: buffer.readableBytes) { writer in
+            try await writer.write(buffer)
+            try await writer.finish(nil)
+            channel.close(promise: nil)
+        }
     )
 }
