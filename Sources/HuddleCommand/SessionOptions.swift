@@ -172,6 +172,9 @@ struct SessionOptions: ParsableArguments {
         if yes || trustOnFirstUse {
             Output.error("warning: accepting without comparing codes; use only on a network you trust")
         }
+        // From here the command answers peers: Ctrl-C or SIGTERM must end it with goodbyes, even before its
+        // service group runs.
+        ShutdownSignals.catchSignals()
         var configuration = configuration()
         configuration.discovery = network.configuration(hostLabel: host)
         adjust(&configuration)

@@ -1,4 +1,5 @@
 import Foundation
+import NIOConcurrencyHelpers
 
 #if canImport(Glibc)
 import Glibc
@@ -14,11 +15,29 @@ import Darwin
 /// The handler only writes one byte to a pipe (async-signal-safe); a thread of this type's own reads the pipe and
 /// calls `onSignal` for each signal.
 enum ShutdownSignals {
-    /// The pipe's write end, for the handler; -1 until ``install(_:)``.
+    /// The pipe's write end, for the handler; -1 until ``catchSignals()``.
     nonisolated(unsafe) private static var writeEnd: Int32 = -1
+    /// Who hears a signal, and whether one came before anyone listened.
+    private static let listener = NIOLockedValueBox<(onSignal: (@Sendable () -> Void)?, pending: Bool)>((nil, false))
+    /// A signal that nobody takes within this long ends the process as it would have without a handler.
+    static let unheardSignalDeadline: TimeInterval = 3
 
-    /// Catches SIGINT and SIGTERM from now on and calls `onSignal` on a thread of its own for each one.
+    /// Catches SIGINT and SIGTERM from now on and calls `onSignal` on a thread of its own for each one; a signal
+    /// caught before (see ``catchSignals()``) is handed over at once.
     static func install(_ onSignal: @escaping @Sendable () -> Void) {
+        catchSignals()
+        let pending = listener.withLockedValue { state -> Bool in
+            defer { state = (onSignal, false) }
+            return state.pending
+        }
+        if pending { onSignal() }
+    }
+
+    /// Catches SIGINT and SIGTERM before a command's service group runs (a session starting already answers
+    /// peers): a signal then waits for ``install(_:)``, so that it still ends the command gracefully, or ends the
+    /// process after ``unheardSignalDeadline`` when nothing takes it. Idempotent.
+    static func catchSignals() {
+        guard writeEnd == -1 else { return }
         var ends: [Int32] = [-1, -1]
         guard pipe(&ends) == 0 else { return }
         _ = fcntl(ends[0], F_SETFD, FD_CLOEXEC)
@@ -30,7 +49,7 @@ enum ShutdownSignals {
             while true {
                 let count = read(readEnd, &byte, 1)
                 if count == 1 {
-                    onSignal()
+                    deliver(Int32(byte))
                 } else if count < 0 && errno == EINTR {
                     continue
                 } else {
@@ -43,13 +62,13 @@ enum ShutdownSignals {
         for signalNumber in [SIGINT, SIGTERM] {
             var action = sigaction()
             #if canImport(Glibc)
-            action.__sigaction_handler.sa_handler = { _ in
-                var byte: UInt8 = 1
+            action.__sigaction_handler.sa_handler = { signalNumber in
+                var byte = UInt8(truncatingIfNeeded: signalNumber)
                 _ = write(ShutdownSignals.writeEnd, &byte, 1)
             }
             #else
-            action.__sigaction_u.__sa_handler = { _ in
-                var byte: UInt8 = 1
+            action.__sigaction_u.__sa_handler = { signalNumber in
+                var byte = UInt8(truncatingIfNeeded: signalNumber)
                 _ = write(ShutdownSignals.writeEnd, &byte, 1)
             }
             #endif
@@ -57,5 +76,19 @@ enum ShutdownSignals {
             sigemptyset(&action.sa_mask)
             sigaction(signalNumber, &action, nil)
         }
+    }
+
+    /// Hands a caught signal to the listener, or keeps it for the one to come.
+    private static func deliver(_ signalNumber: Int32) {
+        let onSignal = listener.withLockedValue { state -> (@Sendable () -> Void)? in
+            if state.onSignal == nil { state.pending = true }
+            return state.onSignal
+        }
+        if let onSignal {
+            onSignal()
+            return
+        }
+        Thread.sleep(forTimeInterval: unheardSignalDeadline)
+        if listener.withLockedValue({ $0.onSignal == nil }) { exit(128 + signalNumber) }
     }
 }
