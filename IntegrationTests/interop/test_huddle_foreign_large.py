@@ -16,6 +16,7 @@ import pytest
 
 from huddle_cli import huddle_bin
 from localsend_peer import sha256_file
+from test_huddle_kdeconnect import pair
 
 pytestmark = pytest.mark.full
 BED = pytest.mark.hosts(2, default_route=True)
@@ -72,15 +73,6 @@ def check_file(path: str, digest: str, size: int = SIZE) -> None:
     """The file is whole: its size and SHA-256."""
     assert os.path.getsize(path) == size
     assert sha256_file(path) == digest
-
-
-def pair(kc, receiver, name: str = "Ada") -> str:
-    """kc asks the Huddle receiver (run with --yes) to pair; its device id for that Huddle, once paired."""
-    device = kc.wait_device(name, timeout=20)
-    kc.request_pair(device["id"])
-    receiver.wait_event(lambda e: e.get("event") == "paired", 20)
-    kc.wait_paired(device["id"], timeout=20)
-    return device["id"]
 
 
 @BED

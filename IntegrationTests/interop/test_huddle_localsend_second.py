@@ -12,29 +12,15 @@ from __future__ import annotations
 
 import hashlib
 import os
-import secrets
 
 import pytest
 
 from huddle_cli import huddle_bin
 from localsend_peer import PORT, https_info
+from test_huddle_localsend import random_file, sha256
 
 pytestmark = pytest.mark.full
 BED = pytest.mark.hosts(2, default_route=True)
-
-
-def random_file(directory: str, name: str, size: int) -> tuple[str, str]:
-    """A file of size random bytes; its path and SHA-256."""
-    path = os.path.join(directory, name)
-    data = secrets.token_bytes(size)
-    with open(path, "wb") as f:
-        f.write(data)
-    return path, hashlib.sha256(data).hexdigest()
-
-
-def sha256(path: str) -> str:
-    with open(path, "rb") as f:
-        return hashlib.sha256(f.read()).hexdigest()
 
 
 def huddle_fingerprint(home: str) -> str:
