@@ -69,7 +69,7 @@ import subprocess
 from dataclasses import dataclass, field
 from typing import Callable
 
-from localsend_peer import PORT, peers_dir
+from localsend_peer import PORT, peers_dir, sha256_file  # noqa: F401 - sha256_file is used by its tests
 from testbed import Host, LineProc, TestbedError, wait_until
 
 VERSION = "0.1.2"
@@ -351,11 +351,4 @@ def _last(proc: LineProc, kind: str) -> dict | None:
     return found[-1] if found else None
 
 
-def sha256_file(path: str) -> str:
-    """SHA-256 of a file's content, lowercase hex."""
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(65536), b""):
-            h.update(chunk)
-    return h.hexdigest()
 

@@ -8,23 +8,15 @@ scripts/test --full makes).
 from __future__ import annotations
 
 import os
-import secrets
 
 import pytest
 
 from localsend_peer import PORT, https_info, plain_ip
 from localsend_second_peer import FINGERPRINT_RE, cert_fingerprint, sha256_file
+from test_localsend_peer import random_file
 
 pytestmark = pytest.mark.full
 BED = pytest.mark.hosts(2, default_route=True)
-
-
-def random_file(testbed, name: str, size: int) -> str:
-    """A file of size random bytes in the bed's directory (outside every peer's directory)."""
-    path = os.path.join(testbed.tmpdir, name)
-    with open(path, "wb") as f:
-        f.write(secrets.token_bytes(size))
-    return path
 
 
 @BED
