@@ -33,24 +33,27 @@ enum QRMasking {
     /// The penalty score of a finished symbol (7.8.3, Table 11); the mask with the lowest score is used.
     static func penalty(of matrix: QRModuleMatrix) -> Int {
         let size = matrix.size
+        let modules = matrix.modules
         var score = 0
+        var column = [Bool](repeating: false, count: size)
         for index in 0..<size {
-            score += Self.linePenalty((0..<size).map { matrix.isDark(x: $0, y: index) })
-            score += Self.linePenalty((0..<size).map { matrix.isDark(x: index, y: $0) })
+            score += Self.linePenalty(Array(modules[(index * size)..<((index + 1) * size)]))
+            for y in 0..<size { column[y] = modules[y * size + index] }
+            score += Self.linePenalty(column)
         }
         // Feature 2: each 2 × 2 block of one colour (overlapping blocks each count).
         for y in 0..<(size - 1) {
             for x in 0..<(size - 1) {
-                let colour = matrix.isDark(x: x, y: y)
-                if matrix.isDark(x: x + 1, y: y) == colour && matrix.isDark(x: x, y: y + 1) == colour
-                    && matrix.isDark(x: x + 1, y: y + 1) == colour
+                let colour = modules[y * size + x]
+                if modules[y * size + x + 1] == colour && modules[(y + 1) * size + x] == colour
+                    && modules[(y + 1) * size + x + 1] == colour
                 {
                     score += Self.blockWeight
                 }
             }
         }
         // Feature 4: 10 points for every full 5 % step that the share of dark modules lies away from 50 %.
-        let darkCount = matrix.modules.count(where: { $0 })
+        let darkCount = modules.count(where: { $0 })
         let total = size * size
         score += Self.balanceWeight * (abs(darkCount * 20 - total * 10) / total)
         return score
@@ -62,28 +65,34 @@ enum QRMasking {
     /// dark–light–dark–dark–dark–light–dark (1:1:3:1:1) with 4 light modules before it, or after it, scores 40
     /// for each side. The quiet zone counts as light, so a pattern at the edge of the symbol counts too.
     static func linePenalty(_ line: [Bool]) -> Int {
+        guard let first = line.first else { return 0 }
         var score = 0
         var runLength = 0
-        var previous: Bool?
+        var colour = first
         for module in line {
-            if module == previous {
+            if module == colour {
                 runLength += 1
             } else {
                 if runLength >= 5 { score += Self.adjacentRunWeight + runLength - 5 }
                 runLength = 1
-                previous = module
+                colour = module
             }
         }
         if runLength >= 5 { score += Self.adjacentRunWeight + runLength - 5 }
 
-        let quiet = [Bool](repeating: false, count: 4)
-        let padded = quiet + line + quiet
-        let core: [Bool] = [true, false, true, true, true, false, true]
-        for start in 0...(padded.count - 7) where padded[start..<start + 7].elementsEqual(core) {
-            if start >= 4 && !padded[(start - 4)..<start].contains(true) { score += Self.finderLikeWeight }
-            if start + 11 <= padded.count && !padded[(start + 7)..<(start + 11)].contains(true) {
-                score += Self.finderLikeWeight
-            }
+        // Plain index arithmetic rather than slices: this runs for every row and column of all eight masks.
+        let count = line.count
+        guard count >= 7 else { return score }
+        func dark(_ index: Int) -> Bool { index >= 0 && index < count && line[index] }
+        func lightFour(from index: Int) -> Bool {
+            !dark(index) && !dark(index + 1) && !dark(index + 2) && !dark(index + 3)
+        }
+        for start in 0...(count - 7)
+        where dark(start) && !dark(start + 1) && dark(start + 2) && dark(start + 3) && dark(start + 4)
+            && !dark(start + 5) && dark(start + 6)
+        {
+            if lightFour(from: start - 4) { score += Self.finderLikeWeight }
+            if lightFour(from: start + 7) { score += Self.finderLikeWeight }
         }
         return score
     }

@@ -76,6 +76,45 @@ struct SymbolStructureTests {
         #expect(QRMasking.linePenalty(line("1110111010001")) == 0)
     }
 
+    /// Features 1 and 3 read literally off Table 11: runs counted with an optional previous colour, the line padded
+    /// with 4 light quiet-zone modules on each side and every window of 7 compared with 1:1:3:1:1.
+    static func literalLinePenalty(_ line: [Bool]) -> Int {
+        var score = 0
+        var runLength = 0
+        var previous: Bool?
+        for module in line {
+            if module == previous {
+                runLength += 1
+            } else {
+                if runLength >= 5 { score += 3 + runLength - 5 }
+                (runLength, previous) = (1, module)
+            }
+        }
+        if runLength >= 5 { score += 3 + runLength - 5 }
+        let padded = [Bool](repeating: false, count: 4) + line + [Bool](repeating: false, count: 4)
+        let core: [Bool] = [true, false, true, true, true, false, true]
+        for start in 0...(padded.count - 7) where Array(padded[start..<start + 7]) == core {
+            if start >= 4 && !padded[(start - 4)..<start].contains(true) { score += 40 }
+            if start + 11 <= padded.count && !padded[(start + 7)..<(start + 11)].contains(true) { score += 40 }
+        }
+        return score
+    }
+
+    /// The encoder's line penalty agrees with the literal reading on every line of up to 15 modules: 15 is the
+    /// width of the finder-like rule (4 light, 7, 4 light), so every arrangement it can see is among them.
+    @Test func linePenaltyAgreesWithTheLiteralReadingOnEveryShortLine() {
+        var scoredByFinderRule = 0
+        for length in 0...15 {
+            for bits in 0..<(1 << length) {
+                let line = (0..<length).map { bits >> $0 & 1 == 1 }
+                let expected = Self.literalLinePenalty(line)
+                #expect(QRMasking.linePenalty(line) == expected, "\(line.map { $0 ? 1 : 0 })")
+                if expected >= 40 { scoredByFinderRule += 1 }
+            }
+        }
+        #expect(scoredByFinderRule > 1000)
+    }
+
     /// The mask the encoder picks has the lowest penalty of the eight (7.8.3).
     @Test(arguments: QRCode.ErrorCorrectionLevel.allCases) func lowestPenaltyMaskIsChosen(
         level: QRCode.ErrorCorrectionLevel

@@ -9,19 +9,33 @@ import Testing
 
 @Suite("File transfers on loopback", .tags(.real), .timeLimit(.minutes(2)))
 struct TransferTests {
-    /// `size` pseudo-random bytes, the same for the same `seed`.
+    /// `size` pseudo-random bytes, the same for the same `seed`: xorshift64 words, stored whole through a raw
+    /// pointer (tests make files of 64 MiB with it, and a byte-by-byte loop costs seconds in a debug build).
     static func pattern(_ size: Int, seed: UInt8 = 1) -> [UInt8] {
-        var bytes = [UInt8](repeating: 0, count: size)
+        guard size > 0 else { return [] }
         var state = UInt64(seed) &* 0x9E37_79B9_7F4A_7C15 | 1
-        for index in stride(from: 0, to: size, by: 8) {
-            state ^= state << 13
-            state ^= state >> 7
-            state ^= state << 17
-            withUnsafeBytes(of: state) { word in
-                for offset in 0..<min(8, size - index) { bytes[index + offset] = word[offset] }
+        return [UInt8](unsafeUninitializedCapacity: size) { buffer, initialized in
+            let base = UnsafeMutableRawPointer(buffer.baseAddress!)
+            var index = 0
+            while index < size {
+                state ^= state << 13
+                state ^= state >> 7
+                state ^= state << 17
+                if size - index >= 8 {
+                    base.storeBytes(of: state.littleEndian, toByteOffset: index, as: UInt64.self)
+                } else {
+                    for offset in 0..<(size - index) {
+                        base.storeBytes(
+                            of: UInt8(truncatingIfNeeded: state >> (8 * offset)),
+                            toByteOffset: index + offset,
+                            as: UInt8.self
+                        )
+                    }
+                }
+                index += 8
             }
+            initialized = size
         }
-        return bytes
     }
 
     /// A file of ``pattern(_:seed:)`` bytes named `name` in `directory`.
