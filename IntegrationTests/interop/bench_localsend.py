@@ -63,6 +63,12 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / TICKS  # utime and stime: fields 14 and 15 of the line
 
 
+def pin_threads(pid: int, cpu: int) -> None:
+    """Every thread of pid onto one CPU (threads it starts later inherit it)."""
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        os.sched_setaffinity(int(tid), {cpu})
+
+
 def make_file(path: str, size: int) -> str:
     """A file of size random bytes; its SHA-256."""
     digest = hashlib.sha256()
@@ -115,8 +121,9 @@ class Bench:
     """The bed, its peers and the measurements."""
 
     def __init__(self, root: str, tb: Testbed, big: str, size: int, digest: str, timeout: float,
-                 huddles: list[Huddle]):
+                 huddles: list[Huddle], pin_cpus: bool = False):
         self.root, self.tb, self.big, self.size, self.digest = root, tb, big, size, digest
+        self.pin_cpus = pin_cpus
         self.name = os.path.basename(big)
         self.timeout = timeout
         self.a, self.b = tb[0], tb[1]
@@ -161,6 +168,14 @@ class Bench:
         self.ld_a.wait_device("ld-b", timeout=20)
         for h in self.huddles:
             self.ld_a.wait_device(h.alias, timeout=20)
+        if self.pin_cpus:
+            pin_threads(self.ld_a.proc.pid, 0)
+            for pid in [self.ld_b.proc.pid, *(h.receiver.pid for h in self.huddles)]:
+                pin_threads(pid, 1)
+
+    def on_host_a_cpu(self) -> list[str]:
+        """The prefix that keeps a command started on host a on host a's CPU (with --pin-cpus)."""
+        return ["taskset", "-c", "0"] if self.pin_cpus else []
 
     # -- waiting ---------------------------------------------------------------------------------
 
@@ -263,7 +278,7 @@ class Bench:
         before = cpu_seconds(self.ld_b.proc.pid)
         start = time.monotonic()
         deadline = start + self.timeout
-        sender = self.a.spawn("/usr/bin/time", "-f", "%U %S %M", "-o", usage,
+        sender = self.a.spawn(*self.on_host_a_cpu(), "/usr/bin/time", "-f", "%U %S %M", "-o", usage,
                               *self.huddle_argv(h, self.a, "send", self.big, "--to", "ld-b", "--name", "Ada",
                                                 "--wait", "30"),
                               label=f"a:send {h.label}", env=self.huddle_env(h, self.a), merge_stderr=True)
@@ -353,6 +368,9 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=3, help="rounds; each measures every case, medians printed")
     parser.add_argument("--size-mib", type=int, default=1024, help="size of the file")
     parser.add_argument("--baseline", help="another huddle binary measured in the same rounds (before/after)")
+    parser.add_argument("--pin-cpus", action="store_true",
+                        help="host a's processes on CPU 0 and host b's on CPU 1, as two one-core machines: the "
+                        "scheduler then cannot put a sender and its receiver on one core in some rounds only")
     parser.add_argument("--timeout", type=float, help="deadline of one transfer in seconds "
                         "(default 60 + 1 s per 16 MiB)")
     args = parser.parse_args()
@@ -379,10 +397,11 @@ def main() -> int:
         tb.start()
         big = os.path.join(root, "big.bin")
         digest = make_file(big, size)
-        bench = Bench(root, tb, big, size, digest, timeout, huddles)
+        bench = Bench(root, tb, big, size, digest, timeout, huddles, pin_cpus=args.pin_cpus)
         bench.start()
         print(f"huddle: {huddles[0].binary}" + (f"; base: {args.baseline}" if args.baseline else "")
-              + f"; localsendd: {localsendd_bin()}; {args.size_mib} MiB file on /dev/shm; {args.runs} rounds",
+              + f"; localsendd: {localsendd_bin()}; {args.size_mib} MiB file on /dev/shm; {args.runs} rounds"
+              + ("; host a on CPU 0, host b on CPU 1" if args.pin_cpus else ""),
               flush=True)
         cases = bench.cases()
         results: dict[str, list[dict]] = {name: [] for name, _ in cases}
