@@ -75,18 +75,24 @@ def check_file(path: str, digest: str, size: int = SIZE) -> None:
     assert sha256_file(path) == digest
 
 
+def send_large(testbed, host, home: str, to: str, protocol: str) -> str:
+    """`huddle send large.bin --to TO --json` on host: `sent` to TO over protocol, exit 0, progress up to the
+    size. Returns the file's SHA-256."""
+    path, digest = random_file(testbed.tmpdir, "large.bin")
+    sender = spawn(host, home, "send", path, "--to", to, "--name", "Ada", "--json", "--wait", "20")
+    sent = sender.wait_event(lambda e: e.get("event") == "sent", 150)
+    assert (sent["file"], sent["peer"], sent["protocol"]) == ("large.bin", to, protocol), sent
+    assert sender.wait_exit(15) == 0, sender.output()
+    check_progress(sender, "large.bin", "send")
+    return digest
+
 @BED
 def test_100_mib_sent_by_huddle_arrive_whole_at_localsendd(testbed, localsendd, homes):
     """`huddle send FILE --to ld-b --json`: progress up to 100 MiB, `sent`, exit 0, and localsendd has the file
     under its name with the same size and SHA-256, and nothing else."""
     a, b = testbed.hosts
     peer = localsendd(b, "ld-b")
-    path, digest = random_file(testbed.tmpdir, "large.bin")
-    sender = spawn(a, homes("a"), "send", path, "--to", "ld-b", "--name", "Ada", "--json", "--wait", "20")
-    sent = sender.wait_event(lambda e: e.get("event") == "sent", 150)
-    assert (sent["file"], sent["peer"], sent["protocol"]) == ("large.bin", "ld-b", "LocalSend"), sent
-    assert sender.wait_exit(15) == 0, sender.output()
-    check_progress(sender, "large.bin", "send")
+    digest = send_large(testbed, a, homes("a"), "ld-b", "LocalSend")
     check_file(peer.wait_file("large.bin", timeout=30, size=SIZE), digest)
     assert peer.received_files() == ["large.bin"]
 
@@ -127,12 +133,7 @@ def test_100_mib_sent_by_huddle_arrive_whole_at_kdeconnectd(testbed, kdeconnect,
     receiver.wait_line(lambda l: l.startswith("Receiving into"), 15)
     pair(kc, receiver)
     assert receiver.stop(signal.SIGINT, timeout=15) == 130, receiver.output()
-    path, digest = random_file(testbed.tmpdir, "large.bin")
-    sender = spawn(a, home, "send", path, "--to", "kc-b", "--name", "Ada", "--json", "--wait", "20")
-    sent = sender.wait_event(lambda e: e.get("event") == "sent", 150)
-    assert (sent["file"], sent["peer"], sent["protocol"]) == ("large.bin", "kc-b", "KDE Connect"), sent
-    assert sender.wait_exit(15) == 0, sender.output()
-    check_progress(sender, "large.bin", "send")
+    digest = send_large(testbed, a, home, "kc-b", "KDE Connect")
     check_file(kc.wait_file("large.bin", timeout=60, size=SIZE), digest)
     assert kc.received_files() == ["large.bin"]
 

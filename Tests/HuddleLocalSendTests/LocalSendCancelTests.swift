@@ -32,7 +32,11 @@ import Testing
         return nil
     }
 
-    @Test func aSendCancelledHereTellsTheReceiverBeforeItsUploadStops() async throws {
+    /// Two services over TLS on loopback with a 256 MiB sparse file on its way from one to the other: `body` gets
+    /// the receiver, the sending task, the receiver's directory and the bytes it had taken when `body` began.
+    func withUploadUnderWay(
+        _ body: (LocalSendServiceTests.Running, Task<Void, any Error>, URL, UInt64) async throws -> Void
+    ) async throws {
         try await LocalSendServiceTests().withPair { receiver, sender, peer, scratch in
             let inbox = scratch.appending("inbox")
             try FileManager.default.createDirectory(at: inbox, withIntermediateDirectories: false)
@@ -41,6 +45,12 @@ import Testing
             let offer = try #require(await receiver.events.first(where: LocalSendServiceTests.offer))
             await receiver.service.answer(offer, with: .accept(into: inbox))
             let moving = try #require(await receiver.events.first(where: Self.receivedBytes))
+            try await body(receiver, sending, inbox, moving)
+        }
+    }
+
+    @Test func aSendCancelledHereTellsTheReceiverBeforeItsUploadStops() async throws {
+        try await withUploadUnderWay { receiver, sending, inbox, moving in
             #expect(moving < 256 << 20)
             sending.cancel()
             await #expect(throws: LocalSendError.cancelled) { try await sending.value }
@@ -57,14 +67,7 @@ import Testing
     }
 
     @Test func aReceiverThatEndsTheSessionMidUploadIsReportedAsHavingCancelled() async throws {
-        try await LocalSendServiceTests().withPair { receiver, sender, peer, scratch in
-            let inbox = scratch.appending("inbox")
-            try FileManager.default.createDirectory(at: inbox, withIntermediateDirectories: false)
-            let big = try sparseFile(scratch, "big.bin", size: 256 << 20)
-            let sending = Task { try await sender.service.send(files: [big], to: peer, pin: nil) }
-            let offer = try #require(await receiver.events.first(where: LocalSendServiceTests.offer))
-            await receiver.service.answer(offer, with: .accept(into: inbox))
-            _ = try #require(await receiver.events.first(where: Self.receivedBytes))
+        try await withUploadUnderWay { receiver, sending, _, _ in
             let host = try #require(await receiver.service.inbox.session?.host)
             #expect(await receiver.service.inbox.cancel(session: nil, host: host))
             await #expect(throws: LocalSendError.receiverCancelled) { try await sending.value }
