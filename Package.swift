@@ -341,6 +341,7 @@ let package = Package(
             name: "HuddleLocalSendTests",
             dependencies: [
                 "HuddleTestSupport", "HuddleLocalSend", "HuddleLocalSendWire", "HuddleForeign", "HuddleTransport",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),

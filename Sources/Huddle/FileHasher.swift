@@ -1,7 +1,13 @@
 import Crypto
-import Foundation
+public import Foundation
 
-/// SHA-256 of files, streamed with a fixed buffer.
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// SHA-256 of files, streamed through one fixed buffer (no allocation per chunk).
 struct FileHasher {
     var hash = SHA256()
 
@@ -13,12 +19,47 @@ struct FileHasher {
     mutating func update(prefixOf url: URL, length: UInt64) throws {
         let handle = try FileHandle(forReadingFrom: url)
         defer { try? handle.close() }
-        var left = length
-        while left > 0 {
-            guard let data = try handle.read(upToCount: Int(min(left, 1 << 20))), !data.isEmpty else { break }
-            update(data)
-            left -= UInt64(data.count)
+        try update(reading: handle.fileDescriptor, length: length)
+    }
+
+    /// Adds `length` bytes of the open file `descriptor` from `offset` on (read with `pread`, so the descriptor's
+    /// position is not moved); fails if the file holds fewer.
+    mutating func update(reading descriptor: Int32, from offset: UInt64 = 0, length: UInt64) throws {
+        var buffer = [UInt8](repeating: 0, count: Int(min(length, Self.bufferSize)))
+        var done: UInt64 = 0
+        while done < length {
+            let want = Int(min(UInt64(buffer.count), length - done))
+            let got = buffer.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, want, off_t(offset + done)) }
+            if got < 0, errno == EINTR { continue }
+            guard got > 0 else {
+                let reason = got < 0 ? String(cString: strerror(errno)) : "the file is shorter than \(length) bytes"
+                throw PeerSessionError.transferFailed("cannot read: \(reason)")
+            }
+            update(buffer[0..<got])
+            done += UInt64(got)
         }
     }
 
+    static let bufferSize: UInt64 = 1 << 20
+}
+
+/// The SHA-256 of whole files, for protocols whose offers carry it.
+public enum FileDigest {
+    /// The SHA-256 of the file at `url` and its size (as hashed). The hashing gives way to other tasks and
+    /// notices cancellation every few MiB, so a gigabyte holds up nothing and can be dropped half-way.
+    public static func sha256(ofFileAt url: URL) async throws -> (digest: [UInt8], size: UInt64) {
+        let handle = try FileHandle(forReadingFrom: url)
+        defer { try? handle.close() }
+        let size = try handle.seekToEnd()
+        var hasher = FileHasher()
+        var offset: UInt64 = 0
+        while offset < size {
+            try Task.checkCancellation()
+            let slice = min(size - offset, 4 * FileHasher.bufferSize)
+            try hasher.update(reading: handle.fileDescriptor, from: offset, length: slice)
+            offset += slice
+            await Task.yield()
+        }
+        return (hasher.digest(), size)
+    }
 }

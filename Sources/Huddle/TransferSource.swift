@@ -170,23 +170,3 @@ extension FileStamp {
         )
     }
 }
-
-extension FileHasher {
-    /// Adds the first `length` bytes of the open file `descriptor` (read with `pread`, from offset 0); fails if
-    /// the file holds fewer.
-    mutating func update(reading descriptor: Int32, length: UInt64) throws {
-        var buffer = [UInt8](repeating: 0, count: Int(min(length, 1 << 20)))
-        var offset: UInt64 = 0
-        while offset < length {
-            let want = Int(min(UInt64(buffer.count), length - offset))
-            let got = buffer.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, want, off_t(offset)) }
-            if got < 0, errno == EINTR { continue }
-            guard got > 0 else {
-                let reason = got < 0 ? String(cString: strerror(errno)) : "the file is shorter than \(length) bytes"
-                throw PeerSessionError.transferFailed("cannot read: \(reason)")
-            }
-            update(buffer[0..<got])
-            offset += UInt64(got)
-        }
-    }
-}

@@ -14,6 +14,12 @@ enum Recipient: Sendable {
         if case .huddle(let peer) = self { return peer }
         return nil
     }
+
+    /// Whether `service` carries what is sent to this recipient.
+    func isSent(by service: any ForeignPeerService) -> Bool {
+        if case .foreign(_, let carrier) = self { return carrier.protocolName == service.protocolName }
+        return false
+    }
 }
 
 /// Finds peers by name (or lets the user pick) and connects to them; the caller answers the code prompts.

@@ -128,6 +128,9 @@ struct SendCommand: AsyncParsableCommand {
                 }
             }
         }
+        // What a foreign send needs first (LocalSend: each file's SHA-256) is worked out while the peer is found.
+        let files = filePaths
+        if text == nil && !files.isEmpty { for service in foreign.services { service.prepareToSend(files: files) } }
         let peers: [Recipient]
         do {
             peers = try await Rendezvous(session: session, foreign: foreign, foreignFinds: found).connect(
@@ -139,6 +142,9 @@ struct SendCommand: AsyncParsableCommand {
             progress.cancel()
             await session.stop()
             throw error
+        }
+        for service in foreign.services where !peers.contains(where: { $0.isSent(by: service) }) {
+            service.cancelPreparedSends()
         }
         // Each peer gets the files in order; several peers are served at once, so a slow one holds up no other.
         let failures = await withTaskGroup(of: Int.self) { group in
@@ -248,7 +254,7 @@ struct SendCommand: AsyncParsableCommand {
                 "\(path): directories go to Huddle peers only; \(peer.name) is a \(peer.protocol.rawValue) device"
             )
         }
-        let files = paths.filter { !SendWindow.isDirectory($0) }.map { URL(fileURLWithPath: $0) }
+        let files = filePaths
         guard !files.isEmpty else { return directories.count }
         let trust = foreign.trust(of: peer)
         if case .changed(let pinned) = trust {
@@ -283,6 +289,9 @@ struct SendCommand: AsyncParsableCommand {
         if case .pinned = trust {} else if peer.protocol == .localSend { foreign.pinAfterUse(peer) }
         return directories.count
     }
+
+    /// The paths that are files, not directories (foreign devices take files only).
+    var filePaths: [URL] { paths.filter { !SendWindow.isDirectory($0) }.map { URL(fileURLWithPath: $0) } }
 
     /// Sends, and when the device asks for a PIN (or refuses the one given) asks the user for it, up to three
     /// times; without a terminal to ask, the device's refusal stands.

@@ -13,6 +13,11 @@ public protocol ForeignPeerService: Sendable {
     ///
     /// - Parameter pin: the PIN the peer asks for, when it asks for one.
     func send(files: [URL], to peer: ForeignPeer, pin: String?) async throws
+    /// Starts what a send of these files needs before it can begin (LocalSend: the SHA-256 its offer carries),
+    /// so that it overlaps finding the device; a later ``send(files:to:pin:)`` uses it.
+    func prepareToSend(files: [URL])
+    /// Drops what ``prepareToSend(files:)`` started: the files go to another kind of peer.
+    func cancelPreparedSends()
     /// Sends a text message.
     func send(text: String, to peer: ForeignPeer, pin: String?) async throws
     /// Answers an offer that an ``ForeignEvent/offered(_:)`` event carried.
@@ -22,6 +27,9 @@ public protocol ForeignPeerService: Sendable {
 }
 
 extension ForeignPeerService {
+    /// Protocols that need nothing before a send do nothing.
+    public func prepareToSend(files: [URL]) {}
+    public func cancelPreparedSends() {}
     /// Answers a device's request to pair (KDE Connect); protocols without pairing ignore it.
     public func answerPairing(_ peer: ForeignPeer, accept: Bool) {}
 }

@@ -16,6 +16,8 @@ public enum LocalSendError: Error, Sendable, Hashable, CustomStringConvertible {
     case cancelled
     /// The receiver ended a session it had accepted before every file was in.
     case receiverCancelled
+    /// A file to send changed size while it was read (hashed or sent).
+    case fileChanged(String)
 
     public var description: String {
         switch self {
@@ -36,6 +38,7 @@ public enum LocalSendError: Error, Sendable, Hashable, CustomStringConvertible {
         case .unreachable(let reason): "the device cannot be reached: \(reason)"
         case .cancelled: "the transfer was cancelled"
         case .receiverCancelled: "the receiving device cancelled the transfer"
+        case .fileChanged(let file): "\(file) changed while it was read; send it again once it is written"
         }
     }
 }

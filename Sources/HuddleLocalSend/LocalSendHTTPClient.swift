@@ -153,7 +153,7 @@ struct LocalSendHTTPClient: Sendable {
             for write in inFlight { try await write.get() }
             progress(sent)
             guard sent == size else {
-                throw LocalSendError.badAnswer("\(url.lastPathComponent) changed size while it was sent")
+                throw LocalSendError.fileChanged(url.lastPathComponent)
             }
         }
     }

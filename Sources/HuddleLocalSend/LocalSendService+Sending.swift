@@ -14,17 +14,9 @@ extension LocalSendService {
         var metadata: [String: LocalSendFileMetadata] = [:]
         var byID: [String: (URL, LocalSendFileMetadata)] = [:]
         for url in files {
-            let size = try FileManager.default.attributesOfItem(atPath: url.path)[.size] as? UInt64 ?? 0
-            let id = LocalSendInbox.token()
-            let file = LocalSendFileMetadata(
-                id: id,
-                fileName: url.lastPathComponent,
-                size: size,
-                fileType: Self.mimeType(of: url),
-                sha256: try await Self.sha256(of: url)
-            )
-            metadata[id] = file
-            byID[id] = (url, file)
+            let file = try await self.metadata(of: url)
+            metadata[file.id] = file
+            byID[file.id] = (url, file)
         }
         let offerID = LocalSendInbox.token()
         guard let answer = try await prepareUpload(metadata, at: target, pin: pin) else { return }
@@ -58,6 +50,27 @@ extension LocalSendService {
         guard response.status == 200 else {
             throw LocalSendError.rejectedUpload(status: response.status, file: "the text")
         }
+    }
+
+    /// Starts hashing the files (their SHA-256 goes in the offer) while the device is still being found: a
+    /// gigabyte takes most of a second, which then overlaps the search, or a person picking from the list.
+    public func prepareToSend(files: [URL]) {
+        for url in files { digests.start(url) }
+    }
+
+    /// Stops the hashing ``prepareToSend(files:)`` began: the files go to another kind of peer.
+    public func cancelPreparedSends() { digests.cancelAll() }
+
+    /// Describes a file for an offer or the share: a new id, its size, type and SHA-256.
+    func metadata(of url: URL) async throws -> LocalSendFileMetadata {
+        let (size, sha256) = try await digests.digest(of: url)
+        return LocalSendFileMetadata(
+            id: LocalSendInbox.token(),
+            fileName: url.lastPathComponent,
+            size: size,
+            fileType: Self.mimeType(of: url),
+            sha256: sha256
+        )
     }
 
     func target(for peer: ForeignPeer) throws -> LocalSendHTTPClient.Target {
@@ -142,17 +155,6 @@ extension LocalSendService {
             if reached.withLockedValue({ $0 }) < file.size { throw UploadStopped(status: response.status, file: name) }
             throw LocalSendError.rejectedUpload(status: response.status, file: name)
         }
-    }
-
-    static func sha256(of url: URL) async throws -> String {
-        let handle = try FileHandle(forReadingFrom: url)
-        defer { try? handle.close() }
-        var hash = SHA256()
-        while let data = try handle.read(upToCount: 1 << 20), !data.isEmpty {
-            hash.update(data: data)
-            await Task.yield()
-        }
-        return hash.finalize().map { String(format: "%02x", $0) }.joined()
     }
 
     /// A MIME type from the file's extension, for the receiver's display; octet-stream when unknown.

@@ -26,6 +26,8 @@ public final class LocalSendService: ForeignPeerService, Service {
     let started: ContinuousClock.Instant
     let state: NIOLockedValueBox<State>
     let listeningPort = ForeignPortWaiter()
+    /// The SHA-256 of files to send, kept per version of each file (and begun early by ``prepareToSend(files:)``).
+    let digests = LocalSendFileDigests()
 
     struct State {
         var devices: LocalSendDevices
@@ -93,6 +95,7 @@ public final class LocalSendService: ForeignPeerService, Service {
         defer {
             continuation.finish()
             listeningPort.settle(nil)
+            digests.cancelAll()
         }
         let share = try await makeShare()
         state.withLockedValue { $0.share = share }
@@ -135,17 +138,7 @@ public final class LocalSendService: ForeignPeerService, Service {
     func makeShare() async throws -> LocalSendShare? {
         guard let shared = configuration.share else { return nil }
         var files: [(URL, LocalSendFileMetadata)] = []
-        for url in shared.files {
-            let size = try FileManager.default.attributesOfItem(atPath: url.path)[.size] as? UInt64 ?? 0
-            let file = LocalSendFileMetadata(
-                id: LocalSendInbox.token(),
-                fileName: url.lastPathComponent,
-                size: size,
-                fileType: Self.mimeType(of: url),
-                sha256: try await Self.sha256(of: url)
-            )
-            files.append((url, file))
-        }
+        for url in shared.files { files.append((url, try await metadata(of: url))) }
         let emit = continuation
         return LocalSendShare(files: files, pin: shared.pin) { emit.yield($0) }
     }
