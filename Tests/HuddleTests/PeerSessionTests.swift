@@ -69,9 +69,22 @@ struct PeerSessionTests {
             #expect(await probes[1].message(from: ada) == "after")
             try await sendOnceSettled(Array("back".utf8), from: probes[1], to: ada)
             #expect(await probes[0].message(from: bob) == "back")
-            #expect(await probes[0].session.peers(in: .connected) == [bob])
-            #expect(await probes[1].session.peers(in: .connected) == [ada])
+            // On a failure, each side's story of the other: what is needed to find the cause (docs/design.md,
+            // "Known design debts").
+            #expect(await probes[0].session.peers(in: .connected) == [bob], "Ada saw: \(Self.story(of: probes[0]))")
+            #expect(await probes[1].session.peers(in: .connected) == [ada], "Bob saw: \(Self.story(of: probes[1]))")
         }
+    }
+
+    /// The state changes and peer errors `probe` has recorded, in order.
+    static func story(of probe: SessionProbe) -> String {
+        probe.events.compactMap { event -> String? in
+            switch event {
+            case .stateChanged(let peer, let state): "\(peer.rawValue.prefix(8)) \(state)"
+            case .peerError(let peer, let error): "\(peer?.rawValue.prefix(8) ?? "session") error: \(error)"
+            default: nil
+            }
+        }.joined(separator: "; ")
     }
 
     /// Sends `bytes`; when the peer is not connected, waits for its next `.connected` and sends again (once).
