@@ -55,7 +55,7 @@ def inbox(testbed) -> str:
 
 def check_progress(proc, name: str, direction: str, size: int = SIZE) -> float:
     """The progress events proc printed for name: all in direction with the total size, never going back, some
-    mid-way and the last at the size. Returns the MiB/s between the first and the last."""
+    mid-way and the last at the size, once. Returns the MiB/s between the first and the last."""
     steps = [e for e in proc.events() if e.get("event") == "progress"]
     assert len(steps) >= 10, proc.output()
     assert all((e["file"], e["direction"], e["total"]) == (name, direction, size) for e in steps), steps[:3]
@@ -63,6 +63,7 @@ def check_progress(proc, name: str, direction: str, size: int = SIZE) -> float:
     assert done == sorted(done), "progress went back"
     assert any(0 < c < size for c in done), done
     assert done[-1] == size, done[-5:]
+    assert done.count(size) == 1, f"the end was reported {done.count(size)} times"
     seconds = steps[-1]["_t"] - steps[0]["_t"]
     rate = (size - done[0]) / (1 << 20) / seconds if seconds > 0 else float("inf")
     print(f"\n{name} {direction}: {len(steps)} progress events, {rate:.1f} MiB/s from the first to the last")

@@ -141,6 +141,7 @@ struct LocalSendHTTPClient: Sendable {
         try await FileSystem.shared.withFileHandle(forReadingAt: FilePath(url.path)) { file in
             var inFlight: [EventLoopFuture<Void>] = []
             var sent: UInt64 = 0
+            var reported: UInt64?
             for try await chunk in file.readChunks(in: 0..<Int64(size), chunkLength: .kibibytes(256)) {
                 if answered.withLockedValue({ $0 }) { throw LocalSendError.cancelled }
                 inFlight.append(channel.writeAndFlush(HTTPClientRequestPart.body(.byteBuffer(chunk))))
@@ -148,10 +149,11 @@ struct LocalSendHTTPClient: Sendable {
                 if inFlight.count >= 4 {
                     try await inFlight.removeFirst().get()
                     progress(sent)
+                    reported = sent
                 }
             }
             for write in inFlight { try await write.get() }
-            progress(sent)
+            if reported != sent { progress(sent) }  // the end once, also when the last write was reported
             guard sent == size else {
                 throw LocalSendError.fileChanged(url.lastPathComponent)
             }
