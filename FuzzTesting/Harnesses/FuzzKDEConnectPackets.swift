@@ -34,11 +34,14 @@ import HuddleKDEConnectWire
 ///   none of those is never refused.
 /// - Pairing (`KDEConnectPairing`, time in seconds, the 30 s of `KDEConnectPairing.timeout`): a device becomes paired
 ///   only when our user accepts its request (`answer(accept: true)`, or asking it back) and we tell it so
-///   (`pair: true`), or when it says `pair: true` within 30 s of our request; only the device's `pair: false` unpairs
+///   (`pair: true`), or when it said `pair: true` within 30 s of our request and our user then confirmed the key
+///   (its yes alone pairs nothing: the user is asked to confirm exactly then); a device's request whose timestamp is
+///   more than 30 minutes from our clock is refused (`pair: false`) and asks nobody; only the device's `pair: false` unpairs
 ///   a paired device; a tick 30 s or more after a request (ours, or the device's latest) ends it with a failure, and
 ///   a tick otherwise changes nothing; a device's packet that comes 30 s or more after a pending request ends that
 ///   request first; the user is asked only when a request of the device's begins, with the timestamp it sent; we
-///   send `pair: true` with a timestamp only when we ask, `pair: false` only when our user refuses, `pair: true`
+///   send `pair: true` with a timestamp only when we ask, `pair: false` only when our user refuses or does not confirm
+///   in time, or a request is stale, `pair: true`
 ///   without one only when we accept or a paired device asks again; the user's answer when nothing is asked does
 ///   nothing; the verification key's timestamp is our request's, or the device's latest; `.paired` is reported only
 ///   by a step that leaves the device paired, `.unpaired` only when a paired device or a request is ended so.
@@ -288,6 +291,8 @@ private func requireCleanName(_ name: String) throws(FuzzInvariantViolation) {
 
 /// The timestamps a script's requests carry: seconds since 1970, as version 8 sends them.
 private let baseTimestamp: Int64 = 1_800_000_000
+/// Our clock: requests with a script byte below 100 are more than 30 minutes before it (stale), the rest within.
+private let ourClock: Int64 = baseTimestamp + 1_900
 
 private enum PairingStep {
     case request(timestamp: Int64)
@@ -322,10 +327,10 @@ private func checkPairing(_ script: [UInt8], paired: Bool) throws(FuzzInvariantV
             let byte = next() ?? 0
             let timestamp = byte == 0 ? nil : baseTimestamp + Int64(byte)
             step = .received(pair: true, timestamp: timestamp)
-            actions = pairing.received(pair: true, timestamp: timestamp, at: now)
+            actions = pairing.received(pair: true, timestamp: timestamp, at: now, clock: ourClock)
         case 4:
             step = .received(pair: false, timestamp: nil)
-            actions = pairing.received(pair: false, timestamp: nil, at: now)
+            actions = pairing.received(pair: false, timestamp: nil, at: now, clock: ourClock)
         case 5:
             now += Double(next() ?? 0) / 2
             continue
@@ -343,7 +348,7 @@ private func checkPairing(_ script: [UInt8], paired: Bool) throws(FuzzInvariantV
             guard packet.type == "kdeconnect.pair", let pair = packet.body["pair"]?.bool else { continue }
             let timestamp = packet.body["timestamp"]?.int64
             step = .received(pair: pair, timestamp: timestamp)
-            actions = pairing.received(pair: pair, timestamp: timestamp, at: now)
+            actions = pairing.received(pair: pair, timestamp: timestamp, at: now, clock: ourClock)
         }
         try checkPairingStep(step, before: before, after: pairing, actions: actions, now: now)
     }
@@ -354,6 +359,7 @@ private func pending(_ state: KDEConnectPairing.State) -> (since: Double, ours: 
     switch state {
     case .requested(let since, _): (since, true)
     case .asked(let since, _): (since, false)
+    case .confirming(let since, _): (since, true)
     case .unpaired, .paired: nil
     }
 }
@@ -371,6 +377,14 @@ private func checkPairingStep(
     let failures = actions.filter { if case .failed = $0 { true } else { false } }.count
     let pairedReports = actions.filter { $0 == .paired }.count
     let trace = { "\(step) in \(before) at \(now) → \(after), \(actions)" }
+    let stale: Bool
+    if case .received(pair: true, let timestamp?) = step {
+        stale =
+            timestamp.subtractingReportingOverflow(ourClock).overflow
+            || timestamp.subtractingReportingOverflow(ourClock).partialValue.magnitude > 1_800
+    } else {
+        stale = false
+    }
 
     // Becoming paired.
     if before != .paired && after == .paired {
@@ -380,8 +394,8 @@ private func checkPairingStep(
                 actions.contains(.send(pair: true, timestamp: nil)),
                 "our user accepted but the device is not told: \(trace())"
             )
-        case (.received(pair: true, _), .requested(let since, _)):
-            try require(now - since < timeout, "a yes 30 s or more after our request paired: \(trace())")
+        case (.answer(accept: true), .confirming):
+            try require(actions == [.paired], "a confirmed key did more than pair: \(trace())")
         default:
             throw violation("paired without our user's accept of its request or its accept of ours: \(trace())")
         }
@@ -412,19 +426,43 @@ private func checkPairingStep(
     switch step {
     case .tick:
         if lapsed {
-            try require(after == .unpaired && failures == 1 && actions.count == 1, "a tick did not end: \(trace())")
+            let told = isConfirming(before) ? 1 : 0
+            try require(
+                after == .unpaired && failures == 1 && actions.count == 1 + told,
+                "a tick did not end: \(trace())"
+            )
         } else {
             try require(after == before && actions.isEmpty, "a tick before the timeout changed something: \(trace())")
         }
     case .received(let pair, let timestamp):
         if lapsed {
-            try require(actions.first.map(isFailure) == true, "a lapsed request was not ended first: \(trace())")
+            // The end of the lapsed request comes first (after the pair: false that tells the device, when it is
+            // ours that it accepted).
+            let told = isConfirming(before) ? 1 : 0
+            try require(
+                actions.dropFirst(told).first.map(isFailure) == true,
+                "a lapsed request was not ended first: \(trace())"
+            )
         }
         if pending(before) != nil, !lapsed, !pair {
             try require(after == .unpaired && failures == 1, "a refusal or withdrawal did not end it: \(trace())")
         }
         if !pair, before == .unpaired {
             try require(after == .unpaired && actions.isEmpty, "a no that answers nothing did something: \(trace())")
+        }
+        if pair, stale, before == .unpaired {
+            try require(
+                after == .unpaired && actions == [.send(pair: false, timestamp: nil)],
+                "a stale request was not refused: \(trace())"
+            )
+        }
+        if case .confirming(let since, let sent) = after {
+            let answered = isRequested(before) && !lapsed && pair
+            try require(answered || (before == after), "confirming without a yes to our request: \(trace())")
+            if answered, case .requested(_, let requested) = before {
+                try require(since == now, "the confirmation is not timed from now: \(trace())")
+                try require(sent == requested, "the key's timestamp is not our request's: \(trace())")
+            }
         }
         if case .asked(let since, let sent) = after {
             try require(pair, "a device's no left a request of it pending: \(trace())")
@@ -440,9 +478,14 @@ private func checkPairingStep(
                 "our request was not sent with its timestamp: \(trace())"
             )
         }
-        try require(after == .paired || isRequested(after), "asking to pair left it \(after): \(trace())")
+        try require(
+            after == .paired || isRequested(after) || (isConfirming(before) && after == before && actions.isEmpty),
+            "asking to pair left it \(after): \(trace())"
+        )
     case .answer:
         if case .asked = before {
+            try require(after == .paired || after == .unpaired, "an answer left the request pending: \(trace())")
+        } else if isConfirming(before) {
             try require(after == .paired || after == .unpaired, "an answer left the request pending: \(trace())")
         } else {
             try require(
@@ -464,6 +507,9 @@ private func checkPairingStep(
         begins = false
     }
     try require(asks.count == (begins ? 1 : 0), "the user was asked \(asks.count) times: \(trace())")
+    let confirms = actions.filter { if case .confirmUser = $0 { true } else { false } }.count
+    let accepted = isConfirming(after) && !isConfirming(before)
+    try require(confirms == (accepted ? 1 : 0), "the user was asked to confirm \(confirms) times: \(trace())")
     if case .received(_, let timestamp) = step, let asked = asks.first {
         try require(asked == timestamp, "the user was asked with another timestamp than the device's: \(trace())")
     }
@@ -481,6 +527,11 @@ private func checkPairingStep(
             try require(accepted || askedAgain, "pair: true sent when we neither accept nor stay paired: \(trace())")
         case (false, nil, .answer(accept: false)):
             break
+        case (false, nil, .tick), (false, nil, .received):
+            try require(
+                (isConfirming(before) && lapsed) || (stale && before == .unpaired),
+                "pair: false sent on: \(trace())"
+            )
         default:
             throw violation("sent pair: \(pair) (timestamp \(String(describing: timestamp))) on: \(trace())")
         }
@@ -490,6 +541,8 @@ private func checkPairingStep(
     switch after {
     case .requested(_, let timestamp): try require(pairing.requestTimestamp == timestamp, "key timestamp: \(trace())")
     case .asked(_, let timestamp): try require(pairing.requestTimestamp == timestamp, "key timestamp: \(trace())")
+    case .confirming(_, let timestamp):
+        try require(pairing.requestTimestamp == timestamp, "key timestamp: \(trace())")
     case .unpaired, .paired: try require(pairing.requestTimestamp == nil, "a key timestamp with no request: \(trace())")
     }
 }
@@ -500,4 +553,8 @@ private func isFailure(_ action: KDEConnectPairing.Action) -> Bool {
 
 private func isRequested(_ state: KDEConnectPairing.State) -> Bool {
     if case .requested = state { true } else { false }
+}
+
+private func isConfirming(_ state: KDEConnectPairing.State) -> Bool {
+    if case .confirming = state { true } else { false }
 }

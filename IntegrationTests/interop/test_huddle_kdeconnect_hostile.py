@@ -15,11 +15,12 @@ pytestmark = pytest.mark.full
 HOSTILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "peers", "kde_hostile.py")
 
 
-def hostile(testbed, host, target, scenario: str):
-    """The hostile device in host, dialling target's KDE Connect port, playing scenario."""
+def hostile(testbed, host, target, scenario: str, *claim: str):
+    """The hostile device in host, dialling target's KDE Connect port, playing scenario (claiming another device's
+    ID and name when claim gives them)."""
     work = os.path.join(testbed.tmpdir, f"hostile-{scenario}")
     os.makedirs(work)
-    return testbed.track(host.spawn("python3", HOSTILE, target.ipv4, "1716", work, scenario,
+    return testbed.track(host.spawn("python3", HOSTILE, target.ipv4, "1716", work, scenario, *claim,
                                     label=f"{host.letter}:hostile {scenario}"))
 
 
@@ -76,3 +77,42 @@ def test_a_kdeconnect_device_that_breaks_the_rules_is_refused_and_nothing_is_kep
         assert f.read() == "already here"
     assert receiver.proc.poll() is None, receiver.output()
     assert not any(e.get("event") == "received" for e in receiver.events()), receiver.output()
+
+
+@pytest.mark.hosts(3, default_route=True)
+def test_an_impostor_with_a_paired_devices_id_is_refused_and_the_device_keeps_its_link(testbed, kdeconnect, homes):
+    """docs/threat-model.md, "Foreign peers": kc-b pairs with `huddle receive --yes`; a device on a third host
+    claims kc-b's ID and name with a certificate of its own, asks to pair and offers a file. It is closed at once,
+    the user is warned, nothing of it is asked about or kept; kc-b's link stays, and its next file arrives."""
+    from test_huddle_kdeconnect import pair
+    a, b, c = testbed.hosts
+    kc = kdeconnect(b, "kc-b")
+    inbox = homes("inbox")
+    argv = [huddle_bin(), "receive", "--dir", inbox, "--yes", "--json", "--count", "1", "--name", "Ada",
+            "--no-localsend", "--host", "huddle-a", "--interface", a.ifname]
+    receiver = testbed.track(a.spawn(*argv, label="a:receive", env=dict(os.environ, HUDDLE_HOME=homes("a")),
+                                     merge_stderr=True))
+    receiver.wait_line(lambda l: l.startswith("Receiving into"), 15)
+    ada = pair(kc, receiver)
+
+    mark = receiver.mark()
+    impostor = hostile(testbed, c, a, "impostor", kc.id, "kc-b")
+    impostor.wait_line(lambda l: l == "closed by peer", 20)
+    warning = receiver.wait_line(lambda l: l.startswith("WARNING: the KDE Connect device kc-b now shows"), 10,
+                                 start=mark)
+    assert "pinned for it" in warning, warning
+    assert not any(l.startswith("packet kdeconnect.pair") for _, l in list(impostor.lines)), impostor.output()
+
+    # kc-b is still linked and paired: its file arrives, and only it.
+    data = os.urandom(100_000)
+    outgoing = os.path.join(homes("files"), "after.bin")
+    with open(outgoing, "wb") as f:
+        f.write(data)
+    kc.share_file(outgoing, ada)
+    offer = receiver.wait_event(lambda e: e.get("event") == "offer", 20, start=mark)
+    assert (offer["from"], offer["name"]) == ("kc-b", "after.bin"), offer
+    got = receiver.wait_event(lambda e: e.get("event") == "received", 20, start=mark)
+    with open(got["path"], "rb") as f:
+        assert f.read() == data
+    assert receiver.wait_exit(15) == 0, receiver.output()
+    assert sorted(os.listdir(inbox)) == ["after.bin"], os.listdir(inbox)

@@ -57,7 +57,7 @@ struct ClipSyncForeign {
                     text: "! \(peer.name) shared a text on purpose: use huddle receive --clipboard to take it",
                     isRefusal: true
                 )
-            case .progress, .received, .failed, .downloadRequested, .downloaded, .pairingStarted:
+            case .progress, .received, .failed, .downloadRequested, .downloaded, .pairingStarted, .pairingConfirmation:
                 continue
             }
         }

@@ -86,7 +86,7 @@ struct ForeignReceiving {
                     ["from": peer.name, "protocol": peer.protocol.rawValue, "reason": reason],
                     text: "* \(peer.name): \(reason)"
                 )
-            case .found, .downloadRequested, .downloaded, .pairingStarted, .clipboardReceived:
+            case .found, .downloadRequested, .downloaded, .pairingStarted, .pairingConfirmation, .clipboardReceived:
                 continue
             }
         }
@@ -141,6 +141,27 @@ struct ForeignPairingQuestion {
             : [
                 "? \(peer.protocol.rawValue) device \"\(peer.name)\" asks to pair. Verification key: \(key) — check the "
                     + "other screen shows the same. [y/n]"
+            ]
+        let trust = foreign.trust(of: peer)
+        service.answerPairing(
+            peer,
+            accept: await Self.confirm(question, trust: trust, autoAccept: autoAccept, json: json)
+        )
+    }
+
+    /// The device accepted this device's request to pair: the user confirms it shows the same key (`--yes`
+    /// confirms without comparing: trust on first use, never for a device whose certificate changed).
+    func confirmKey(_ peer: ForeignPeer, key: String) async {
+        let fields: [String: Any] = [
+            "event": "pairConfirm", "from": peer.name, "protocol": peer.protocol.rawValue, "verificationKey": key,
+            "fingerprint": peer.fingerprint ?? "",
+        ]
+        let question =
+            json
+            ? Output.jsonText(fields).map { [$0] } ?? []
+            : [
+                "? \(peer.protocol.rawValue) device \"\(peer.name)\" accepted. Does it show verification key \(key)? "
+                    + "[y/n]"
             ]
         let trust = foreign.trust(of: peer)
         service.answerPairing(

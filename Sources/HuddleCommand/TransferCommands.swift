@@ -119,6 +119,14 @@ struct SendCommand: AsyncParsableCommand {
                             "* asked \(peer.protocol.rawValue) device \"\(peer.name)\" to pair: accept there if it shows "
                                 + "verification key \(key)"
                         )
+                    case .pairingConfirmation(let peer, let key):
+                        let question = ForeignPairingQuestion(
+                            service: service,
+                            foreign: foreign,
+                            json: json,
+                            autoAccept: autoAccept
+                        )
+                        Task { await question.confirmKey(peer, key: key) }
                     case .paired(let peer): Output.line("* paired with \(peer.protocol.rawValue) device \(peer.name)")
                     case .fingerprintChanged(let peer, let pinned):
                         Output.error(ForeignTrustText.changed(peer, pinned: pinned))

@@ -25,6 +25,9 @@ public enum ForeignEvent: Sendable {
     case pairingRequested(ForeignPeer, verificationKey: String)
     /// This device asked `peer` to pair; the other screen shows `verificationKey` and asks there.
     case pairingStarted(ForeignPeer, verificationKey: String)
+    /// `peer` accepted this device's request to pair: the user confirms that it shows `verificationKey` with the
+    /// service's `answerPairing(_:accept:)` (KDE Connect). Until then it is not paired and nothing is sent to it.
+    case pairingConfirmation(ForeignPeer, verificationKey: String)
     case paired(ForeignPeer)
     /// A pairing ended without pairing, or a paired device unpaired.
     case pairingEnded(ForeignPeer, reason: String)

@@ -7,13 +7,15 @@ import NIOConcurrencyHelpers
 extension KDEConnectService: ForeignClipboardService {
     public func sharesClipboard(with peer: ForeignPeer) -> Bool {
         state.withLockedValue { state in
-            guard let device = state.devices[peer.id.value] else { return false }
+            guard let device = state.device(peer) else { return false }
             return device.link != nil && device.pairing.state == .paired
         }
     }
 
     public func setClipboard(_ text: String, copiedAt: UInt64?, on peer: ForeignPeer) {
-        guard sharesClipboard(with: peer), text.utf8.count <= configuration.limits.maximumTextBytes else { return }
+        guard sharesClipboard(with: peer), text.utf8.count <= configuration.limits.maximumTextBytes,
+            let certificate = state.withLockedValue({ $0.device(peer)?.certificate })
+        else { return }
         let packet: KDEConnectPacket
         if let copiedAt {
             packet = KDEConnectPacket(
@@ -23,7 +25,7 @@ extension KDEConnectService: ForeignClipboardService {
         } else {
             packet = KDEConnectPacket(type: "kdeconnect.clipboard", body: ["content": .string(text)])
         }
-        send(packet, to: peer.id.value)
+        send(packet, to: peer.id.value, certificate: certificate)
     }
 
     /// A paired device's clipboard packet. A `connect` packet without a time (0: the device does not know when

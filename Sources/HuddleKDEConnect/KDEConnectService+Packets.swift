@@ -8,12 +8,11 @@ import NIOCore
 extension KDEConnectService {
     /// A packet on a link: pairing from anyone linked, everything else only from a paired device.
     func packetArrived(_ packet: KDEConnectPacket, on channel: any Channel) {
-        guard let device = state.withLockedValue({ $0.devices.values.first { $0.link === channel } }) else { return }
-        let id = device.identity.deviceId
         if packet.type == "kdeconnect.pair" {
-            pairPacketArrived(packet, from: id)
+            pairPacketArrived(packet, on: channel)
             return
         }
+        guard let device = state.withLockedValue({ $0.devices.values.first { $0.link === channel } }) else { return }
         guard device.pairing.state == .paired else { return }
         let peer = self.peer(device)
         let limit = configuration.limits.maximumTextBytes
@@ -24,7 +23,7 @@ extension KDEConnectService {
             } else if let name = packet.body["filename"]?.string, let size = packet.payloadSize, size >= 0,
                 let port = packet.payloadPort
             {
-                offered(name, size: UInt64(size), port: port, from: peer, deviceId: id)
+                offered(name, size: UInt64(size), port: port, from: device)
             }
         case "kdeconnect.clipboard", "kdeconnect.clipboard.connect":
             clipboardArrived(packet, from: peer)
@@ -34,8 +33,9 @@ extension KDEConnectService {
     }
 
     /// A file a paired device offers: put to the user when this command takes offers.
-    func offered(_ name: String, size: UInt64, port: Int, from peer: ForeignPeer, deviceId: String) {
-        guard configuration.takesOffers else { return }
+    func offered(_ name: String, size: UInt64, port: Int, from device: Device) {
+        guard configuration.takesOffers, let certificate = device.certificate else { return }
+        let peer = self.peer(device)
         guard (try? TransferName.validate(name)) != nil else {
             emit(.failed(offerID: "", reason: "\(peer.name) offered a file named \(name.debugDescription): refused"))
             return
@@ -45,7 +45,13 @@ extension KDEConnectService {
         let offer = ForeignOffer(id: id, from: peer, files: [file], text: nil)
         state.withLockedValue { state in
             if state.offered.count >= 16, let oldest = state.offered.keys.first { state.offered[oldest] = nil }
-            state.offered[id] = Offered(deviceId: deviceId, port: port, offer: offer)
+            state.offered[id] = Offered(
+                deviceId: device.identity.deviceId,
+                host: device.host,
+                certificate: certificate.der,
+                port: port,
+                offer: offer
+            )
         }
         emit(.offered(offer))
     }
@@ -67,15 +73,40 @@ extension KDEConnectService {
 
     /// Sends a text (`kdeconnect.share.request` with `text`) to a paired device, pairing first if needed.
     public func send(text: String, to peer: ForeignPeer, pin: String?) async throws {
-        try await ensurePaired(peer)
-        send(KDEConnectPacket(type: "kdeconnect.share.request", body: ["text": .string(text)]), to: peer.id.value)
+        let certificate = try await ensurePaired(peer)
+        send(
+            KDEConnectPacket(type: "kdeconnect.share.request", body: ["text": .string(text)]),
+            to: peer.id.value,
+            certificate: certificate
+        )
     }
 
-    /// Pairs first when `peer` is not paired (the user compares the key shown on both screens).
-    func ensurePaired(_ peer: ForeignPeer) async throws {
-        let linked = state.withLockedValue { $0.devices[peer.id.value]?.link != nil }
+    /// Pairs first when `peer` is not paired (the user compares the key shown on both screens); returns the
+    /// certificate it is paired with, the one everything sent to it is bound to.
+    @discardableResult
+    func ensurePaired(_ peer: ForeignPeer) async throws -> KDEConnectCertificate {
+        let linked = state.withLockedValue { $0.device(peer)?.link != nil }
         guard linked else { throw KDEConnectError.notLinked(peer.name) }
         if !isPaired(peer) { try await requestPairing(with: peer) }
+        return try pairedCertificate(of: peer)
+    }
+
+    /// The certificate `peer` is paired with now, the one it was found with.
+    /// - Throws: ``KDEConnectError/notPaired(_:reason:)`` when it no longer is (another certificate took its ID,
+    ///   or it unpaired).
+    func pairedCertificate(of peer: ForeignPeer) throws -> KDEConnectCertificate {
+        guard
+            let certificate = state.withLockedValue({ state -> KDEConnectCertificate? in
+                guard let device = state.device(peer), device.pairing.state == .paired else { return nil }
+                return device.certificate
+            })
+        else {
+            throw KDEConnectError.notPaired(
+                peer.name,
+                reason: "it is no longer linked with the certificate it paired with"
+            )
+        }
+        return certificate
     }
 
     static func token() -> String {

@@ -3,72 +3,110 @@ import Foundation
 public import HuddleForeign
 import HuddleKDEConnectWire
 import NIOConcurrencyHelpers
+import NIOCore
 
 extension KDEConnectService {
-    /// Asks `peer` to pair and waits for its answer (30 s). The verification key is told at once
-    /// (`pairingStarted`), for the user to compare with the one the other device shows.
+    /// Asks `peer` to pair and waits for its answer (30 s), then for the user's confirmation (30 s more). The
+    /// verification key is told at once (`pairingStarted`), for the user to compare with the one the other device
+    /// shows; when the device accepts, `pairingConfirmation` asks the user to confirm it with
+    /// ``answerPairing(_:accept:)``. The device's yes alone pairs nothing.
     /// - Throws: ``KDEConnectError/notPaired(_:reason:)`` when the device refused, or did not answer.
     public func requestPairing(with peer: ForeignPeer) async throws {
         let timestamp = Int64(Date().timeIntervalSince1970)
         let now = self.now
         let paired = await withCheckedContinuation { (waiter: CheckedContinuation<Bool, Never>) in
-            let actions = state.withLockedValue { state -> [KDEConnectPairing.Action]? in
-                guard state.devices[peer.id.value]?.link != nil else { return nil }
-                let actions = state.devices[peer.id.value]?.pairing.request(at: now, timestamp: timestamp) ?? []
-                if actions.contains(.paired) { return actions }
-                state.devices[peer.id.value]?.pairWaiters.append(waiter)
-                return actions
+            let decided = state.withLockedValue { state -> Decided? in
+                guard var device = state.device(peer), device.link != nil else { return nil }
+                let actions = device.pairing.request(at: now, timestamp: timestamp)
+                if !actions.contains(.paired) { device.pairWaiters.append(waiter) }
+                state.devices[peer.id.value] = device
+                return Decided(actions: actions, device: device)
             }
-            guard let actions else {
+            guard let decided else {
                 waiter.resume(returning: false)
                 return
             }
-            perform(actions, for: peer.id.value)
-            if actions.contains(.paired) { waiter.resume(returning: true) }
+            perform(decided)
+            if decided.actions.contains(.paired) { waiter.resume(returning: true) }
         }
         guard paired else {
             throw KDEConnectError.notPaired(peer.name, reason: "the device refused, did not answer, or went away")
         }
     }
 
-    /// Answers a device's request to pair (after the user compared the verification keys).
+    /// Answers a device's request to pair, or confirms the key of a request of ours it accepted (after the user
+    /// compared the verification keys). The answer is for the certificate the question showed: when another
+    /// certificate has taken the device's ID since, it is dropped.
     public func answerPairing(_ peer: ForeignPeer, accept: Bool) {
-        let actions = state.withLockedValue { $0.devices[peer.id.value]?.pairing.answer(accept: accept) ?? [] }
-        perform(actions, for: peer.id.value)
+        let decided = state.withLockedValue { state -> Decided? in
+            guard var device = state.device(peer) else { return nil }
+            let actions = device.pairing.answer(accept: accept)
+            state.devices[peer.id.value] = device
+            return Decided(actions: actions, device: device)
+        }
+        if let decided { perform(decided) }
     }
 
     /// Lets pairing requests lapse after 30 s.
     func tick() {
         let now = self.now
         let due = state.withLockedValue { state in
-            state.devices.keys.map { id in (id, state.devices[id]?.pairing.tick(at: now) ?? []) }
+            state.devices.keys.compactMap { id -> Decided? in
+                guard var device = state.devices[id] else { return nil }
+                let actions = device.pairing.tick(at: now)
+                state.devices[id] = device
+                return actions.isEmpty ? nil : Decided(actions: actions, device: device)
+            }
         }
-        for (id, actions) in due where !actions.isEmpty { perform(actions, for: id) }
+        for decided in due { perform(decided) }
     }
 
-    func pairPacketArrived(_ packet: KDEConnectPacket, from deviceId: String) {
+    /// A `kdeconnect.pair` packet on `channel`: it speaks for the device that holds that link now.
+    func pairPacketArrived(_ packet: KDEConnectPacket, on channel: any Channel) {
         guard let pair = packet.body["pair"]?.bool else { return }
         let timestamp = packet.body["timestamp"]?.int64
         let now = self.now
-        let actions = state.withLockedValue {
-            $0.devices[deviceId]?.pairing.received(pair: pair, timestamp: timestamp, at: now) ?? []
+        let decided = state.withLockedValue { state -> Decided? in
+            guard let (id, held) = state.devices.first(where: { $0.value.link === channel }) else { return nil }
+            var device = held
+            let actions = device.pairing.received(
+                pair: pair,
+                timestamp: timestamp,
+                at: now,
+                clock: Int64(Date().timeIntervalSince1970)
+            )
+            state.devices[id] = device
+            return Decided(actions: actions, device: device)
         }
-        perform(actions, for: deviceId)
+        if let decided { perform(decided) }
     }
 
-    /// Carries out what the pairing rules decided.
-    func perform(_ actions: [KDEConnectPairing.Action], for deviceId: String) {
-        guard let device = state.withLockedValue({ $0.devices[deviceId] }) else { return }
+    /// What the pairing rules decided for a device, with the device as it was when they did.
+    struct Decided {
+        let actions: [KDEConnectPairing.Action]
+        let device: Device
+    }
+
+    /// Carries out what the pairing rules decided, for the certificate they decided it for.
+    func perform(_ decided: Decided) {
+        let device = decided.device
+        let deviceId = device.identity.deviceId
         let peer = self.peer(device)
-        for action in actions {
+        for action in decided.actions {
             switch action {
             case .send(let pair, let timestamp):
                 var body: [String: KDEConnectJSON] = ["pair": .bool(pair)]
                 if let timestamp { body["timestamp"] = .number(Double(timestamp)) }
-                send(KDEConnectPacket(type: "kdeconnect.pair", body: body), to: deviceId)
+                send(
+                    KDEConnectPacket(type: "kdeconnect.pair", body: body),
+                    to: deviceId,
+                    certificate: device.certificate
+                )
                 if pair, timestamp != nil { emit(.pairingStarted(peer, verificationKey: verificationKey(device))) }
             case .askUser:
                 emit(.pairingRequested(peer, verificationKey: verificationKey(device)))
+            case .confirmUser:
+                emit(.pairingConfirmation(peer, verificationKey: verificationKey(device)))
             case .paired:
                 _ = try? pins.pin(peer)
                 emit(.paired(peer))

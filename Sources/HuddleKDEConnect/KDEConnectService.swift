@@ -35,6 +35,9 @@ public final class KDEConnectService: ForeignPeerService, Service {
     /// A file a device offered, until it is answered.
     struct Offered {
         let deviceId: String
+        /// Where and with which certificate the device offered it: the download goes there, to that certificate.
+        let host: String
+        let certificate: [UInt8]
         let port: Int
         let offer: ForeignOffer
     }
@@ -125,7 +128,11 @@ public final class KDEConnectService: ForeignPeerService, Service {
             tasks.cancelAll()
         }
         await announcer?.close()
-        let links = state.withLockedValue { $0.devices.values.compactMap(\.link) }
+        let (links, waiters) = state.withLockedValue { state in
+            defer { for id in state.devices.keys { state.devices[id]?.pairWaiters = [] } }
+            return (state.devices.values.compactMap(\.link), state.devices.values.flatMap(\.pairWaiters))
+        }
+        for waiter in waiters { waiter.resume(returning: false) }
         for link in links { try? await link.close() }
         try? await server.close()
     }
@@ -154,13 +161,13 @@ public final class KDEConnectService: ForeignPeerService, Service {
     }
 
     func linkHandler(_ role: KDEConnectLinkHandler.Role, channel: any Channel) -> KDEConnectLinkHandler {
-        let host = channel.remoteAddress?.ipAddress ?? ""
-        return KDEConnectLinkHandler(
+        // The address is read once the link is up: a dialled channel has none yet when it is set up.
+        KDEConnectLinkHandler(
             role: role,
             own: ownIdentity,
             credentials: credentials,
             limits: configuration.limits,
-            onLinked: { [weak self] linked in self?.linked(linked, host: host) },
+            onLinked: { [weak self] linked in self?.linked(linked, host: channel.remoteAddress?.ipAddress ?? "") },
             onPacket: { [weak self] packet in self?.packetArrived(packet, on: channel) },
             onClosed: { [weak self] _ in self?.closed(channel) }
         )
@@ -206,42 +213,95 @@ public final class KDEConnectService: ForeignPeerService, Service {
             }
     }
 
+    /// A link proved its certificate: it becomes the device's link unless ``KDEConnectLinkRule`` refuses it.
     func linked(_ linked: KDEConnectLinkHandler.Linked, host: String) {
         let identity = linked.identity
         var peer = Self.peer(identity, host: host, certificate: linked.certificate)
         let trust = (try? pins.load().trust(of: peer)) ?? .unpinned
-        let replaced = state.withLockedValue { state -> (any Channel)? in
+        let limit = configuration.limits.maximumDevices
+        let outcome = state.withLockedValue { state -> LinkOutcome in
             state.dialling.remove(identity.deviceId)
-            var device = state.devices[identity.deviceId] ?? Device(identity: identity, host: host)
-            let old = device.link
-            let sameCertificate = device.certificate == linked.certificate
+            let held = state.devices[identity.deviceId]
+            let decision = KDEConnectLinkRule.decide(
+                holder: held.flatMap { device in
+                    device.certificate.map {
+                        .init(
+                            fingerprint: $0.fingerprint,
+                            isPaired: device.pairing.state == .paired,
+                            isLinked: device.link != nil
+                        )
+                    }
+                },
+                fingerprint: linked.certificate.fingerprint,
+                tableHasRoom: state.devices.count < limit || state.devices.contains { $0.value.link == nil }
+            )
+            guard case .take(_, let endsPending) = decision else { return LinkOutcome(decision: decision) }
+            var outcome = LinkOutcome(decision: decision)
+            var device = held ?? Device(identity: identity, host: host)
+            if endsPending, let old = held {
+                if old.pairing.state != .unpaired || !old.pairWaiters.isEmpty { outcome.ended = self.peer(old) }
+                outcome.waiters = old.pairWaiters
+                device.pairWaiters = []
+                state.offered = state.offered.filter { $0.value.certificate != old.certificate?.der }
+            }
+            outcome.replaced = device.link === linked.channel ? nil : device.link
             device.identity = identity
             device.host = host
             device.link = linked.channel
             device.certificate = linked.certificate
-            if !sameCertificate || device.pairing.state == .unpaired {
+            if endsPending || device.pairing.state == .unpaired {
                 device.pairing = KDEConnectPairing(paired: trust.isPinned)
             }
-            if state.devices[identity.deviceId] == nil, state.devices.count >= configuration.limits.maximumDevices,
+            if held == nil, state.devices.count >= limit,
                 let idle = state.devices.first(where: { $0.value.link == nil })?.key
             {
                 state.devices[idle] = nil
             }
             state.devices[identity.deviceId] = device
-            return old === linked.channel ? nil : old
+            return outcome
         }
-        replaced?.close(promise: nil)
+        switch outcome.decision {
+        case .refuseImpostor(let paired):
+            linked.channel.close(promise: nil)
+            emit(.fingerprintChanged(peer, pinned: paired))
+            return
+        case .refuseFull:
+            linked.channel.close(promise: nil)
+            return
+        case .take:
+            break
+        }
+        outcome.replaced?.close(promise: nil)
+        if let ended = outcome.ended {
+            emit(.pairingEnded(ended, reason: "another certificate took its place: what was pending for it ended"))
+        }
+        for waiter in outcome.waiters { waiter.resume(returning: false) }
         if case .changed(let pinned) = trust { emit(.fingerprintChanged(peer, pinned: pinned.fingerprint)) }
         peer.fingerprint = linked.certificate.fingerprint
         emit(.found(peer))
     }
 
+    /// What taking a link did, for what follows outside the lock.
+    struct LinkOutcome {
+        let decision: KDEConnectLinkRule.Decision
+        var replaced: (any Channel)?
+        /// The device the new certificate replaced, when something was pending for it.
+        var ended: ForeignPeer?
+        var waiters: [CheckedContinuation<Bool, Never>] = []
+    }
+
+    /// A link ended: a wait for its device's answer to pair ends with it.
     func closed(_ channel: any Channel) {
-        state.withLockedValue { state in
+        let waiters = state.withLockedValue { state -> [CheckedContinuation<Bool, Never>] in
+            var waiters: [CheckedContinuation<Bool, Never>] = []
             for (id, device) in state.devices where device.link === channel {
                 state.devices[id]?.link = nil
+                waiters += device.pairWaiters
+                state.devices[id]?.pairWaiters = []
             }
+            return waiters
         }
+        for waiter in waiters { waiter.resume(returning: false) }
     }
 
     static func peer(_ identity: KDEConnectIdentity, host: String, certificate: KDEConnectCertificate?) -> ForeignPeer {
@@ -267,16 +327,34 @@ public final class KDEConnectService: ForeignPeerService, Service {
             .sorted { $0.name < $1.name }
     }
 
-    /// Whether `peer` is paired here.
+    /// Whether `peer` is paired here, with the certificate it was found with.
     public func isPaired(_ peer: ForeignPeer) -> Bool {
-        state.withLockedValue { $0.devices[peer.id.value]?.pairing.state == .paired }
+        state.withLockedValue { $0.device(peer)?.pairing.state == .paired }
     }
 
-    func send(_ packet: KDEConnectPacket, to deviceId: String) {
-        guard let link = state.withLockedValue({ $0.devices[deviceId]?.link }) else { return }
+    /// Writes `packet` on the link of `deviceId` while that device still shows `certificate`: a packet decided for
+    /// one certificate never goes to another that took the ID since.
+    func send(_ packet: KDEConnectPacket, to deviceId: String, certificate: KDEConnectCertificate?) {
+        guard let certificate,
+            let link = state.withLockedValue({ state -> (any Channel)? in
+                guard let device = state.devices[deviceId], device.certificate == certificate else { return nil }
+                return device.link
+            })
+        else { return }
         var packet = packet
         packet.id = Int64(Date().timeIntervalSince1970 * 1000)
         link.writeAndFlush(ByteBuffer(bytes: packet.line()), promise: nil)
+    }
+}
+
+extension KDEConnectService.State {
+    /// The record of `peer` while it still holds the certificate `peer` was found with (N1 in
+    /// docs/threat-model.md): what a user decided for one device never goes to another that claims its ID.
+    func device(_ peer: ForeignPeer) -> KDEConnectService.Device? {
+        guard let device = devices[peer.id.value], let fingerprint = peer.fingerprint?.uppercased(),
+            device.certificate?.fingerprint == fingerprint
+        else { return nil }
+        return device
     }
 }
 

@@ -4,6 +4,7 @@ import HuddleForeign
 import HuddleKDEConnectWire
 import HuddleTestSupport
 import HuddleTransport
+import NIOConcurrencyHelpers
 import Testing
 import X509
 
@@ -16,40 +17,10 @@ import X509
     typealias Running = RunningService<KDEConnectService, ForeignEvent>
 
     func start(_ name: String, in scratch: ScratchDirectory) async throws -> Running {
-        var configuration = KDEConnectConfiguration(name: name)
-        configuration.announces = false
-        configuration.tcpPorts = 0...0
-        configuration.payloadPorts = 0...0
-        configuration.takesOffers = true
-        configuration.linksWithHuddle = true
-        let identity = try DeviceIdentity.ephemeral()
-        let deviceId = KDEConnectCredentials.deviceID(for: identity.privateKey.publicKey)
-        let certificate = try ForeignCertificate.issue(
-            subject: try DistinguishedName {
-                OrganizationName("KDE")
-                CommonName(deviceId)
-            },
-            key: identity.privateKey
-        )
-        let home = scratch.appending(name)
-        try FileManager.default.createDirectory(at: home, withIntermediateDirectories: false)
-        let service = KDEConnectService(
-            configuration: configuration,
-            credentials: .init(deviceId: deviceId, certificateDER: certificate, privateKey: identity.privateKey),
-            pins: ForeignPinStore(directory: home)
-        )
-        let events = EventRecorder(recording: service.events)
-        let task = Task { try await service.run() }
-        let port = try #require(await service.listening())
-        return Running(service: service, events: events, task: task, port: port)
+        try await KDEConnectTestDevice.start(name, in: scratch)
     }
 
-    static func found(_ name: String) -> (ForeignEvent) -> ForeignPeer? {
-        { event in
-            if case .found(let peer) = event, peer.name == name { return peer }
-            return nil
-        }
-    }
+    static func found(_ name: String) -> (ForeignEvent) -> ForeignPeer? { KDEConnectTestDevice.found(name) }
 
     @Test func twoVersion8DevicesLinkPairWithTheSameTimestampedKeyAndShareTextsAndFiles() async throws {
         let scratch = try ScratchDirectory()
@@ -94,6 +65,13 @@ import X509
         #expect(asked == shown)
         #expect(asked.count == 8 && asked == asked.uppercased())
         ada.service.answerPairing(bobAtAda, accept: true)
+        // Ada's yes pairs nothing on Bob's side until Bob's user confirms the same key.
+        let confirming = try #require(
+            await bob.events.first(where: KDEConnectTestDevice.pairingConfirmation(of: "Ada"))
+        )
+        #expect(confirming == shown)
+        #expect(!bob.service.isPaired(adaAtBob))
+        bob.service.answerPairing(adaAtBob, accept: true)
         try await pairing.value
         #expect(bob.service.isPaired(adaAtBob))
         #expect(ada.service.isPaired(bobAtAda))
@@ -131,6 +109,43 @@ import X509
         #expect(try Data(contentsOf: kept) == Data(bytes))
     }
 
+    /// A device that says yes at once pairs nothing by itself: the send waits for the user here to confirm the
+    /// key, and a "no" sends nothing and tells the device.
+    @Test func aSendToADeviceThatAcceptsAtOnceWaitsForTheUserHereToConfirmTheKey() async throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let ada = try await start("Ada", in: scratch)
+        let bob = try await start("Bob", in: scratch)
+        do {
+            KDEConnectTestDevice.dial(ada, from: bob)
+            let bobAtAda = try #require(await ada.events.first(where: Self.found("Bob")))
+            let adaAtBob = try #require(await bob.events.first(where: Self.found("Ada")))
+            let source = scratch.appending("note.txt")
+            try Data("for Bob".utf8).write(to: source)
+            let sending = Task { try await ada.service.send(files: [source], to: bobAtAda, pin: nil) }
+            _ = try #require(await bob.events.first(where: KDEConnectTestDevice.pairingRequest(from: "Ada")))
+            bob.service.answerPairing(adaAtBob, accept: true)
+            _ = try #require(await ada.events.first(where: KDEConnectTestDevice.pairingConfirmation(of: "Bob")))
+            #expect(!ada.service.isPaired(bobAtAda))
+            ada.service.answerPairing(bobAtAda, accept: false)
+            await #expect(throws: KDEConnectError.self) { try await sending.value }
+            #expect(!ada.service.isPaired(bobAtAda))
+            // Bob is told: his side is unpaired again, and no file was offered to him.
+            let ended = await bob.events.first { event -> String? in
+                if case .pairingEnded(let peer, let reason) = event, peer.name == "Ada" { return reason }
+                return nil
+            }
+            #expect(ended == "Ada unpaired")
+            #expect(!bob.events.events.contains { KDEConnectTestDevice.offer($0) != nil })
+        } catch {
+            await bob.stop()
+            await ada.stop()
+            throw error
+        }
+        await bob.stop()
+        await ada.stop()
+    }
+
     @Test func aCertificateNotNamedForItsDeviceIDIsReadWithItsKeyAndName() throws {
         let identity = try DeviceIdentity.ephemeral()
         let der = try ForeignCertificate.issue(
@@ -162,7 +177,8 @@ import X509
                 type: "kdeconnect.clipboard.connect",
                 body: ["content": .string("unknown age"), "timestamp": .number(0)]
             ),
-            to: adaAtBob.id.value
+            to: adaAtBob.id.value,
+            certificate: bob.service.state.withLockedValue { $0.device(adaAtBob)?.certificate }
         )
         bob.service.setClipboard("held since then", copiedAt: 1_764_000_000_123, on: adaAtBob)
         #expect(await ada.events.first(where: clipboard) == Clip(text: "held since then", copiedAt: 1_764_000_000_123))

@@ -139,7 +139,11 @@ import Testing
         #expect(pairing.request(at: 0, timestamp: 1_700_000_000) == [.send(pair: true, timestamp: 1_700_000_000)])
         #expect(pairing.requestTimestamp == 1_700_000_000)
         #expect(pairing.tick(at: 29.9) == [])
-        #expect(pairing.received(pair: true, timestamp: nil, at: 10) == [.paired])
+        // Their yes pairs nothing until the user here confirms the key.
+        #expect(pairing.received(pair: true, timestamp: nil, at: 10) == [.confirmUser(timestamp: 1_700_000_000)])
+        #expect(pairing.state == .confirming(since: 10, timestamp: 1_700_000_000))
+        #expect(pairing.requestTimestamp == 1_700_000_000)
+        #expect(pairing.answer(accept: true) == [.paired])
         #expect(pairing.state == .paired)
 
         var lapsed = KDEConnectPairing(paired: false)
@@ -192,6 +196,56 @@ import Testing
             refused.received(pair: false, timestamp: nil, at: 31) == [.failed("the device did not answer within 30 s")]
         )
         #expect(refused.state == .unpaired)
+    }
+
+    @Test func aKeyNotConfirmedHereUnpairsTheDeviceThatAccepted() {
+        var declined = KDEConnectPairing(paired: false)
+        _ = declined.request(at: 0, timestamp: 1_700_000_000)
+        _ = declined.received(pair: true, timestamp: nil, at: 1)
+        #expect(
+            declined.answer(accept: false)
+                == [.send(pair: false, timestamp: nil), .failed("the verification key was not confirmed here")]
+        )
+        #expect(declined.state == .unpaired)
+        var lapsed = KDEConnectPairing(paired: false)
+        _ = lapsed.request(at: 0, timestamp: 1_700_000_000)
+        _ = lapsed.received(pair: true, timestamp: nil, at: 1)
+        #expect(lapsed.tick(at: 30.9) == [])
+        #expect(
+            lapsed.tick(at: 31)
+                == [.send(pair: false, timestamp: nil), .failed("the verification key was not confirmed within 30 s")]
+        )
+        #expect(lapsed.answer(accept: true) == [])
+        #expect(lapsed.state == .unpaired)
+        // Asking again while the user compares changes nothing; the device's no ends it.
+        var withdrawn = KDEConnectPairing(paired: false)
+        _ = withdrawn.request(at: 0, timestamp: 1_700_000_000)
+        _ = withdrawn.received(pair: true, timestamp: nil, at: 1)
+        #expect(withdrawn.request(at: 2, timestamp: 1_700_000_002) == [])
+        #expect(withdrawn.received(pair: false, timestamp: nil, at: 3) == [.failed("the device withdrew its yes")])
+        #expect(withdrawn.state == .unpaired)
+    }
+
+    @Test func aRequestWhoseTimestampIsFarFromThisClockIsRefused() {
+        let clock: Int64 = 1_800_000_000
+        var stale = KDEConnectPairing(paired: false)
+        #expect(
+            stale.received(pair: true, timestamp: clock - 1801, at: 0, clock: clock) == [
+                .send(pair: false, timestamp: nil)
+            ]
+        )
+        #expect(stale.state == .unpaired)
+        #expect(
+            stale.received(pair: true, timestamp: .min, at: 0, clock: clock) == [.send(pair: false, timestamp: nil)]
+        )
+        #expect(
+            stale.received(pair: true, timestamp: clock + 1800, at: 0, clock: clock) == [
+                .askUser(timestamp: clock + 1800)
+            ]
+        )
+        // Version 7 sends no timestamp: nothing to check.
+        var old = KDEConnectPairing(paired: false)
+        #expect(old.received(pair: true, timestamp: nil, at: 0, clock: clock) == [.askUser(timestamp: nil)])
     }
 
     @Test func aPairedDeviceThatUnpairsIsUnpairedAndOneThatAsksAgainIsAnsweredYes() {

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A KDE Connect device (protocol 7) that breaks the rules, for test_huddle_kdeconnect_hostile.py.
 
-  kde_hostile.py HOST PORT DIR SCENARIO
+  kde_hostile.py HOST PORT DIR SCENARIO [DEVICE_ID NAME]
 
 It makes its own certificate in DIR (named for its device ID, as the protocol asks), dials HOST:PORT, sends its
 identity (named "hostile-SCENARIO", so that each scenario is a device of its own), takes the TLS server's part (the dialler is the TLS server in KDE Connect), asks to pair, and once paired
@@ -12,6 +12,8 @@ plays SCENARIO:
   longer      a file offered as 1,000 bytes whose payload connection sends 5,000
   shorter     a file offered as 1,000,000 bytes whose payload connection sends 1,000 and closes
   stall       a file offered as 1,000 bytes whose payload connection sends 10 and then nothing
+  impostor    claims DEVICE_ID and NAME (another device's, paired with HOST) with a certificate of its own,
+              asks to pair and offers a file; it should be closed before anything of that
 
 It prints one line per step ("linked", "paired", "offered PORT", "payload connected", "payload sent N",
 "closed by peer", ...) and exits when the scenario is over or after 90 s.
@@ -28,7 +30,8 @@ import time
 import uuid
 
 host, port, work, scenario = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
-device_id = uuid.uuid4().hex
+device_id = sys.argv[5] if len(sys.argv) > 5 else uuid.uuid4().hex
+name = sys.argv[6] if len(sys.argv) > 6 else f"hostile-{scenario}"
 deadline = time.monotonic() + 90
 
 
@@ -47,7 +50,7 @@ server_context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
 server_context.load_cert_chain(cert, key)
 
 raw = socket.create_connection((host, port), timeout=10)
-identity = {"deviceId": device_id, "deviceName": f"hostile-{scenario}", "deviceType": "phone", "protocolVersion": 7,
+identity = {"deviceId": device_id, "deviceName": name, "deviceType": "phone", "protocolVersion": 7,
             "incomingCapabilities": ["kdeconnect.share.request"], "outgoingCapabilities": ["kdeconnect.share.request"],
             "tcpPort": 1716}
 raw.sendall(packet("kdeconnect.identity", identity))
@@ -73,12 +76,26 @@ def read_packets() -> list[dict]:
     return [json.loads(line) for line in lines if line.strip()]
 
 
-link.sendall(packet("kdeconnect.pair", {"pair": True}))
 paired = False
-while not paired and time.monotonic() < deadline:
-    for p in read_packets():
-        if p.get("type") == "kdeconnect.pair" and p["body"].get("pair") is True:
-            paired = True
+try:
+    link.sendall(packet("kdeconnect.pair", {"pair": True}))
+    if scenario == "impostor":
+        # As a paired device would (it believes the pairing is on record there), offer a file at once.
+        offer_port = socket.socket()
+        offer_port.bind(("0.0.0.0", 0))
+        offer_port.listen(1)
+        link.sendall(packet("kdeconnect.share.request", {"filename": "impostor.bin", "numberOfFiles": 1,
+                                                          "totalPayloadSize": 10},
+                            payloadSize=10, payloadTransferInfo={"port": offer_port.getsockname()[1]}))
+        say("offered", offer_port.getsockname()[1])
+    while not paired and time.monotonic() < deadline:
+        for p in read_packets():
+            say("packet", p.get("type"))
+            if p.get("type") == "kdeconnect.pair" and p["body"].get("pair") is True:
+                paired = True
+except (EOFError, OSError):
+    say("closed by peer")
+    sys.exit(0)
 if not paired:
     say("not paired")
     sys.exit(1)

@@ -1,0 +1,181 @@
+public import Foundation
+public import HuddleForeign
+import HuddleKDEConnectWire
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOPosix
+import NIOSSL
+import _NIOFileSystem
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Sending files (docs/kdeconnect.md, "Sharing"): for each file this side listens on a payload port named in the
+/// share packet, as TLS server, and writes the file to the first connection that finishes TLS with the paired
+/// certificate. Connections that show another certificate, or none within the handshake deadline, are closed;
+/// nothing is written before TLS is done.
+extension KDEConnectService {
+    typealias PayloadListener = NIOAsyncChannel<(PayloadChannel, EventLoopFuture<Void>), Never>
+    static let writeDeadline = "payload-write-deadline"
+
+    /// Sends each file to a paired device (pairing first if needed), one payload connection each.
+    public func send(files: [URL], to peer: ForeignPeer, pin: String?) async throws {
+        let paired = try await ensurePaired(peer)
+        for url in files { try await send(url, to: peer, certificate: paired) }
+    }
+
+    /// Sends one file to the certificate the send began with: before each file the device must still be paired
+    /// with it, so a link that took the device's ID since gets nothing.
+    func send(_ url: URL, to peer: ForeignPeer, certificate paired: KDEConnectCertificate) async throws {
+        guard try pairedCertificate(of: peer) == paired else {
+            throw KDEConnectError.notPaired(
+                peer.name,
+                reason: "it is no longer linked with the certificate it paired with"
+            )
+        }
+        let size = try FileManager.default.attributesOfItem(atPath: url.path)[.size] as? UInt64 ?? 0
+        let verifier = PresentedCertificate(expected: paired.der)
+        let context = try credentials.context(server: true)
+        let (server, port) = try await listenForPayload(context: context, verifier: verifier)
+        let name = url.lastPathComponent
+        send(
+            KDEConnectPacket(
+                type: "kdeconnect.share.request",
+                body: [
+                    "filename": .string(name), "numberOfFiles": .number(1), "totalPayloadSize": .number(Double(size)),
+                    "open": .bool(false),
+                ],
+                payloadSize: Int64(size),
+                payloadPort: port
+            ),
+            to: peer.id.value,
+            certificate: paired
+        )
+        // The device has a minute to come for it.
+        let timer = Task {
+            try await Task.sleep(for: .seconds(60))
+            try? await server.channel.close()
+        }
+        defer { timer.cancel() }
+        var done = false
+        try await server.executeThenClose { inbound in
+            for await child in verifiedConnections(inbound) {
+                timer.cancel()
+                try await serve(url, size: size, on: child)
+                done = true
+                break
+            }
+        }
+        guard done else {
+            throw KDEConnectError.payload("\(peer.name) did not come for \(name) within a minute (declined?)")
+        }
+    }
+
+    /// The accepted connections, each once it has finished TLS with the expected certificate: those that fail,
+    /// close or keep silent past the deadline are closed and never yielded, and one does not hold up another.
+    func verifiedConnections(
+        _ inbound: NIOAsyncChannelInboundStream<(PayloadChannel, EventLoopFuture<Void>)>
+    ) -> AsyncStream<PayloadChannel> {
+        let (verified, continuation) = AsyncStream.makeStream(of: PayloadChannel.self)
+        let accepting = Task {
+            do {
+                for try await (child, handshake) in inbound {
+                    handshake.whenComplete { result in
+                        guard case .success = result, case .enqueued = continuation.yield(child) else {
+                            child.channel.close(promise: nil)
+                            return
+                        }
+                    }
+                }
+            } catch {}
+            continuation.finish()
+        }
+        continuation.onTermination = { _ in accepting.cancel() }
+        return verified
+    }
+
+    /// Writes the file, then half-closes and waits for the receiver to close.
+    func serve(_ url: URL, size: UInt64, on child: PayloadChannel) async throws {
+        let emit = continuation
+        let offerID = Self.token()
+        let name = url.lastPathComponent
+        try await child.executeThenClose { inbound, outbound in
+            try await FileSystem.shared.withFileHandle(forReadingAt: FilePath(url.path)) { handle in
+                var sent: UInt64 = 0
+                for try await chunk in handle.readChunks(in: 0..<Int64(size), chunkLength: .kibibytes(256)) {
+                    try await outbound.write(chunk)
+                    sent += UInt64(chunk.readableBytes)
+                    emit.yield(
+                        .progress(
+                            .init(offerID: offerID, fileName: name, completed: sent, total: size, isOutgoing: true)
+                        )
+                    )
+                }
+            }
+            // Every byte is written: what follows is the receiver's close, with a minute of its own.
+            try? await child.channel.pipeline.removeHandler(name: Self.writeDeadline)
+            // The end of the file is the end of what this side sends (close_notify, then FIN): KDE Connect
+            // reads until then. It closes once it has every byte, and reading on until it does means no
+            // unread byte here turns the close into a reset under bytes it has not read. It has a minute;
+            // a reset, or a close without close_notify, once every byte is out is how receivers close.
+            outbound.finish()
+            let closer = Task {
+                try await Task.sleep(for: .seconds(60))
+                child.channel.close(promise: nil)
+            }
+            defer { closer.cancel() }
+            do {
+                for try await _ in inbound {}
+            } catch let error as IOError where error.errnoCode == ECONNRESET {
+                return
+            } catch NIOSSLError.uncleanShutdown {
+                // Closed without close_notify, once it had what it wanted: how KDE Connect closes.
+                return
+            }
+        }
+    }
+
+    /// A listener on the first free payload port. Each connection gets the handshake deadline, and a write
+    /// deadline: a receiver that stops reading for the idle time ends the send.
+    func listenForPayload(
+        context: NIOSSLContext,
+        verifier: PresentedCertificate
+    ) async throws -> (PayloadListener, Int) {
+        let handshake = TimeAmount.milliseconds(Int64(configuration.limits.handshakeSeconds * 1000))
+        let idleSeconds = configuration.limits.payloadIdleSeconds
+        for port in configuration.payloadPorts {
+            do {
+                let server = try await ServerBootstrap(group: group)
+                    .bind(host: "0.0.0.0", port: port) { channel in
+                        channel.eventLoop.makeCompletedFuture {
+                            let verified = channel.eventLoop.makePromise(of: Void.self)
+                            let tls = NIOSSLServerHandler(context: context, customVerificationCallback: verifier.verify)
+                            let sync = channel.pipeline.syncOperations
+                            try sync.addHandlers(tls, PayloadHandshakeGate(verified: verified, deadline: handshake))
+                            try sync.addHandler(
+                                IdleStateHandler(writeTimeout: .milliseconds(Int64(idleSeconds * 1000))),
+                                name: Self.writeDeadline
+                            )
+                            try sync.addHandler(
+                                PayloadIdleHandler(reason: "the receiver took nothing for \(Int(idleSeconds)) s")
+                            )
+                            // Finishing the writer half-closes: close_notify and FIN, reading on.
+                            let payload = try PayloadChannel(
+                                wrappingChannelSynchronously: channel,
+                                configuration: .init(isOutboundHalfClosureEnabled: true)
+                            )
+                            return (payload, verified.futureResult)
+                        }
+                    }
+                return (server, server.channel.localAddress?.port ?? port)
+            } catch {
+                continue
+            }
+        }
+        throw KDEConnectError.payload(
+            "no TCP port from \(configuration.payloadPorts.lowerBound) to "
+                + "\(configuration.payloadPorts.upperBound) is free for the file"
+        )
+    }
+}
