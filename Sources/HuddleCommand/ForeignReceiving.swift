@@ -142,11 +142,18 @@ struct ForeignPairingQuestion {
                 "? \(peer.protocol.rawValue) device \"\(peer.name)\" asks to pair. Verification key: \(key) — check the "
                     + "other screen shows the same. [y/n]"
             ]
+        await ask(question, of: peer)
+    }
+
+    /// Asks `question` (after the certificate warning, when the device's certificate changed) and answers the
+    /// service with the user's word.
+    func ask(_ question: [String], of peer: ForeignPeer) async {
         let trust = foreign.trust(of: peer)
-        service.answerPairing(
-            peer,
-            accept: await Self.confirm(question, trust: trust, autoAccept: autoAccept, json: json)
-        )
+        var lines = question
+        if case .changed(let pinned) = trust, !json {
+            lines.insert(ForeignTrustText.changed(peer, pinned: pinned.fingerprint), at: 0)
+        }
+        service.answerPairing(peer, accept: await Self.confirm(lines, trust: trust, autoAccept: autoAccept, json: json))
     }
 
     /// The device accepted this device's request to pair: the user confirms it shows the same key (`--yes`
@@ -163,11 +170,7 @@ struct ForeignPairingQuestion {
                 "? \(peer.protocol.rawValue) device \"\(peer.name)\" accepted. Does it show verification key \(key)? "
                     + "[y/n]"
             ]
-        let trust = foreign.trust(of: peer)
-        service.answerPairing(
-            peer,
-            accept: await Self.confirm(question, trust: trust, autoAccept: autoAccept, json: json)
-        )
+        await ask(question, of: peer)
     }
 
     /// Asks `question`, or with `--yes` prints it and says yes: to unpinned devices too (which then get pinned),

@@ -235,7 +235,9 @@ public final class KDEConnectService: ForeignPeerService, Service {
                 fingerprint: linked.certificate.fingerprint,
                 tableHasRoom: state.devices.count < limit || state.devices.contains { $0.value.link == nil }
             )
-            guard case .take(_, let endsPending) = decision else { return LinkOutcome(decision: decision) }
+            guard case .take(_, let endsPending) = decision else {
+                return LinkOutcome(decision: decision, heldName: held.map { self.peer($0).name })
+            }
             var outcome = LinkOutcome(decision: decision)
             var device = held ?? Device(identity: identity, host: host)
             if endsPending, let old = held {
@@ -263,6 +265,8 @@ public final class KDEConnectService: ForeignPeerService, Service {
         switch outcome.decision {
         case .refuseImpostor(let paired):
             linked.channel.close(promise: nil)
+            // Said under the name of the device it poses as: the one the user knows.
+            if let name = outcome.heldName { peer.name = name }
             emit(.fingerprintChanged(peer, pinned: paired))
             return
         case .refuseFull:
@@ -284,6 +288,8 @@ public final class KDEConnectService: ForeignPeerService, Service {
     /// What taking a link did, for what follows outside the lock.
     struct LinkOutcome {
         let decision: KDEConnectLinkRule.Decision
+        /// The name of the device the ID belongs to, when the link was refused.
+        var heldName: String?
         var replaced: (any Channel)?
         /// The device the new certificate replaced, when something was pending for it.
         var ended: ForeignPeer?
