@@ -159,9 +159,10 @@ let package = Package(
         .target(
             name: "HuddleLocalSend",
             dependencies: [
-                "HuddleForeign", "HuddleLocalSendWire", "Huddle",
+                "HuddleForeign", "HuddleLocalSendWire", "Huddle", "HuddleTransport",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -283,6 +284,7 @@ let package = Package(
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ],
             path: "Tests/HuddleTestSupport",
             swiftSettings: upcoming

@@ -2,6 +2,7 @@ import Foundation
 import Huddle
 public import HuddleForeign
 import HuddleKDEConnectWire
+import HuddleTransport
 import Logging
 import NIOConcurrencyHelpers
 import NIOCore
@@ -21,6 +22,8 @@ public final class KDEConnectService: ForeignPeerService, Service {
     let started = ContinuousClock.now
     let state = NIOLockedValueBox(State())
     let listeningPort = ForeignPortWaiter()
+    /// The links accepted and open, in all and per address (``KDEConnectLimits``).
+    let admission: PeerAdmission
 
     /// One device heard from or linked with.
     struct Device {
@@ -55,6 +58,10 @@ public final class KDEConnectService: ForeignPeerService, Service {
         self.configuration = configuration
         self.credentials = credentials
         self.pins = pins
+        admission = PeerAdmission(
+            maximumTotal: configuration.limits.maximumLinks,
+            maximumPerAddress: configuration.limits.maximumLinksPerAddress
+        )
         (events, continuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(4096))
     }
 
@@ -147,7 +154,10 @@ public final class KDEConnectService: ForeignPeerService, Service {
                     .childChannelInitializer { [weak self] channel in
                         guard let self else { return channel.close() }
                         return channel.eventLoop.makeCompletedFuture {
-                            try channel.pipeline.syncOperations.addHandler(
+                            // Each link holds a place while it is open: a host that opens connections and says
+                            // nothing, or links under ever new IDs, holds its own share and no more.
+                            try channel.pipeline.syncOperations.addHandlers(
+                                ForeignConnectionCap(self.admission),
                                 self.linkHandler(.accepted, channel: channel)
                             )
                         }

@@ -10,6 +10,10 @@ public struct KDEConnectLimits: Sendable, Hashable {
     public var maximumDevices = 64
     /// Links being set up at once (before their identity and TLS are done).
     public var maximumPendingLinks = 8
+    /// Links other devices opened that are open at once, in all and per address: more are closed as soon as they
+    /// are accepted.
+    public var maximumLinks = 64
+    public var maximumLinksPerAddress = 8
     /// How long a link may take to send its identity and finish TLS.
     public var handshakeSeconds: Double = 10
     /// How long a file being received may send nothing before it is given up.

@@ -2,7 +2,9 @@ import Foundation
 import Huddle
 public import HuddleForeign
 import HuddleLocalSendWire
+import HuddleTransport
 import Hummingbird
+import HummingbirdCore
 import HummingbirdTLS
 import Logging
 import NIOConcurrencyHelpers
@@ -28,6 +30,8 @@ public final class LocalSendService: ForeignPeerService, Service {
     let listeningPort = ForeignPortWaiter()
     /// The SHA-256 of files to send, kept per version of each file (and begun early by ``prepareToSend(files:)``).
     let digests = LocalSendFileDigests()
+    /// The connections both servers hold open, in all and per address.
+    let admission: PeerAdmission
 
     struct State {
         var devices: LocalSendDevices
@@ -56,6 +60,10 @@ public final class LocalSendService: ForeignPeerService, Service {
         let emit = continuation
         inbox = LocalSendInbox(takesOffers: configuration.takesOffers) { emit.yield($0) }
         started = clock.now
+        admission = PeerAdmission(
+            maximumTotal: configuration.limits.maximumConnections,
+            maximumPerAddress: configuration.limits.maximumConnectionsPerAddress
+        )
         state = NIOLockedValueBox(
             State(devices: LocalSendDevices(ownFingerprint: credentials.fingerprint, limits: configuration.limits))
         )
@@ -160,9 +168,18 @@ public final class LocalSendService: ForeignPeerService, Service {
     ) async throws -> Int {
         for port in ports {
             let (running, runningContinuation) = AsyncStream<Int>.makeStream()
+            // Every connection takes a place in the service's admission, and an idle one is closed: a host that
+            // opens connections and says nothing cannot take the process's descriptors (docs/localsend.md, "Limits").
+            let admission = self.admission
+            let http = HTTP1Channel.Configuration(
+                additionalChannelHandlers: [ForeignConnectionCap(admission)],
+                idleTimeout: .milliseconds(Int64(configuration.limits.idleSeconds * 1000))
+            )
             let app = Application(
                 router: router,
-                server: tls ? try .tls(.http1(), configuration: credentials.serverTLS()) : .http1(),
+                server: tls
+                    ? try .tls(.http1(configuration: http), configuration: credentials.serverTLS())
+                    : .http1(configuration: http),
                 configuration: .init(address: .hostname("0.0.0.0", port: port), serverName: nil),
                 onServerRunning: { channel in
                     runningContinuation.yield(channel.localAddress?.port ?? port)

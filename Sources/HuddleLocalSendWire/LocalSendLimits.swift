@@ -17,6 +17,13 @@ public struct LocalSendLimits: Sendable, Hashable {
     /// How many `/register` answers are sent per second in all: a flood of announcements under ever new
     /// fingerprints makes no more connections than this.
     public var registerAnswersPerSecond = 10
+    /// Connections the servers hold open at once (the API and the share page together), and per address: more are
+    /// closed as soon as they are accepted.
+    public var maximumConnections = 64
+    public var maximumConnectionsPerAddress = 16
+    /// How long a connection may stay idle (no request under way, or a TLS handshake not finished) before it is
+    /// closed.
+    public var idleSeconds: Double = 30
 
     public init() {}
 }
