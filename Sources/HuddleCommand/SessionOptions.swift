@@ -153,8 +153,9 @@ struct SessionOptions: ParsableArguments {
         configuration.peerAddresses = (try? peerAddresses()) ?? []
         configuration.wideArea = try? wideAreaConfiguration()
         configuration.disconnectTimeout = .milliseconds(Int64(disconnectTimeout * 1000))
-        // What the session cannot report as an event (a trust store it could not write) goes to standard error.
-        var logger = Logger(label: "huddle", factory: { StreamLogHandler.standardError(label: $0) })
+        // What the session cannot report as an event (a trust store it could not write) goes to standard error,
+        // escaped: a message may carry a peer's words.
+        var logger = Logger(label: "huddle", factory: { _ in EscapingLogHandler() })
         logger.logLevel = .warning
         configuration.logger = logger
         return configuration

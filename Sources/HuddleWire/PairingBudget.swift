@@ -14,9 +14,14 @@
 /// - **Failures pause pairing.** A run that ends without a completed, accepted pairing is a failure. After
 ///   ``Configuration/maximumFailures`` (5) failures within ``Configuration/failureWindow``, no run starts for
 ///   ``Configuration/pause`` (60 s), and the caller is told once, naming the source most failures came from.
+/// - **Pauses in a row grow.** Each pause that follows another without a completed pairing between them, and
+///   without a ``Configuration/quietPeriod`` (a day) free of failures, lasts twice the one before, up to
+///   ``Configuration/maximumPause`` (2 h).
 ///
 /// So at most `maximumFailures` runs and one more in flight fit in any `pause` long window: six draws a minute,
-/// a chance of at most 6 × 10⁻⁶ for a man in the middle to match one user's code while it is on screen.
+/// a chance of at most 6 × 10⁻⁶ for a man in the middle to match one user's code while it is on screen. And the
+/// total is bounded, not only the rate: grinding without end gets six draws per 2 h once the pauses are at their
+/// longest, 72 a day, at most 600 in the first week (`PairingBudgetRuleTests`), a chance below 6 × 10⁻⁴ a week.
 ///
 /// Pure: time comes in as `now`; the caller serialises the calls.
 public struct PairingBudget: Sendable {
@@ -27,8 +32,12 @@ public struct PairingBudget: Sendable {
         public var maximumFailures = 5
         /// How long failures are remembered.
         public var failureWindow: Duration = .seconds(600)
-        /// How long pairing pauses after `maximumFailures` failures.
+        /// How long pairing pauses after `maximumFailures` failures, the first time.
         public var pause: Duration = .seconds(60)
+        /// The longest pause: each pause in a row lasts twice the one before, up to this.
+        public var maximumPause: Duration = .seconds(2 * 3600)
+        /// A time with no failure after which pauses start again from `pause`.
+        public var quietPeriod: Duration = .seconds(24 * 3600)
 
         public init() {}
     }
@@ -77,7 +86,8 @@ public struct PairingBudget: Sendable {
 
         public var description: String {
             "\(failures) pairing attempts from \(source) were abandoned: pausing new pairings for "
-                + "\(duration.components.seconds) s"
+                + (duration < .seconds(120)
+                    ? "\(duration.components.seconds) s" : "\(duration.components.seconds / 60) min")
         }
     }
 
@@ -88,6 +98,9 @@ public struct PairingBudget: Sendable {
     private var failures: [(at: ContinuousClock.Instant, source: Source)] = []
     private var pausedUntil: ContinuousClock.Instant?
     private var nextNumber: UInt64 = 0
+    /// Pauses in a row (no completed pairing, no quiet period between them), and when the last failure was.
+    private var pausesInARow = 0
+    private var lastFailure: ContinuousClock.Instant?
 
     /// The runs with one device, in flight together.
     private struct Pairing: Sendable {
@@ -153,17 +166,33 @@ public struct PairingBudget: Sendable {
             return nil
         }
         current = nil
-        guard !pairing.paired else { return nil }
+        guard !pairing.paired else {
+            pausesInARow = 0
+            return nil
+        }
+        if let last = lastFailure, !pairing.failed.isEmpty, last.duration(to: now) >= configuration.quietPeriod {
+            pausesInARow = 0
+        }
+        if !pairing.failed.isEmpty { lastFailure = now }
         failures += pairing.failed.map { (now, $0) }
         let window = configuration.failureWindow
         failures.removeAll { $0.at.duration(to: now) > window }
         guard failures.count >= configuration.maximumFailures else { return nil }
-        pausedUntil = now + configuration.pause
+        let duration = pauseLength(after: pausesInARow)
+        pausesInARow += 1
+        pausedUntil = now + duration
         let counts = Dictionary(grouping: failures, by: \.source.description).mapValues(\.count)
         let source = counts.max { ($0.value, $1.key) < ($1.value, $0.key) }!.key
-        let pause = Pause(failures: failures.count, source: source, duration: configuration.pause)
+        let pause = Pause(failures: failures.count, source: source, duration: duration)
         failures.removeAll()
         return pause
+    }
+
+    /// `pause` doubled once for each pause before it in a row, at most `maximumPause`.
+    func pauseLength(after earlier: Int) -> Duration {
+        var length = configuration.pause
+        for _ in 0..<min(earlier, 62) where length < configuration.maximumPause { length *= 2 }
+        return min(length, configuration.maximumPause)
     }
 
     private static func keys(of source: Source) -> [String] {

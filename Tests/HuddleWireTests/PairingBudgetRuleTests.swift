@@ -134,6 +134,80 @@ struct PairingBudgetRuleTests {
         let mostInAMinute = starts.indices.map { i in starts[i...].prefix { $0 < starts[i] + 60 }.count }.max() ?? 0
         #expect(mostInAMinute <= 6)
         #expect(mostInAMinute == 5)
-        #expect(starts.count >= 40, "the budget still lets pairing happen: \(starts.count) runs in ten minutes")
+        // Pauses in a row grow (60 s, 2 min, 4 min): pairing is still tried four times in ten minutes.
+        #expect(starts.count >= 20, "the budget still lets pairing happen: \(starts.count) runs in ten minutes")
+    }
+
+    /// Five failed runs from fresh sources, starting at `start` seconds, 3 s apart; the pause they caused.
+    func failFive(_ budget: inout PairingBudget, from start: Double, key: inout UInt8) throws -> PairingBudget.Pause {
+        var pause: PairingBudget.Pause?
+        for i in 0..<5 {
+            key &+= 1
+            let now = start + Double(i) * 3
+            let run = try #require(
+                granted(budget.open(Self.source(key, "10.2.0.\(key)"), role: .responder, now: at(now)))
+            )
+            pause = budget.close(run, paired: false, now: at(now + 1))
+        }
+        return try #require(pause)
+    }
+
+    /// Pauses in a row double, up to two hours; a completed pairing, or a day without failures, starts them over.
+    @Test func pausesInARowDoubleUpToTwoHoursAndStartOverAfterAPairingOrAQuietDay() throws {
+        var budget = PairingBudget()
+        var key: UInt8 = 0
+        var now = 0.0
+        var lengths: [Int64] = []
+        for _ in 0..<9 {
+            let pause = try failFive(&budget, from: now, key: &key)
+            lengths.append(pause.duration.components.seconds)
+            now += 13 + Double(pause.duration.components.seconds)
+        }
+        #expect(lengths == [60, 120, 240, 480, 960, 1920, 3840, 7200, 7200])
+        #expect(try failFive(&budget, from: now, key: &key).description.hasSuffix("pausing new pairings for 120 min"))
+        now += 13 + 7200
+        // A completed pairing starts over.
+        key &+= 1
+        let good = try #require(granted(budget.open(Self.source(key, "10.3.0.1"), role: .responder, now: at(now))))
+        #expect(budget.close(good, paired: true, now: at(now + 1)) == nil)
+        now += 3
+        #expect(try failFive(&budget, from: now, key: &key).duration == .seconds(60))
+        now += 13 + 60
+        #expect(try failFive(&budget, from: now, key: &key).duration == .seconds(120))
+        // So does a day without a failure.
+        now += 13 + 120 + 24 * 3600
+        #expect(try failFive(&budget, from: now, key: &key).duration == .seconds(60))
+    }
+
+    /// The total bound (docs/threat-model.md, "The pairing budget"): the grinder above, for a week, gets at most
+    /// 600 runs: a chance below 6 × 10⁻⁴ to match one code of 10⁶.
+    @Test func aGrinderGetsAtMostSixHundredRunsInAWeek() {
+        var budget = PairingBudget()
+        var runs = 0
+        var key: UInt16 = 0
+        var now = 0.0
+        let week = 7 * 24 * 3600.0
+        while now < week {
+            key &+= 1
+            let source = PairingBudget.Source(
+                device: try! DeviceID(
+                    bytes: Array(repeating: UInt8(truncatingIfNeeded: key), count: 31) + [UInt8(key >> 8)]
+                ),
+                address: "10.4.\(key >> 8).\(key & 0xFF)"
+            )
+            switch budget.open(source, role: .responder, now: at(now)) {
+            case .granted(let run):
+                runs += 1
+                _ = budget.close(run, paired: false, now: at(now + 0.01))
+                now += 0.01
+            case .refused(.paused(let until)):
+                let left = start.duration(to: until).components
+                now = max(now + 0.01, Double(left.seconds) + Double(left.attoseconds) * 1e-18 + 0.001)
+            case .refused:
+                now += 0.01
+            }
+        }
+        #expect(runs <= 600, "\(runs) runs in a week")
+        #expect(runs >= 400, "the rule still lets pairing be tried: \(runs) runs in a week")
     }
 }
