@@ -61,7 +61,7 @@ def testbed(netns_ok, request) -> Testbed:
 
     Marker `@pytest.mark.hosts(k, dad=False, ula=False)`: default 3 hosts, IPv6 DAD
     disabled (accept_dad=0) and no fd00:: ULA addresses. Other keyword arguments go to
-    Testbed too (second_link, second_only, subnets, router, default_route: see testbed.py).
+    Testbed too (second_link, second_only, subnets, router, default_route, ifname: see testbed.py).
     """
     marker = request.node.get_closest_marker("hosts")
     tb = Testbed(k=marker.args[0] if marker and marker.args else 3,

@@ -30,6 +30,11 @@ programs that look up "the address I would reach the internet from" (a UDP conne
 address, which sends nothing) or join a multicast group on INADDR_ANY find veth-<x>, as localsendd
 does (localsend_peer.py). Without it (the default) a host has only its subnet's routes.
 
+Machine-like interface names, opt-in, e.g. Testbed(k=2, ifname="eth0") or @pytest.mark.hosts(2,
+ifname="eth0"): each host's first interface is called eth0 (names are per namespace) instead of
+veth-<x>, so `huddle` finds it with no --interface (its default filter skips veth* interfaces), as
+it would on a real machine. The bridge's ports keep their names (p-a, p-b, ...).
+
 Every process is started inside one of these namespaces, so teardown can stop
 exactly the processes of this run (`ip netns pids NS`) and delete exactly its
 namespaces. Teardown runs from fixture finalizers and, as a safety net, atexit.
@@ -225,7 +230,7 @@ class Host:
     def __init__(self, testbed: "Testbed", letter: str, index: int):
         self.testbed, self.letter = testbed, letter
         self.ns = f"{testbed.prefix}{letter}"
-        self.ifname = f"veth-{letter}"
+        self.ifname = testbed.ifname or f"veth-{letter}"
         # Subnet (bridge) of veth-<x>: 1 unless Testbed subnets / second_only say 2 or 3.
         self.subnet = testbed.host_subnet.get(letter, 1)
         self.ipv4 = f"{testbed.net4_of[self.subnet]}.{index + 1}"
@@ -271,8 +276,10 @@ class Testbed:
     def __init__(self, k: int = 3, dad: bool = False, ula: bool = False,
                  second_link: Iterable[str] = (), second_only: Iterable[str] = (),
                  subnets: dict[str, int] | None = None, router: bool = False,
-                 default_route: bool = False):
+                 default_route: bool = False, ifname: str | None = None):
         assert 1 <= k <= 26
+        assert ifname is None or (ifname and len(ifname) <= 15 and not ifname.startswith("veth2-")), ifname
+        self.ifname = ifname  # every host's first interface, when not veth-<x>
         # Optional second and third bridge and the router (see module doc).
         self.second_link = set(second_link)
         self.host_subnet = {x: 2 for x in second_only}

@@ -1,5 +1,6 @@
 import HuddleTransport
 import HuddleWire
+import Logging
 
 /// Connections from open to closed: tying each to the peer its HELLO names, the duplicate tie-break, decisions,
 /// and what a connection's end means for its peer.
@@ -38,7 +39,11 @@ extension PeerSessionStateMachine {
         guard var slot = connections[id], !slot.isClosing, let device = slot.remote else { return nil }
         let peer = PeerID(rawValue: hello.instance)
         if peer == local.instance {
-            write(.close(.refused), on: id)
+            // Only a dial of our own address names our own instance: the address, not the peer, was wrong.
+            actions.append(
+                .log(.warning, "refused a connection from this session itself (a dial reached its own address)", [:])
+            )
+            write(.close(.ownInstance), on: id)
             return nil
         }
         if let owner = verifiedDevice(of: peer), owner != device {

@@ -143,9 +143,13 @@ extension PeerSessionStateMachine {
     }
 
     /// A `connect` the rules asked for ended. An automatic dial of a found peer that failed is reported
-    /// (`autoConnectFailed`, with why); a failed reconnect is tried again later, a successful one ends the schedule.
+    /// (`autoConnectFailed`, with why), and made again if the peer's advert moved to another address meanwhile; a
+    /// failed reconnect is tried again later, a successful one ends the schedule.
     mutating func connectEnded(_ peer: PeerID, reason: ConnectReason, failure: PeerSessionError?) {
-        if reason == .found, let failure { emit(.peerError(peer, .autoConnectFailed(failure))) }
+        if reason == .found, let failure {
+            emit(.peerError(peer, .autoConnectFailed(failure)))
+            connectIfFound(peer)
+        }
         guard case .reconnect(let attempt) = reason else { return }
         if failure == nil {
             reconnecting.remove(peer)

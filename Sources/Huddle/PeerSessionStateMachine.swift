@@ -34,8 +34,8 @@ struct PeerSessionStateMachine {
     var reconnecting: Set<PeerID> = []
     /// Pinned devices whose connection dropped; if one comes back under a new instance, it is connected.
     var droppedDevices: Set<DeviceID> = []
-    /// Instances dialled because they were found: once each.
-    var autoDialled: Set<PeerID> = []
+    /// Instances dialled because they were found, with the address dialled: once each per address.
+    var autoDialled: [PeerID: SocketAddress] = [:]
     /// Above every sequence number a closed connection used: where a new peer connection's messages start.
     var sequenceFloor: UInt64 = 0
     var outboxGeneration = 0
@@ -227,14 +227,17 @@ struct PeerSessionStateMachine {
     }
 
     /// Dials a peer just found, when the configuration asks for it and this side dials (``dials(_:device:)``): once per
-    /// instance, and not while a connection to it exists or is being made.
+    /// instance and address, and not while a connection to it exists or is being made. A peer found again at
+    /// another address is dialled there: the first resolution of an advert can be stale (RFC 6762 §10.2: its
+    /// SRV named a host name the peer then lost to another host, maybe to this one, `docs/mdns.md` B10).
     mutating func connectIfFound(_ peer: PeerID) {
         guard configuration.connectsToFoundPeers, local.mode.browses, !stopped, let record = peers[peer],
             record.connection == nil, let device = record.info.deviceID,
+            let address = record.advert?.addresses.first, autoDialled[peer] != address,
             dials(record, device: device),
-            !connections.values.contains(where: { $0.intended == peer || $0.peer == peer }),
-            autoDialled.insert(peer).inserted
+            !connections.values.contains(where: { $0.intended == peer || $0.peer == peer })
         else { return }
+        autoDialled[peer] = address
         actions.append(.connect(peer, timeout: .seconds(120), reason: .found))
     }
 

@@ -79,18 +79,23 @@ extension MDNSResponder {
         self.checkSimultaneousProbe(message, on: link, now: now)
 
         let owned = self.answerableRecords(on: link)
+        // RFC 6762 §6, §8.2: every service points at the host name. While that name is probed again (a
+        // simultaneous probe lost, a conflict), it may turn out to be another host's, so the services are not
+        // answered for; a probe for one of their names is still defended.
+        let hostSettled = self.host.phase.ownsName
         let sourceOnLink = interface.isOnLink(incoming.source.address)
         var multicastAnswers: [DNSRecord] = []
         var unicastAnswers: [DNSRecord] = []
         var allUnique = true
         var isDefence = false
         for question in message.questions {
+            let proposed = message.authorities.filter { $0.name == question.name }
+            guard hostSettled || !proposed.isEmpty else { continue }
             var matching = owned.filter { question.isAnswered(by: $0.record) }
             if matching.isEmpty, question.type != .any, let nsec = self.nsec(for: question.name, on: link) {
                 matching = [OwnedRecord(record: nsec, isUnique: true)]
             }
             guard !matching.isEmpty else { continue }
-            let proposed = message.authorities.filter { $0.name == question.name }
             if !proposed.isEmpty {
                 // A probe for a name we hold: defend at once, unless every proposed record is one of ours.
                 guard matching.contains(where: \.isUnique), proposed.contains(where: { !self.isOwnRecordData($0) })
@@ -141,6 +146,7 @@ extension MDNSResponder {
     /// Legacy unicast (RFC 6762 §6.7): reply to the sender's port with its ID and questions, TTLs of at most
     /// 10 s, no cache-flush bits and no compressed SRV targets; never multicast.
     mutating func answerLegacy(_ incoming: MDNSIncoming) {
+        guard self.host.phase.ownsName else { return }  // as in answer(_:knownAnswers:waitedForKnownAnswers:now:)
         let link = incoming.link
         let owned = self.answerableRecords(on: link).map(\.record)
         var answers: [DNSRecord] = []

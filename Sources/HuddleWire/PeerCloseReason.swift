@@ -39,6 +39,7 @@ public struct PeerCloseReason: RawRepresentable, Hashable, Sendable, CustomStrin
         case .instanceTaken: "that peer is another device"
         case .linkRefused:
             "the pairing link was already used, has expired, or was never issued there; ask for a new one"
+        case .ownInstance: "it reached this session itself: the address dialled is this device's own"
         default: "reason \(rawValue)"
         }
     }
@@ -60,4 +61,7 @@ extension PeerCloseReason {
     /// The pairing link's proof matched no link the responder issued that is unused and unexpired
     /// (`docs/wire-protocol.md` §5.8).
     public static let linkRefused = Self(rawValue: 13)
+    /// The HELLO names the responder's own instance: the dial reached the session that made it (an address
+    /// resolved through a stale or shared host name, `docs/mdns.md` B10).
+    public static let ownInstance = Self(rawValue: 14)
 }

@@ -286,6 +286,37 @@ struct RFC6762ConflictTests {
         #expect(lose.probes(for: F.hostName).count == 1)
     }
 
+    /// §6, §8.2: the host name lost a simultaneous probe while the service's own probes went on: the service now
+    /// owns its name but points at a host name that may be the other host's (two machines of one host name; it
+    /// was, and this one became `huddle-2`). Until the host name is won, no query gets an answer naming the
+    /// service, so no peer resolves it to the other host's address (two `huddle chat` on such hosts dialled
+    /// themselves). A probe for the service's name is still defended.
+    @Test func aServiceIsNotAnsweredForWhileItsHostNameIsProbedAgain() throws {
+        var h = try ResponderHarness()
+        h.register()
+        let firstSent = h.nextProbe(for: F.hostName)
+        let first = try #require(firstSent)
+        h.advance(to: first.time + .milliseconds(50))
+        h.receive(F.probe(F.hostName, proposing: [F.a(IPv4Address(10, 0, 0, 200))]))
+        // The service owns its name 750 ms after its first probe; the host probes again 1 s after it lost, and
+        // owns its name 750 ms later.
+        h.advance(to: first.time + .milliseconds(900))
+        let asked = h.now
+        h.receive(F.query(F.typeName, .ptr))
+        h.receive(F.query(F.instance, .srv))
+        h.receive(F.query(F.instance, .any), from: F.legacyPeer, multicast: false)
+        h.advance(to: first.time + .milliseconds(1700))
+        let early = h.sent(since: asked).filter { $0.answers(F.ptr()) || $0.answers(F.srv()) }
+        #expect(early.isEmpty, "\(early)")
+        let defended = h.now
+        h.receive(F.probe(F.instance, proposing: [F.srv(port: 9000), F.txt()]))
+        #expect(h.responses(since: defended).contains { $0.answers(F.srv()) }, "a probe for its name is defended")
+        // Won 750 ms after its probes began again: then the service goes out with it.
+        h.advance(to: first.time + .milliseconds(2000))
+        let announced = h.announcements(of: F.srv()).map(\.time).filter { $0 > defended }
+        #expect(announced == [first.time + .milliseconds(1800)], "\(announced.map(h.elapsed))")
+    }
+
     // MARK: Rate limiting failed probes
 
     /// Runs `count` probe-and-conflict rounds; returns the first-probe time of each name and each conflict time.

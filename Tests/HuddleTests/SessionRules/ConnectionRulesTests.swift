@@ -1,5 +1,6 @@
 import HuddleTransport
 import HuddleWire
+import NIOCore
 import Testing
 
 @testable import Huddle
@@ -85,12 +86,18 @@ struct ConnectionRulesTests {
         #expect(rules.machine.requests.isEmpty)
     }
 
-    @Test func aConnectionNamingOurOwnInstanceIsRefused() {
+    /// Only a dial of this side's own address names its own instance: refused saying so, to the dialler and here.
+    @Test func aConnectionNamingOurOwnInstanceIsRefusedSayingWhy() {
         var rules = H()
         rules.acceptAndAuthenticate(1)
         #expect(
-            rules.handle(.prompted(1, H.prompt("local", code: true))) == ["write 1 close(\(PeerCloseReason.refused))"]
+            rules.handle(.prompted(1, H.prompt("local", code: true))) == [
+                "log warning refused a connection from this session itself (a dial reached its own address)",
+                "write 1 close(\(PeerCloseReason.ownInstance))",
+            ]
         )
+        let error = PeerSessionError.connection(.wire(.closedByPeer(reason: .ownInstance)))
+        #expect("\(error)".contains("this session itself: the address dialled is this device's own"), "\(error)")
     }
 
     @Test func anInstanceAnotherDeviceProvedIsRefusedAndReported() throws {
@@ -302,6 +309,32 @@ struct ConnectionRulesTests {
         #expect(low.handle(.connectEnded(bob, reason: .found, failure: nil)).isEmpty)
         // Not dialled again for being found again: once per instance.
         #expect(low.handle(.found(H.advert("bob"))) == ["emit peerFound bob"])
+    }
+
+    /// Two hosts of one host name: the peer's advert was first resolved through the host name the other lost,
+    /// so it named this side's own address, and the automatic dial reached itself. Found again at its real
+    /// address, the peer is dialled there, whether the new advert came after the failed dial or during it.
+    @Test func aFoundPeerIsDialledAgainAtAnotherAddress() throws {
+        let own = PeerSessionError.connection(.wire(.closedByPeer(reason: .ownInstance)))
+        var moved = H.advert("bob")
+        moved.addresses = [try SocketAddress(ipAddress: "127.0.0.2", port: 4000)]
+        var low = H(device: H.lowDevice) { $0.connectsToFoundPeers = true }
+        #expect(low.handle(.found(H.advert("bob"))).last == "connect bob 120.0 seconds found")
+        low.handle(.connectEnded(bob, reason: .found, failure: own))
+        #expect(low.handle(.found(H.advert("bob"))) == ["emit peerFound bob"], "not again at the same address")
+        #expect(low.handle(.found(moved)).last == "connect bob 120.0 seconds found")
+        #expect(low.handle(.found(moved)) == ["emit peerFound bob"])
+
+        var during = H(device: H.lowDevice) { $0.connectsToFoundPeers = true }
+        during.handle(.found(H.advert("bob")))
+        during.handle(.dialStarted(1, peer: bob, timeout: .seconds(120)))
+        #expect(during.handle(.found(moved)).allSatisfy { !$0.hasPrefix("connect") }, "one dial at a time")
+        during.handle(.closed(1, own))
+        #expect(
+            during.handle(.connectEnded(bob, reason: .found, failure: own)) == [
+                "emit peerError bob \(PeerSessionError.autoConnectFailed(own))", "connect bob 120.0 seconds found",
+            ]
+        )
     }
 
     @Test func aBlockedDeviceIsRefusedAtOnce() throws {
