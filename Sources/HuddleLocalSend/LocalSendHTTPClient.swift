@@ -253,4 +253,11 @@ final class ResponseCollector: ChannelInboundHandler, @unchecked Sendable {
         promise = nil
         context.fireChannelInactive()
     }
+
+    /// A connection that never came up (refused, timed out) is torn down without going inactive: the promise
+    /// still ends.
+    func handlerRemoved(context: ChannelHandlerContext) {
+        promise?.fail(LocalSendError.unreachable("the connection was not set up"))
+        promise = nil
+    }
 }

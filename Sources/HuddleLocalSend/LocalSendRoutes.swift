@@ -45,7 +45,15 @@ struct LocalSendRoutes: Sendable {
         } catch {
             return refusal(.init(400, "\(error)"))
         }
-        if let host = context.remoteHost { service.heard(info, from: host) }
+        if let host = context.remoteHost {
+            // Proven when the client certificate is the fingerprint's: only then may it move an HTTPS device here.
+            let shown = await context.clientFingerprint()
+            service.heard(
+                info,
+                from: host,
+                proven: shown.map { LocalSendFingerprint.matches($0, info.fingerprint) } ?? false
+            )
+        }
         return json(service.ownInfo(announce: nil))
     }
 

@@ -78,6 +78,13 @@ extension LocalSendService {
             throw LocalSendError.unreachable("\(peer.name) is no longer heard from")
         }
         if !device.isHTTPS && !configuration.allowsPlainHTTP { throw LocalSendError.plainHTTPRefused(peer.name) }
+        // Trust was decided on the device as the user chose it: never send elsewhere, or over another scheme.
+        guard "\(device.host):\(device.port)" == peer.address, device.isHTTPS == !peer.isPlainHTTP else {
+            throw LocalSendError.unreachable(
+                "\(peer.name) now answers at \(device.isHTTPS ? "https" : "http")://\(device.host):\(device.port), not "
+                    + "where it was chosen (\(peer.address)); look for it again"
+            )
+        }
         return .init(
             host: device.host,
             port: device.port,

@@ -225,16 +225,54 @@ public final class LocalSendService: ForeignPeerService, Service {
         if answers { await register(with: info, at: host) }
     }
 
-    /// Records a device; true when it is not this device.
+    /// Records a device; true when it is not this device. `proven`: the message came over TLS that showed the
+    /// fingerprint's certificate (``LocalSendDevices/heard(_:from:at:proven:)``).
     @discardableResult
-    func heard(_ info: LocalSendDeviceInfo, from host: String) -> Bool {
-        let outcome = state.withLockedValue { $0.devices.heard(info, from: host, at: now) }
+    func heard(_ info: LocalSendDeviceInfo, from host: String, proven: Bool = false) -> Bool {
+        let outcome = state.withLockedValue { $0.devices.heard(info, from: host, at: now, proven: proven) }
         switch outcome {
         case .ignored: return false
         case .new(let device), .changed(let device): emit(.found(Self.peer(device)))
-        case .same: break
+        case .same, .kept: break
+        case .moveClaimed(_, let claimed): checkMove(to: claimed)
         }
         return true
+    }
+
+    /// An HTTPS device is said to answer at another address: it moves there only once `/info` there, over TLS
+    /// pinned to its fingerprint, answers with that fingerprint. Bounded like the answers to announcements.
+    func checkMove(to claimed: LocalSendDevices.Device) {
+        let waits = state.withLockedValue { state -> Bool in
+            guard state.waitingAnswers < Self.maximumWaitingAnswers else { return false }
+            state.waitingAnswers += 1
+            return true
+        }
+        guard waits else { return }
+        Task {
+            let now = self.now
+            let checks = state.withLockedValue { state -> Bool in
+                state.waitingAnswers -= 1
+                return state.devices.mayAnswer(claimed.key, at: now)
+            }
+            guard checks else { return }
+            let target = LocalSendHTTPClient.Target(
+                host: claimed.host,
+                port: claimed.port,
+                https: true,
+                fingerprint: claimed.key
+            )
+            guard
+                let answer = try? await client.request(
+                    .GET,
+                    target,
+                    path: "/api/localsend/v2/info",
+                    responseLimit: configuration.limits.maximumInfoBytes
+                ), answer.status == 200,
+                let theirs = try? LocalSendMessages.deviceInfo(from: answer.body, limits: configuration.limits),
+                LocalSendFingerprint.matches(theirs.fingerprint, claimed.key)
+            else { return }
+            heard(claimed.info, from: claimed.host, proven: true)
+        }
     }
 
     /// Answers an announcement by registering with the announcer (pinned to the fingerprint it announced), or
@@ -259,7 +297,13 @@ public final class LocalSendService: ForeignPeerService, Service {
         if let answer, answer.status == 200,
             let theirs = try? LocalSendMessages.deviceInfo(from: answer.body, limits: configuration.limits)
         {
-            heard(theirs, from: host)
+            // Over HTTPS the connection was pinned to the announced fingerprint: an answer naming another is
+            // dropped, one naming it is proven. Over plain HTTP nothing is proven.
+            if !https {
+                heard(theirs, from: host)
+            } else if LocalSendFingerprint.matches(theirs.fingerprint, info.fingerprint) {
+                heard(theirs, from: host, proven: true)
+            }
         } else if let multicast = state.withLockedValue({ $0.multicast }) {
             await multicast.send(ownInfo(announce: false))
         }
@@ -316,7 +360,7 @@ public final class LocalSendService: ForeignPeerService, Service {
         }
         info.port = port
         info.protocol = https ? "https" : "http"
-        heard(info, from: host)
+        heard(info, from: host, proven: https && response.presentedFingerprint != nil)
         guard let device = state.withLockedValue({ $0.devices.device(info.fingerprint) }) else {
             throw LocalSendError.badAnswer("the device gave this device's own fingerprint")
         }
