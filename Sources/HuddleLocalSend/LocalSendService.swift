@@ -137,8 +137,8 @@ public final class LocalSendService: ForeignPeerService, Service {
     /// Hashes the shared files and describes them (size, type, SHA-256); nil when nothing is shared.
     func makeShare() async throws -> LocalSendShare? {
         guard let shared = configuration.share else { return nil }
-        var files: [(URL, LocalSendFileMetadata)] = []
-        for url in shared.files { files.append((url, try await metadata(of: url))) }
+        var files: [LocalSendChosenFile] = []
+        for url in shared.files { files.append(try await chosen(url)) }
         let emit = continuation
         return LocalSendShare(files: files, pin: shared.pin) { emit.yield($0) }
     }
