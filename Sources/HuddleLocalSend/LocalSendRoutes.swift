@@ -99,11 +99,16 @@ struct LocalSendRoutes: Sendable {
         }
         var reported: UInt64 = 0
         var chunks = 0
+        var lastCheck = ContinuousClock.now
         do {
             for try await buffer in request.body {
                 try writer.write(buffer.readableBytesView)
                 chunks += 1
-                if chunks % 64 == 0, await !inbox.isCurrent(sessionID) { throw LocalSendError.cancelled }
+                // Also tells the inbox the upload progresses (its idle deadline), at least every 5 s.
+                if chunks % 64 == 0 || lastCheck.duration(to: .now) > .seconds(5) {
+                    lastCheck = .now
+                    if await !inbox.isCurrent(sessionID) { throw LocalSendError.cancelled }
+                }
                 if writer.written - reported >= 1 << 20 || writer.written == file.size {
                     reported = writer.written
                     service.emit(

@@ -54,8 +54,14 @@ public final class LocalSendService: ForeignPeerService, Service {
         client = try LocalSendHTTPClient(credentials: credentials, group: group)
         (events, continuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(4096))
         let emit = continuation
-        inbox = LocalSendInbox(takesOffers: configuration.takesOffers) { emit.yield($0) }
-        started = clock.now
+        let startedAt = ContinuousClock.now
+        inbox = LocalSendInbox(
+            takesOffers: configuration.takesOffers,
+            limits: configuration.limits,
+            now: { Self.seconds(startedAt.duration(to: .now)) },
+            emit: { emit.yield($0) }
+        )
+        started = startedAt
         state = NIOLockedValueBox(
             State(devices: LocalSendDevices(ownFingerprint: credentials.fingerprint, limits: configuration.limits))
         )
@@ -67,9 +73,10 @@ public final class LocalSendService: ForeignPeerService, Service {
 
     func emit(_ event: ForeignEvent) { continuation.yield(event) }
 
-    var now: Double {
-        let elapsed = started.duration(to: clock.now)
-        return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
+    var now: Double { Self.seconds(started.duration(to: clock.now)) }
+
+    static func seconds(_ elapsed: Duration) -> Double {
+        Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
     }
 
     /// What this device says about itself.

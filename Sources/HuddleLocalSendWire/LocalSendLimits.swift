@@ -17,6 +17,9 @@ public struct LocalSendLimits: Sendable, Hashable {
     /// How many `/register` answers are sent per second in all: a flood of announcements under ever new
     /// fingerprints makes no more connections than this.
     public var registerAnswersPerSecond = 10
+    /// How many texts one address may send per minute (``LocalSendTextRate``): each is a question to the user, and
+    /// with `--clipboard` a write to the clipboard once accepted.
+    public var textsPerMinute = 6
 
     public init() {}
 }
