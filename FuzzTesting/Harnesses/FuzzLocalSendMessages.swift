@@ -212,6 +212,14 @@ private func checkDevices(_ bytes: [UInt8], limits: LocalSendLimits) throws(Fuzz
                 "a device heard as the same is not the same"
             )
             try require(devices.device(info.fingerprint) == device, "a device heard again is not held as reported")
+        case .kept(let device):
+            try require(before == device && device.isHTTPS, "a kept device is not the HTTPS one held before")
+            try require(info.protocol == "http", "a claim other than plain HTTP was kept out")
+            try require(devices.device(info.fingerprint) == before, "a plain-HTTP claim changed an HTTPS device")
+        case .moveClaimed(let old, let claimed):
+            try require(before == old && old.isHTTPS && old.host != host, "a move was claimed of no HTTPS device")
+            try require(claimed.host == host, "a claimed move is not to where it was heard")
+            try require(devices.device(info.fingerprint) == before, "an unproven claim moved an HTTPS device")
         }
         if outcome != .ignored, info.announce == true, devices.mayAnswer(info.fingerprint, at: now) {
             let recent = answered[key, default: []].filter { now - $0 < 60 } + [now]

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
@@ -34,6 +35,18 @@ def spawn(host, home: str, *args: str, merge_stderr: bool = False, stdin: bool =
     env = dict(os.environ, HUDDLE_HOME=home)
     argv = [huddle_bin(), *args, "--host", f"huddle-{host.letter}", "--interface", host.ifname]
     return host.spawn(*argv, label=f"{host.letter}:{args[0]}", env=env, merge_stderr=merge_stderr, stdin=stdin)
+
+
+def answered(receiver, send, start: int | None = None):
+    """Runs send() (the package's sender, which waits for the answer) while `receiver` (spawned with stdin) is
+    answered y to the offer it makes: the package's client shows no certificate, so even `--yes` asks. Returns
+    the offer event and what send() returned."""
+    start = receiver.mark() if start is None else start
+    with ThreadPoolExecutor(1) as pool:
+        sending = pool.submit(send)
+        offer = receiver.wait_event(lambda e: e.get("event") == "offer", 30, start)
+        receiver.send("y")
+        return offer, sending.result(timeout=90)
 
 
 @BED
@@ -137,7 +150,8 @@ def test_it_sends_files_and_a_text_to_huddle_receive_which_keeps_them_beside_exi
     inbox = homes("inbox")
     with open(os.path.join(inbox, "notes.txt"), "w") as f:
         f.write("already here")
-    receiver = spawn(a, homes("a"), "receive", "--dir", inbox, "--yes", "--count", "5", "--json", "--name", "Ada")
+    receiver = spawn(a, homes("a"), "receive", "--dir", inbox, "--yes", "--count", "5", "--json", "--name", "Ada",
+                     stdin=True)
     receiver.wait_line(lambda l: l.startswith("Receiving into"), 15)
     second = localsend_second(b, "ls-b")
     seen = second.wait_device("Ada", timeout=15)
@@ -145,10 +159,9 @@ def test_it_sends_files_and_a_text_to_huddle_receive_which_keeps_them_beside_exi
 
     files = homes("files")
     notes, notes_digest = random_file(files, "notes.txt", 50_000)
-    out = second.send(a.ipv4, [notes], port=seen["port"])
+    offer, out = answered(receiver, lambda: second.send(a.ipv4, [notes], port=seen["port"]))
     assert (out.ok, out.result) == (True, "sent"), (out, out.output)
     assert out.of("target")[0]["fingerprint"] == seen["fingerprint"]
-    offer = receiver.wait_event(lambda e: e.get("event") == "offer", 10)
     assert (offer["protocol"], offer["from"], offer["name"], offer["size"], offer["files"]) == \
         ("LocalSend", "ls-b", "notes.txt", 50_000, 1), offer
     # Its client shows no certificate: nothing proves the fingerprint it claims.
@@ -163,19 +176,22 @@ def test_it_sends_files_and_a_text_to_huddle_receive_which_keeps_them_beside_exi
     two, two_digest = random_file(files, "naïve ✓ two.bin", 20_000)
     empty, empty_digest = random_file(files, "empty.bin", 0)
     start = receiver.mark()
-    many = second.send(a.ipv4, [one, two, empty], port=seen["port"], sha256=True)
+    offer, many = answered(receiver, lambda: second.send(a.ipv4, [one, two, empty], port=seen["port"], sha256=True),
+                           start)
     assert (many.ok, many.result) == (True, "sent"), (many, many.output)
     assert sorted((e["fileName"], e["ok"]) for e in many.of("uploaded")) == \
         [("empty.bin", True), ("naïve ✓ two.bin", True), ("one.bin", True)]
-    offer = receiver.wait_event(lambda e: e.get("event") == "offer", 10, start)
     assert (offer["files"], offer["size"]) == (3, 2_020_000), offer
+    assert sorted(offer["names"]) == ["empty.bin", "naïve ✓ two.bin", "one.bin"], offer
     for name, digest in (("one.bin", one_digest), ("naïve ✓ two.bin", two_digest), ("empty.bin", empty_digest)):
         path = os.path.join(os.path.realpath(inbox), name)
         receiver.wait_event(lambda e: e.get("event") == "received" and e.get("path") == path, 15, start)
         assert sha256(path) == digest
 
     text = "a text from the second peer ✓"
-    said = second.send(a.ipv4, text=text, port=seen["port"])
+    # A text is asked about like files (its sender shows no certificate), then shown: 204.
+    asked, said = answered(receiver, lambda: second.send(a.ipv4, text=text, port=seen["port"]))
+    assert (asked["text"], asked["from"], asked["fingerprint"]) == (True, "ls-b", ""), asked
     assert (said.ok, said.result, said.status) == (True, "shown", 204), (said, said.output)
     shown = receiver.wait_event(lambda e: e.get("event") == "text", 10)
     assert (shown["text"], shown["from"], shown["protocol"]) == (text, "ls-b", "LocalSend"), shown
@@ -211,18 +227,19 @@ def test_a_file_from_it_whose_sha256_is_wrong_is_refused_and_nothing_is_kept(tes
     finds the session already over (403). The same file offered again with its true SHA-256 arrives identical."""
     a, b = testbed.hosts
     inbox = homes("inbox")
-    receiver = spawn(a, homes("a"), "receive", "--dir", inbox, "--yes", "--count", "1", "--json", "--name", "Ada")
+    receiver = spawn(a, homes("a"), "receive", "--dir", inbox, "--yes", "--count", "1", "--json", "--name", "Ada",
+                     stdin=True)
     receiver.wait_line(lambda l: l.startswith("Receiving into"), 15)
     second = localsend_second(b, "ls-b", receive=False)
     path, digest = random_file(homes("files"), "checked.bin", 300_000)
-    bad = second.send(a.ipv4, [path], wrong_sha256=True)
+    _, bad = answered(receiver, lambda: second.send(a.ipv4, [path], wrong_sha256=True))
     assert (bad.ok, bad.result, bad.status) == (False, "failed", 400), (bad, bad.output)
     assert [e["status"] for e in bad.of("cancel")] == [403], bad.output
     failed = receiver.wait_event(lambda e: e.get("event") == "failed", 10)
     assert failed["error"] == ("checked.bin from ls-b: the transfer failed: checked.bin: the SHA-256 does not match "
                                "the sender's; nothing kept"), failed
     assert os.listdir(inbox) == []
-    good = second.send(a.ipv4, [path], sha256=True)
+    _, good = answered(receiver, lambda: second.send(a.ipv4, [path], sha256=True))
     assert (good.ok, good.result) == (True, "sent"), (good, good.output)
     got = receiver.wait_event(lambda e: e.get("event") == "received", 10)
     assert got["path"] == os.path.join(os.path.realpath(inbox), "checked.bin"), got

@@ -9,8 +9,10 @@ import Glibc
 /// (docs/security.md): a hidden partial file opened safely, never more bytes than announced, the SHA-256 checked
 /// when the sender gave one, then the final name — or `name (2).ext` when that is taken. Nothing is overwritten.
 ///
-/// Foreign protocols cannot resume, so the partial file's name is new each time and is removed on failure.
+/// Foreign protocols cannot resume, so the partial file's name is new each time and is removed on failure. A hidden
+/// name is kept unhidden (``HiddenNames/foreignStoredName(_:)``: ".bash_profile" becomes "_bash_profile").
 public final class ReceivedFileWriter {
+    /// The name the file is kept under.
     public let name: String
     public let expectedSize: UInt64
     public private(set) var written: UInt64 = 0
@@ -26,14 +28,14 @@ public final class ReceivedFileWriter {
     /// - Throws: ``PeerSessionError/transferFailed(_:)`` saying what is wrong with the name or the directory.
     public init(name: String, in directory: URL, expectedSize: UInt64) throws {
         do {
-            self.name = try TransferName.validate(name)
+            self.name = HiddenNames.foreignStoredName(try TransferName.validate(name))
         } catch {
             throw PeerSessionError.transferFailed("refused \(name.debugDescription): \(error)")
         }
         self.expectedSize = expectedSize
         self.directory = directory
         let key = (0..<8).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
-        partial = directory.appendingPathComponent(".\(name).\(key).huddle-partial")
+        partial = directory.appendingPathComponent(".\(self.name).\(key).huddle-partial")
         (handle, _, _, identity) = try PartialFile.openForWriting(partial, limit: 0)
     }
 

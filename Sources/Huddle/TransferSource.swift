@@ -1,10 +1,15 @@
 import Foundation
 import NIOCore
 
+// `stat` and its fields: which module the compiler credits with them depends on the order modules load in (the
+// C header is shared), and member import visibility then wants that module imported (as in PartialFile.swift).
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
+#endif
+#if canImport(CoreFoundation)
+import CoreFoundation
 #endif
 
 /// Where the bytes of an outgoing file come from: a file on disk (read in chunks, never whole) or data in memory.

@@ -47,7 +47,8 @@ struct ClipSyncForeign {
                     "offer-declined",
                     offer.from,
                     text:
-                        "! declined \(offer.files.count) file(s) from \(offer.from.name): use huddle receive to take files",
+                        "! declined \(offer.text == nil ? "\(offer.files.count) file(s)" : "a text") from "
+                        + "\(offer.from.name): use huddle receive to take files and texts",
                     isRefusal: true
                 )
             case .textReceived(_, let peer):

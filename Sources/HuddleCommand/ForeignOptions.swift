@@ -217,13 +217,14 @@ struct ForeignPeers: Sendable {
 }
 
 extension ForeignPeers {
-    /// What the pins say about `peer`; unpinned (and said) when the pin file cannot be read.
-    func trust(of peer: ForeignPeer) -> ForeignTrust {
+    /// What the pins say about `peer`; nil (and said) when the pin file cannot be read: then nothing is taken
+    /// from or sent to an unpinned device (``ForeignConsent``), as with Huddle's own trust store.
+    func trust(of peer: ForeignPeer) -> ForeignTrust? {
         do {
             return try pins.load().trust(of: peer)
         } catch {
             Output.error("\(error)")
-            return .unpinned
+            return nil
         }
     }
 

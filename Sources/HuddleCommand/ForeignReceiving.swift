@@ -1,4 +1,5 @@
 import Foundation
+import Huddle
 import HuddleForeign
 import HuddlePasteboard
 
@@ -98,6 +99,7 @@ struct ForeignReceiving {
     }
 
     func ask(_ offer: ForeignOffer) async {
+        if let text = offer.text { return await askText(offer, text) }
         let from = offer.from
         let what =
             offer.files.count == 1
@@ -106,18 +108,59 @@ struct ForeignReceiving {
         let fields: [String: Any] = [
             "event": "offer", "name": offer.files.first?.name ?? "", "size": offer.totalSize, "from": from.name,
             "files": offer.files.count, "directory": false, "id": offer.id, "protocol": from.protocol.rawValue,
-            "fingerprint": from.fingerprint ?? "",
+            "fingerprint": from.fingerprint ?? "", "names": offer.files.map(\.name),
         ]
         let trust = foreign.trust(of: from)
         var question =
             json
             ? Output.jsonText(fields).map { [$0] } ?? []
-            : ["? \(what) from \(from.name) (\(from.identityText), \(Self.state(trust))). Accept? [y/n]"]
+            : offer.fileLines + [
+                "? \(what) from \(from.name) (\(from.identityText), \(Self.state(trust ?? .unpinned))). Accept? [y/n]"
+            ]
         if case .changed(let pinned) = trust {
             question.insert(ForeignTrustText.changed(from, pinned: pinned.fingerprint), at: 0)
         }
-        let yes = await ForeignPairingQuestion.confirm(question, trust: trust, autoAccept: autoAccept, json: json)
-        if yes, !trust.isPinned { foreign.pinAfterUse(from) }
+        let yes = await ForeignPairingQuestion.confirm(
+            question,
+            trust: trust,
+            peer: from,
+            autoAccept: autoAccept,
+            json: json
+        )
+        if yes, trust?.isPinned == false { foreign.pinAfterUse(from) }
+        await service.answer(offer, with: yes ? .accept(into: directory) : .decline)
+    }
+
+    /// A text (LocalSend) is asked like files, showing its start, unless its sender's certificate is pinned; it is
+    /// shown in full, and put on the clipboard with `--clipboard`, only once taken (``ForeignEvent/textReceived``).
+    func askText(_ offer: ForeignOffer, _ text: String) async {
+        let from = offer.from
+        let trust = foreign.trust(of: from)
+        let fields: [String: Any] = [
+            "event": "offer", "text": true, "size": text.utf8.count, "from": from.name, "files": 0,
+            "directory": false, "id": offer.id, "protocol": from.protocol.rawValue,
+            "fingerprint": from.fingerprint ?? "", "clipboard": pasteboard != nil,
+        ]
+        let target = pasteboard == nil ? "" : " for the clipboard"
+        var question =
+            json
+            ? Output.jsonText(fields).map { [$0] } ?? []
+            : [
+                "? a text\(target) (\(text.utf8.count) bytes: \"\(DisplayText.sanitized(text, limit: 48))\") from "
+                    + "\(from.name) (\(from.identityText), \(Self.state(trust ?? .unpinned))). Take it? [y/n]"
+            ]
+        if case .changed(let pinned) = trust {
+            question.insert(ForeignTrustText.changed(from, pinned: pinned.fingerprint), at: 0)
+        }
+        let yes = await ForeignPairingQuestion.confirm(
+            question,
+            trust: trust,
+            peer: from,
+            autoAccept: autoAccept,
+            json: json,
+            pinnedNeedsNoQuestion: true
+        )
+        if yes, trust?.isPinned == false { foreign.pinAfterUse(from) }
         await service.answer(offer, with: yes ? .accept(into: directory) : .decline)
     }
 }
@@ -150,10 +193,13 @@ struct ForeignPairingQuestion {
     func ask(_ question: [String], of peer: ForeignPeer) async {
         let trust = foreign.trust(of: peer)
         var lines = question
-        if case .changed(let pinned) = trust, !json {
+        if case .changed(let pinned)? = trust, !json {
             lines.insert(ForeignTrustText.changed(peer, pinned: pinned.fingerprint), at: 0)
         }
-        service.answerPairing(peer, accept: await Self.confirm(lines, trust: trust, autoAccept: autoAccept, json: json))
+        service.answerPairing(
+            peer,
+            accept: await Self.confirm(lines, trust: trust, peer: peer, autoAccept: autoAccept, json: json)
+        )
     }
 
     /// The device accepted this device's request to pair: the user confirms it shows the same key (`--yes`
@@ -173,12 +219,33 @@ struct ForeignPairingQuestion {
         await ask(question, of: peer)
     }
 
-    /// Asks `question`, or with `--yes` prints it and says yes: to unpinned devices too (which then get pinned),
-    /// never to one whose certificate changed.
-    static func confirm(_ question: [String], trust: ForeignTrust, autoAccept: Bool, json: Bool) async -> Bool {
-        guard autoAccept, !trust.isChanged else { return await Prompter.standard.confirm(question, numbered: !json) }
-        for line in question { Output.line(line) }
-        return true
+    /// Asks `question`, or with `--yes` prints it and says yes (``ForeignConsent``): to unpinned devices with a
+    /// certificate too (which then get pinned), never to one without a certificate or whose certificate changed;
+    /// refuses when the pins (`trust` nil) cannot be read.
+    static func confirm(
+        _ question: [String],
+        trust: ForeignTrust?,
+        peer: ForeignPeer,
+        autoAccept: Bool,
+        json: Bool,
+        pinnedNeedsNoQuestion: Bool = false
+    ) async -> Bool {
+        let consent = ForeignConsent.decide(
+            trust: trust,
+            peer: peer,
+            assumeYes: autoAccept,
+            pinnedNeedsNoQuestion: pinnedNeedsNoQuestion
+        )
+        switch consent {
+        case .ask:
+            return await Prompter.standard.confirm(question, numbered: !json)
+        case .yesWithoutAsking:
+            if autoAccept { for line in question { Output.line(line) } }
+            return true
+        case .refuse(let reason):
+            Output.error("\(peer.name): refused without asking: \(reason)")
+            return false
+        }
     }
 }
 
@@ -216,7 +283,12 @@ extension ForeignTrust {
 /// What the user is told about a foreign peer's identity.
 enum ForeignTrustText {
     static func changed(_ peer: ForeignPeer, pinned: String) -> String {
-        "WARNING: the \(peer.protocol.rawValue) device \(peer.name) now shows fingerprint "
+        guard peer.fingerprint != nil else {
+            return "WARNING: the \(peer.protocol.rawValue) device \(peer.name) shows no certificate, but fingerprint "
+                + "\(pinned.prefix(16))… is pinned for that name: it may be another device posing as it. Nothing is "
+                + "sent to or taken from it without asking."
+        }
+        return "WARNING: the \(peer.protocol.rawValue) device \(peer.name) now shows fingerprint "
             + "\(peer.fingerprint?.prefix(16) ?? "none")…, not the \(pinned.prefix(16))… pinned for it: it may be "
             + "another device posing as it. Nothing is sent to or taken from it without asking."
     }

@@ -264,7 +264,10 @@ struct SendCommand: AsyncParsableCommand {
         }
         let files = filePaths
         guard !files.isEmpty else { return directories.count }
-        let trust = foreign.trust(of: peer)
+        guard let trust = foreign.trust(of: peer) else {
+            Output.error("\(peer.name): not sent (the pin file cannot be read)")
+            return files.count + directories.count
+        }
         if case .changed(let pinned) = trust {
             Output.error(ForeignTrustText.changed(peer, pinned: pinned.fingerprint))
             // Never under --yes: only a person who knows the device changed may say so.
@@ -357,7 +360,11 @@ struct ReceiveCommand: AsyncParsableCommand {
             moves into place as NAME, or "NAME (2)" if that exists. Every path in it is checked first (no .., \
             no absolute paths, no control characters, no device names, no duplicates): one bad path refuses the \
             whole offer, and nothing is ever written outside --dir. If it breaks, the staging directory stays \
-            and the next offer of the same tree sends only what is missing.
+            and the next offer of the same tree sends only what is missing. A directory whose name is hidden \
+            (.ssh) is declined without asking unless --allow-hidden.
+
+            Without --dir, files go to the XDG download directory ($XDG_DOWNLOAD_DIR, or its line in \
+            ~/.config/user-dirs.dirs, else ~/Downloads), made when missing; never the current directory.
 
             Prints where each file or tree went; with --json one object per line: offer (name, size, files, \
             directory, from, key), progress, received (path, files, directory), failed.
@@ -365,16 +372,28 @@ struct ReceiveCommand: AsyncParsableCommand {
             LocalSend and KDE Connect devices can send here too (their apps list this host under --name): their \
             offers are asked about the same way, shown with their protocol and the sender's certificate \
             fingerprint. Their files follow the same rules (hidden partial file, SHA-256 checked when the sender \
-            gives one, never overwriting); a text they send is printed, and with --clipboard put on the \
-            clipboard. A KDE Connect device asks to pair first: compare the verification key shown here with \
+            gives one, never overwriting), every file name is listed in the question, and a hidden name \
+            (.bash_profile) is kept unhidden (_bash_profile). A LocalSend text is asked about like files (its \
+            start shown) unless the sender's certificate is pinned; once taken it is printed, and with \
+            --clipboard put on the clipboard. --yes never takes from a LocalSend sender that shows no \
+            certificate, nor from one whose certificate changed. A KDE Connect device asks to pair first: compare the verification key shown here with \
             the one on its screen before answering y (--yes pairs without comparing).
 
-              huddle receive --dir ~/Downloads
+              huddle receive
               huddle receive --dir inbox --yes --count 1 --json
             """
     )
 
-    @Option(help: "Where to put received files and directories.") var dir = "."
+    @Option(
+        help: ArgumentHelp(
+            "Where to put received files and directories.",
+            discussion: "Default: the XDG download directory ($XDG_DOWNLOAD_DIR, or its line in "
+                + "~/.config/user-dirs.dirs, else ~/Downloads), made when missing."
+        )
+    )
+    var dir: String?
+    @Flag(help: "Also take a Huddle directory offer whose name is hidden (starts with a dot, like .ssh).")
+    var allowHidden = false
     @Flag(help: "Print one JSON object per line (offer, progress, received, failed).") var json = false
     @Option(help: "Stop after this many transfers, a directory counting once (default: run until interrupted).")
     var count: Int?
@@ -386,25 +405,51 @@ struct ReceiveCommand: AsyncParsableCommand {
     @OptionGroup var foreignOptions: ForeignOptions
 
     func validate() throws {
+        guard let dir else { return }
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: dir, isDirectory: &isDirectory), isDirectory.boolValue else {
             throw ValidationError("no such directory: \(dir)")
         }
     }
 
+    /// `--dir`, or the download directory (``DownloadDirectory``), made (0700) when missing.
+    func receivingDirectory() throws -> URL {
+        if let dir { return URL(fileURLWithPath: dir).standardizedFileURL }
+        let environment = ProcessInfo.processInfo.environment
+        let home = FileManager.default.homeDirectoryForCurrentUser.path
+        let config = environment["XDG_CONFIG_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? home + "/.config"
+        let userDirs = try? String(contentsOfFile: config + "/user-dirs.dirs", encoding: .utf8)
+        let path = DownloadDirectory.resolve(environment: environment, home: home, userDirs: userDirs)
+        do {
+            try FileManager.default.createDirectory(
+                atPath: path,
+                withIntermediateDirectories: true,
+                attributes: [.posixPermissions: 0o700]
+            )
+        } catch {
+            throw ValidationError("cannot make the download directory \(path) (give --dir): \(error)")
+        }
+        return URL(fileURLWithPath: path).standardizedFileURL
+    }
+
     func run() async throws {
         // The clipboard first: without a display to put texts on, say so before anything starts.
         let pasteboard: (any GeneralPasteboard)? =
             clipboard ? try await CommandFailure.run { try SystemPasteboard.make() } : nil
+        let directory = try receivingDirectory()
         let session = try await options.startSession(mode: .peer)
         let foreign = try foreignOptions.services(options: options, takesOffers: true)
         try await CommandServices.interruptible([session] + foreign.lifecycle) {
-            try await receive(on: session, foreign: foreign, pasteboard: pasteboard)
+            try await receive(on: session, foreign: foreign, pasteboard: pasteboard, into: directory)
         }
     }
 
-    func receive(on session: PeerSession, foreign: ForeignPeers, pasteboard: (any GeneralPasteboard)?) async throws {
-        let directory = URL(fileURLWithPath: dir).standardizedFileURL
+    func receive(
+        on session: PeerSession,
+        foreign: ForeignPeers,
+        pasteboard: (any GeneralPasteboard)?,
+        into directory: URL
+    ) async throws {
         let findable = await session.findableName()
         Output.line("Receiving into \(directory.path) as \(findable). Ctrl-C to stop.")
         let reporter = ProgressReporter(json: json)
@@ -464,7 +509,13 @@ struct ReceiveCommand: AsyncParsableCommand {
                 let question =
                     json ? Output.jsonText(fields).map { [$0] } ?? [] : ["? \(what) from \(from). Accept? [y/n]"]
                 let yes: Bool
-                if options.yes {
+                if transfer.isDirectory, HiddenNames.refusesDirectory(named: transfer.name, allowHidden: allowHidden) {
+                    Output.error(
+                        "declined directory \(transfer.name)/ from \(from): its name is hidden (give --allow-hidden "
+                            + "to take it)"
+                    )
+                    yes = false
+                } else if options.yes {
                     for line in question { Output.line(line) }
                     yes = true
                 } else {

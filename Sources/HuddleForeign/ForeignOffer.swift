@@ -1,4 +1,5 @@
 public import Foundation
+import Huddle
 
 /// Files (or a text) a foreign peer asks to send here; the receiver answers once for all of them.
 public struct ForeignOffer: Sendable, Identifiable {
@@ -42,4 +43,17 @@ public enum ForeignOfferAnswer: Sendable, Hashable {
     /// Take the files into this directory (never overwriting: a taken name becomes "name (2).ext").
     case accept(into: URL)
     case decline
+}
+
+extension ForeignOffer {
+    /// One line per offered file, for the question: every name, hidden ones flagged with the name they are kept
+    /// under (``HiddenNames/foreignStoredName(_:)``).
+    public var fileLines: [String] {
+        files.map { file in
+            let hidden =
+                HiddenNames.isHidden(file.name)
+                ? " — HIDDEN name, kept as \(HiddenNames.foreignStoredName(file.name))" : ""
+            return "  - \(file.name) (\(file.size) bytes)\(hidden)"
+        }
+    }
 }

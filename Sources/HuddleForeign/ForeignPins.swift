@@ -24,9 +24,10 @@ public struct ForeignPin: Codable, Sendable, Hashable {
 public enum ForeignTrust: Sendable, Hashable {
     /// Its fingerprint is pinned.
     case pinned(ForeignPin)
-    /// Nothing is pinned for it (or it has no fingerprint to pin).
+    /// Nothing is pinned for it (or it has no fingerprint to pin, and its name is not pinned).
     case unpinned
-    /// Another fingerprint is pinned under its name: it may be another device posing as the one pinned.
+    /// Another fingerprint is pinned under its name, or it shows none under a pinned name: it may be another
+    /// device posing as the one pinned.
     case changed(pinned: ForeignPin)
 }
 
@@ -36,9 +37,13 @@ public struct ForeignPinBook: Sendable, Hashable, Codable {
 
     public init(pins: [ForeignPin] = []) { self.pins = pins }
 
+    /// A peer without a fingerprint (no certificate shown) under a pinned name is `.changed`: it may be another
+    /// device posing as the pinned one, and is never taken for it.
     public func trust(of peer: ForeignPeer) -> ForeignTrust {
-        guard let fingerprint = peer.fingerprint?.uppercased() else { return .unpinned }
         let ofProtocol = pins.filter { $0.protocol == peer.protocol }
+        guard let fingerprint = peer.fingerprint?.uppercased() else {
+            return ofProtocol.first(where: { $0.name == peer.name }).map { .changed(pinned: $0) } ?? .unpinned
+        }
         if let pin = ofProtocol.first(where: { $0.fingerprint == fingerprint }) { return .pinned(pin) }
         if let other = ofProtocol.first(where: { $0.name == peer.name }) { return .changed(pinned: other) }
         return .unpinned

@@ -43,6 +43,7 @@ public struct LocalSendCredentials: Sendable {
         tls.certificateVerification = .optionalVerification
         tls.trustRoots = .certificates([])
         tls.shutdownTimeout = Self.serverShutdownTimeout
+        tls.minimumTLSVersion = Self.minimumTLSVersion
         return tls
     }
 
@@ -51,6 +52,10 @@ public struct LocalSendCredentials: Sendable {
     /// that way, and a client that is not reading never answers: NIOSSL's default of 5 s held the command's exit
     /// that long (docs/localsend.md, "The API this device serves").
     static let serverShutdownTimeout: TimeAmount = .milliseconds(500)
+
+    /// TLS 1.2 or newer, both ways (NIOSSL's default minimum is 1.0): LocalSend apps speak 1.2 and 1.3, and 1.0 and
+    /// 1.1 are deprecated (RFC 8996).
+    static let minimumTLSVersion = TLSVersion.tlsv12
 
     /// The client's TLS: the chain is not checked against any authority; the handshake's verification callback
     /// pins the peer's fingerprint instead (``LocalSendHTTPClient``).
@@ -61,6 +66,7 @@ public struct LocalSendCredentials: Sendable {
         // Checked, but by the verification callback alone: no authority is trusted.
         tls.certificateVerification = .noHostnameVerification
         tls.trustRoots = .certificates([])
+        tls.minimumTLSVersion = Self.minimumTLSVersion
         return tls
     }
 }

@@ -18,6 +18,8 @@ public enum LocalSendError: Error, Sendable, Hashable, CustomStringConvertible {
     case receiverCancelled
     /// A file to send changed size while it was read (hashed or sent).
     case fileChanged(String)
+    /// A file to send or share is another file than when it was chosen (replaced, or by a link): not sent.
+    case fileReplaced(String)
 
     public var description: String {
         switch self {
@@ -39,6 +41,8 @@ public enum LocalSendError: Error, Sendable, Hashable, CustomStringConvertible {
         case .cancelled: "the transfer was cancelled"
         case .receiverCancelled: "the receiving device cancelled the transfer"
         case .fileChanged(let file): "\(file) changed while it was read; send it again once it is written"
+        case .fileReplaced(let file):
+            "\(file) was replaced by another file (or a link to one) since it was chosen; not sent"
         }
     }
 }

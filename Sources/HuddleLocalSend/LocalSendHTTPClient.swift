@@ -17,7 +17,7 @@ struct LocalSendHTTPClient: Sendable {
         case none
         case bytes([UInt8])
         /// A file's whole content, read without blocking; `progress` gets the bytes sent so far.
-        case file(URL, size: UInt64, progress: @Sendable (UInt64) -> Void)
+        case file(URL, size: UInt64, identity: LocalSendFileIdentity, progress: @Sendable (UInt64) -> Void)
     }
 
     struct Response: Sendable {
@@ -100,13 +100,22 @@ struct LocalSendHTTPClient: Sendable {
                     try await channel.writeAndFlush(
                         HTTPClientRequestPart.body(.byteBuffer(channel.allocator.buffer(bytes: bytes)))
                     )
-                case .file(let url, let size, let progress):
+                case .file(let url, let size, let identity, let progress):
                     head.headers.add(name: "Content-Length", value: "\(size)")
-                    try await channel.writeAndFlush(HTTPClientRequestPart.head(head))
-                    try await stream(url, size: size, on: channel, until: response, progress: progress)
+                    let start = head
+                    try await stream(
+                        url,
+                        size: size,
+                        identity: identity,
+                        on: channel,
+                        until: response,
+                        progress: progress
+                    ) { try await channel.writeAndFlush(HTTPClientRequestPart.head(start)) }
                 }
                 try await channel.writeAndFlush(HTTPClientRequestPart.end(nil))
             } catch {
+                // Nothing was sent of a file replaced since it was chosen: said as it is.
+                if case LocalSendError.fileReplaced = error { throw error }
                 // A peer may answer (403, 409) and close before the body is all sent: its answer is what counts.
                 if let early = try? await response.get() { return early.with(pin.presented) }
                 if let mismatch = pin.mismatch { throw mismatch }
@@ -123,13 +132,17 @@ struct LocalSendHTTPClient: Sendable {
         }
     }
 
-    /// Writes the file in 256 KiB chunks, at most four writes in flight, stopping if the peer answers first.
+    /// Opens the file, checks it is still `identity` (``LocalSendFileIdentity``), calls `start` (which writes the
+    /// request's head), then writes the file in 256 KiB chunks, at most four writes in flight, stopping if the
+    /// peer answers first.
     func stream(
         _ url: URL,
         size: UInt64,
+        identity: LocalSendFileIdentity,
         on channel: any Channel,
         until response: EventLoopFuture<Response>,
-        progress: @escaping @Sendable (UInt64) -> Void
+        progress: @escaping @Sendable (UInt64) -> Void,
+        start: () async throws -> Void
     ) async throws {
         let answered = NIOLockedValueBox(false)
         response.whenComplete { _ in
@@ -139,6 +152,9 @@ struct LocalSendHTTPClient: Sendable {
             channel.close(promise: nil)
         }
         try await FileSystem.shared.withFileHandle(forReadingAt: FilePath(url.path)) { file in
+            // Still the file that was hashed and offered, not one swapped in since.
+            try await identity.check(file, name: url.lastPathComponent)
+            try await start()
             var inFlight: [EventLoopFuture<Void>] = []
             var sent: UInt64 = 0
             var reported: UInt64?
@@ -252,5 +268,12 @@ final class ResponseCollector: ChannelInboundHandler, @unchecked Sendable {
         promise?.fail(LocalSendError.unreachable("the connection closed before an answer"))
         promise = nil
         context.fireChannelInactive()
+    }
+
+    /// A connection that never came up (refused, timed out) is torn down without going inactive: the promise
+    /// still ends.
+    func handlerRemoved(context: ChannelHandlerContext) {
+        promise?.fail(LocalSendError.unreachable("the connection was not set up"))
+        promise = nil
     }
 }

@@ -9,7 +9,7 @@ actor LocalSendInbox {
     /// What a prepare-upload gets.
     enum Prepared: Sendable {
         case accepted(LocalSendPrepareUploadAnswer)
-        /// A text message, shown: nothing to upload (204).
+        /// A text message the user took (or its pinned sender needed no question): nothing to upload (204).
         case textShown
         case refused(status: Int, reason: String)
     }
@@ -28,30 +28,56 @@ actor LocalSendInbox {
         let directory: URL
         var files: [String: Expected]
         var uploading: Set<String> = []
+        /// Ends the session after a minute without upload progress (``LocalSendIdleDeadline``).
+        var idle: LocalSendIdleDeadline
     }
 
     let emit: @Sendable (ForeignEvent) -> Void
     /// Whether anyone here answers offers; when not, each is declined at once (403).
     let takesOffers: Bool
     let answerTimeout: Duration
+    /// Seconds an accepted session may go without upload progress (``LocalSendIdleDeadline``).
+    let idleLimit: Double
     var asking: (offerID: String, continuation: CheckedContinuation<ForeignOfferAnswer, Never>)?
     var session: Session?
+    /// Texts per address (``LocalSendTextRate``), on the clock ``now`` reads.
+    var textRate: LocalSendTextRate
+    let now: @Sendable () -> Double
 
-    init(takesOffers: Bool, answerTimeout: Duration = .seconds(300), emit: @escaping @Sendable (ForeignEvent) -> Void) {
+    init(
+        takesOffers: Bool,
+        answerTimeout: Duration = .seconds(300),
+        idleLimit: Double = 60,
+        limits: LocalSendLimits = .init(),
+        now: @escaping @Sendable () -> Double,
+        emit: @escaping @Sendable (ForeignEvent) -> Void
+    ) {
         self.takesOffers = takesOffers
         self.answerTimeout = answerTimeout
+        self.idleLimit = idleLimit
+        self.textRate = LocalSendTextRate(limits: limits)
+        self.now = now
         self.emit = emit
     }
 
     /// A prepare-upload from `peer` at `host`.
     func prepare(_ request: LocalSendPrepareUpload, from peer: ForeignPeer, host: String) async -> Prepared {
+        endIfIdle()
         guard session == nil, asking == nil else { return .refused(status: 409, reason: "busy with another session") }
         let offerID = Self.token()
+        guard takesOffers else { return .refused(status: 403, reason: "this device is not receiving") }
         if let text = LocalSendMessages.text(of: request) {
+            // Asked like files (the command may take a pinned sender's text without a question); reported as
+            // received only once taken.
+            guard textRate.mayTake(from: host, at: now()) else {
+                return .refused(status: 429, reason: "too many texts from this address")
+            }
+            guard case .accept = await ask(ForeignOffer(id: offerID, from: peer, files: [], text: text)) else {
+                return .refused(status: 403, reason: "declined")
+            }
             emit(.textReceived(text, from: peer))
             return .textShown
         }
-        guard takesOffers else { return .refused(status: 403, reason: "this device is not receiving") }
         let files = request.files.values.sorted { $0.fileName < $1.fileName }.map {
             ForeignOffer.File(
                 id: $0.id,
@@ -66,7 +92,14 @@ actor LocalSendInbox {
         guard case .accept(let directory) = answer else { return .refused(status: 403, reason: "declined") }
         var expected: [String: Expected] = [:]
         for file in files { expected[file.id] = Expected(file: file, token: Self.token()) }
-        let new = Session(id: Self.token(), host: host, offer: offer, directory: directory, files: expected)
+        let new = Session(
+            id: Self.token(),
+            host: host,
+            offer: offer,
+            directory: directory,
+            files: expected,
+            idle: LocalSendIdleDeadline(startedAt: now(), limit: idleLimit)
+        )
         session = new
         return .accepted(.init(sessionId: new.id, files: expected.mapValues(\.token)))
     }
@@ -99,6 +132,7 @@ actor LocalSendInbox {
         host: String
     ) -> Result<(ForeignOffer, ForeignOffer.File, URL), LocalSendRefusal> {
         guard let id, let fileID, let token else { return .failure(.init(400, "missing parameters")) }
+        endIfIdle()
         guard var current = session else { return .failure(.init(403, "no such session")) }
         guard current.id == id, current.host == host else {
             return .failure(.init(current.id == id ? 403 : 409, "another session is under way"))
@@ -109,6 +143,7 @@ actor LocalSendInbox {
         guard !expected.done, current.uploading.insert(fileID).inserted else {
             return .failure(.init(409, "that file is already being sent or was received"))
         }
+        current.idle.progressed(at: now())
         session = current
         return .success((current.offer, expected.file, current.directory))
     }
@@ -133,8 +168,26 @@ actor LocalSendInbox {
         return true
     }
 
-    /// Whether the session `id` is still the one under way (a cancel ends it).
-    func isCurrent(_ id: String) -> Bool { session?.id == id }
+    /// Whether the session `id` is still the one under way (a cancel or the idle deadline ends it); an upload asks
+    /// as its bytes arrive, which counts as progress.
+    func isCurrent(_ id: String) -> Bool {
+        endIfIdle()
+        guard session?.id == id else { return false }
+        session?.idle.progressed(at: now())
+        return true
+    }
+
+    /// Ends the session when it went ``idleLimit`` without upload progress, and says so.
+    func endIfIdle() {
+        guard let current = session, current.idle.hasExpired(at: now()) else { return }
+        session = nil
+        emit(
+            .failed(
+                offerID: current.offer.id,
+                reason: "\(current.offer.from.name) sent nothing for \(Int(current.idle.limit)) s: the transfer ended"
+            )
+        )
+    }
 
     static func token() -> String {
         (0..<16).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()

@@ -45,7 +45,15 @@ struct LocalSendRoutes: Sendable {
         } catch {
             return refusal(.init(400, "\(error)"))
         }
-        if let host = context.remoteHost { service.heard(info, from: host) }
+        if let host = context.remoteHost {
+            // Proven when the client certificate is the fingerprint's: only then may it move an HTTPS device here.
+            let shown = await context.clientFingerprint()
+            service.heard(
+                info,
+                from: host,
+                proven: shown.map { LocalSendFingerprint.matches($0, info.fingerprint) } ?? false
+            )
+        }
         return json(service.ownInfo(announce: nil))
     }
 
@@ -91,11 +99,16 @@ struct LocalSendRoutes: Sendable {
         }
         var reported: UInt64 = 0
         var chunks = 0
+        var lastCheck = ContinuousClock.now
         do {
             for try await buffer in request.body {
                 try writer.write(buffer.readableBytesView)
                 chunks += 1
-                if chunks % 64 == 0, await !inbox.isCurrent(sessionID) { throw LocalSendError.cancelled }
+                // Also tells the inbox the upload progresses (its idle deadline), at least every 5 s.
+                if chunks % 64 == 0 || lastCheck.duration(to: .now) > .seconds(5) {
+                    lastCheck = .now
+                    if await !inbox.isCurrent(sessionID) { throw LocalSendError.cancelled }
+                }
                 if writer.written - reported >= 1 << 20 || writer.written == file.size {
                     reported = writer.written
                     service.emit(

@@ -12,19 +12,19 @@ extension LocalSendService {
     public func send(files: [URL], to peer: ForeignPeer, pin: String?) async throws {
         let target = try target(for: peer)
         var metadata: [String: LocalSendFileMetadata] = [:]
-        var byID: [String: (URL, LocalSendFileMetadata)] = [:]
+        var byID: [String: LocalSendChosenFile] = [:]
         for url in files {
-            let file = try await self.metadata(of: url)
-            metadata[file.id] = file
-            byID[file.id] = (url, file)
+            let chosen = try await self.chosen(url)
+            metadata[chosen.metadata.id] = chosen.metadata
+            byID[chosen.metadata.id] = chosen
         }
         let offerID = LocalSendInbox.token()
         guard let answer = try await prepareUpload(metadata, at: target, pin: pin) else { return }
-        let ordered = byID.sorted { $0.value.0.path < $1.value.0.path }
+        let ordered = byID.sorted { $0.value.url.path < $1.value.url.path }
         try await runUploads(session: answer.sessionId, at: target) {
-            for (id, (url, file)) in ordered {
+            for (id, chosen) in ordered {
                 guard let token = answer.files[id] else { continue }  // the receiver skipped it
-                try await self.upload(url, file, token: token, session: answer.sessionId, to: target, offerID: offerID)
+                try await self.upload(chosen, token: token, session: answer.sessionId, to: target, offerID: offerID)
             }
         }
     }
@@ -61,16 +61,22 @@ extension LocalSendService {
     /// Stops the hashing ``prepareToSend(files:)`` began: the files go to another kind of peer.
     public func cancelPreparedSends() { digests.cancelAll() }
 
-    /// Describes a file for an offer or the share: a new id, its size, type and SHA-256.
-    func metadata(of url: URL) async throws -> LocalSendFileMetadata {
+    /// Describes a file for an offer or the share: a new id, its size, type and SHA-256, and which file it is
+    /// (``LocalSendFileIdentity``), the same before and after the hashing.
+    func chosen(_ url: URL) async throws -> LocalSendChosenFile {
+        let identity = try LocalSendFileIdentity(of: url)
         let (size, sha256) = try await digests.digest(of: url)
-        return LocalSendFileMetadata(
+        guard try LocalSendFileIdentity(of: url) == identity else {
+            throw LocalSendError.fileReplaced(url.lastPathComponent)
+        }
+        let metadata = LocalSendFileMetadata(
             id: LocalSendInbox.token(),
             fileName: url.lastPathComponent,
             size: size,
             fileType: Self.mimeType(of: url),
             sha256: sha256
         )
+        return LocalSendChosenFile(url: url, metadata: metadata, identity: identity)
     }
 
     func target(for peer: ForeignPeer) throws -> LocalSendHTTPClient.Target {
@@ -78,6 +84,13 @@ extension LocalSendService {
             throw LocalSendError.unreachable("\(peer.name) is no longer heard from")
         }
         if !device.isHTTPS && !configuration.allowsPlainHTTP { throw LocalSendError.plainHTTPRefused(peer.name) }
+        // Trust was decided on the device as the user chose it: never send elsewhere, or over another scheme.
+        guard "\(device.host):\(device.port)" == peer.address, device.isHTTPS == !peer.isPlainHTTP else {
+            throw LocalSendError.unreachable(
+                "\(peer.name) now answers at \(device.isHTTPS ? "https" : "http")://\(device.host):\(device.port), not "
+                    + "where it was chosen (\(peer.address)); look for it again"
+            )
+        }
         return .init(
             host: device.host,
             port: device.port,
@@ -119,13 +132,13 @@ extension LocalSendService {
     }
 
     func upload(
-        _ url: URL,
-        _ file: LocalSendFileMetadata,
+        _ chosen: LocalSendChosenFile,
         token: String,
         session: String,
         to target: LocalSendHTTPClient.Target,
         offerID: String
     ) async throws {
+        let file = chosen.metadata
         let path = "/api/localsend/v2/upload?sessionId=\(session)&fileId=\(file.id)&token=\(token)"
         let emit = continuation
         let name = file.fileName
@@ -134,7 +147,7 @@ extension LocalSendService {
             .POST,
             target,
             path: path,
-            body: .file(url, size: file.size) { sent in
+            body: .file(chosen.url, size: file.size, identity: chosen.identity) { sent in
                 reached.withLockedValue { $0 = sent }
                 emit.yield(
                     .progress(
@@ -167,4 +180,11 @@ extension LocalSendService {
         ]
         return types[url.pathExtension.lowercased()] ?? "application/octet-stream"
     }
+}
+
+/// A file chosen to be sent or shared: where, what the receiver is told, and which file it was then.
+struct LocalSendChosenFile: Sendable {
+    let url: URL
+    let metadata: LocalSendFileMetadata
+    let identity: LocalSendFileIdentity
 }

@@ -58,8 +58,14 @@ public final class LocalSendService: ForeignPeerService, Service {
         client = try LocalSendHTTPClient(credentials: credentials, group: group)
         (events, continuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(4096))
         let emit = continuation
-        inbox = LocalSendInbox(takesOffers: configuration.takesOffers) { emit.yield($0) }
-        started = clock.now
+        let startedAt = ContinuousClock.now
+        inbox = LocalSendInbox(
+            takesOffers: configuration.takesOffers,
+            limits: configuration.limits,
+            now: { Self.seconds(startedAt.duration(to: .now)) },
+            emit: { emit.yield($0) }
+        )
+        started = startedAt
         admission = PeerAdmission(
             maximumTotal: configuration.limits.maximumConnections,
             maximumPerAddress: configuration.limits.maximumConnectionsPerAddress
@@ -75,9 +81,10 @@ public final class LocalSendService: ForeignPeerService, Service {
 
     func emit(_ event: ForeignEvent) { continuation.yield(event) }
 
-    var now: Double {
-        let elapsed = started.duration(to: clock.now)
-        return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
+    var now: Double { Self.seconds(started.duration(to: clock.now)) }
+
+    static func seconds(_ elapsed: Duration) -> Double {
+        Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
     }
 
     /// What this device says about itself.
@@ -145,8 +152,8 @@ public final class LocalSendService: ForeignPeerService, Service {
     /// Hashes the shared files and describes them (size, type, SHA-256); nil when nothing is shared.
     func makeShare() async throws -> LocalSendShare? {
         guard let shared = configuration.share else { return nil }
-        var files: [(URL, LocalSendFileMetadata)] = []
-        for url in shared.files { files.append((url, try await metadata(of: url))) }
+        var files: [LocalSendChosenFile] = []
+        for url in shared.files { files.append(try await chosen(url)) }
         let emit = continuation
         return LocalSendShare(files: files, pin: shared.pin) { emit.yield($0) }
     }
@@ -242,16 +249,54 @@ public final class LocalSendService: ForeignPeerService, Service {
         if answers { await register(with: info, at: host) }
     }
 
-    /// Records a device; true when it is not this device.
+    /// Records a device; true when it is not this device. `proven`: the message came over TLS that showed the
+    /// fingerprint's certificate (``LocalSendDevices/heard(_:from:at:proven:)``).
     @discardableResult
-    func heard(_ info: LocalSendDeviceInfo, from host: String) -> Bool {
-        let outcome = state.withLockedValue { $0.devices.heard(info, from: host, at: now) }
+    func heard(_ info: LocalSendDeviceInfo, from host: String, proven: Bool = false) -> Bool {
+        let outcome = state.withLockedValue { $0.devices.heard(info, from: host, at: now, proven: proven) }
         switch outcome {
         case .ignored: return false
         case .new(let device), .changed(let device): emit(.found(Self.peer(device)))
-        case .same: break
+        case .same, .kept: break
+        case .moveClaimed(_, let claimed): checkMove(to: claimed)
         }
         return true
+    }
+
+    /// An HTTPS device is said to answer at another address: it moves there only once `/info` there, over TLS
+    /// pinned to its fingerprint, answers with that fingerprint. Bounded like the answers to announcements.
+    func checkMove(to claimed: LocalSendDevices.Device) {
+        let waits = state.withLockedValue { state -> Bool in
+            guard state.waitingAnswers < Self.maximumWaitingAnswers else { return false }
+            state.waitingAnswers += 1
+            return true
+        }
+        guard waits else { return }
+        Task {
+            let now = self.now
+            let checks = state.withLockedValue { state -> Bool in
+                state.waitingAnswers -= 1
+                return state.devices.mayAnswer(claimed.key, at: now)
+            }
+            guard checks else { return }
+            let target = LocalSendHTTPClient.Target(
+                host: claimed.host,
+                port: claimed.port,
+                https: true,
+                fingerprint: claimed.key
+            )
+            guard
+                let answer = try? await client.request(
+                    .GET,
+                    target,
+                    path: "/api/localsend/v2/info",
+                    responseLimit: configuration.limits.maximumInfoBytes
+                ), answer.status == 200,
+                let theirs = try? LocalSendMessages.deviceInfo(from: answer.body, limits: configuration.limits),
+                LocalSendFingerprint.matches(theirs.fingerprint, claimed.key)
+            else { return }
+            heard(claimed.info, from: claimed.host, proven: true)
+        }
     }
 
     /// Answers an announcement by registering with the announcer (pinned to the fingerprint it announced), or
@@ -276,7 +321,13 @@ public final class LocalSendService: ForeignPeerService, Service {
         if let answer, answer.status == 200,
             let theirs = try? LocalSendMessages.deviceInfo(from: answer.body, limits: configuration.limits)
         {
-            heard(theirs, from: host)
+            // Over HTTPS the connection was pinned to the announced fingerprint: an answer naming another is
+            // dropped, one naming it is proven. Over plain HTTP nothing is proven.
+            if !https {
+                heard(theirs, from: host)
+            } else if LocalSendFingerprint.matches(theirs.fingerprint, info.fingerprint) {
+                heard(theirs, from: host, proven: true)
+            }
         } else if let multicast = state.withLockedValue({ $0.multicast }) {
             await multicast.send(ownInfo(announce: false))
         }
@@ -333,7 +384,7 @@ public final class LocalSendService: ForeignPeerService, Service {
         }
         info.port = port
         info.protocol = https ? "https" : "http"
-        heard(info, from: host)
+        heard(info, from: host, proven: https && response.presentedFingerprint != nil)
         guard let device = state.withLockedValue({ $0.devices.device(info.fingerprint) }) else {
             throw LocalSendError.badAnswer("the device gave this device's own fingerprint")
         }

@@ -12,26 +12,26 @@ actor LocalSendShare {
     }
 
     var rules: LocalSendShareRules
-    let urls: [String: URL]
+    let chosen: [String: LocalSendChosenFile]
     let emit: @Sendable (ForeignEvent) -> Void
     let answerTimeout: Duration
     var asking: [String: CheckedContinuation<Bool, Never>] = [:]
     let started = ContinuousClock.now
 
     init(
-        files: [(URL, LocalSendFileMetadata)],
+        files: [LocalSendChosenFile],
         pin: String?,
         answerTimeout: Duration = .seconds(300),
         emit: @escaping @Sendable (ForeignEvent) -> Void
     ) {
         var metadata: [String: LocalSendFileMetadata] = [:]
-        var urls: [String: URL] = [:]
-        for (url, file) in files {
-            metadata[file.id] = file
-            urls[file.id] = url
+        var chosen: [String: LocalSendChosenFile] = [:]
+        for file in files {
+            metadata[file.metadata.id] = file.metadata
+            chosen[file.metadata.id] = file
         }
         rules = LocalSendShareRules(files: metadata, pin: pin)
-        self.urls = urls
+        self.chosen = chosen
         self.emit = emit
         self.answerTimeout = answerTimeout
     }
@@ -76,9 +76,8 @@ actor LocalSendShare {
     }
 
     /// The file a download names, when its session is the asking address's.
-    func file(session: String?, file: String?, host: String) -> (URL, LocalSendFileMetadata)? {
-        guard let metadata = rules.download(session: session, file: file, host: host), let url = urls[metadata.id]
-        else { return nil }
-        return (url, metadata)
+    func file(session: String?, file: String?, host: String) -> LocalSendChosenFile? {
+        guard let metadata = rules.download(session: session, file: file, host: host) else { return nil }
+        return chosen[metadata.id]
     }
 }

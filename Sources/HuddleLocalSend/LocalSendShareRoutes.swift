@@ -66,18 +66,31 @@ struct LocalSendShareRoutes: Sendable {
             let query = request.uri.queryParameters
             let host = context.remoteHost ?? ""
             guard
-                let (url, file) = await share.file(
+                let chosen = await share.file(
                     session: query.get("sessionId"),
                     file: query.get("fileId"),
                     host: host
                 )
             else { return refusal(.init(403, "no such session or file from this address")) }
-            return download(url, file, to: host)
+            return await download(chosen, to: host)
         }
     }
 
-    /// The file as an attachment under its name, streamed from disk; `downloaded` once all of it is written.
-    func download(_ url: URL, _ file: LocalSendFileMetadata, to host: String) -> Response {
+    /// The file as an attachment under its name, streamed from disk; `downloaded` once all of it is written. The
+    /// file must still be the one shared (``LocalSendFileIdentity``): one replaced since (a link swapped in) is
+    /// refused with 410 and said, before any byte of it is read.
+    func download(_ chosen: LocalSendChosenFile, to host: String) async -> Response {
+        let file = chosen.metadata
+        let url = chosen.url
+        // Checked before answering (410 for a file replaced), and again on the descriptor the bytes come from.
+        do {
+            try await FileSystem.shared.withFileHandle(forReadingAt: FilePath(url.path)) { handle in
+                try await chosen.identity.check(handle, name: file.fileName)
+            }
+        } catch {
+            service.emit(.failed(offerID: file.id, reason: "\(file.fileName): \(error)"))
+            return refusal(.init(410, "the file is no longer shared"))
+        }
         let ascii = String(
             file.fileName.unicodeScalars.map {
                 $0.isASCII && $0 != "\"" && $0 != "\\" && $0.value >= 0x20 ? Character($0) : "_"
@@ -94,6 +107,7 @@ struct LocalSendShareRoutes: Sendable {
         let body = ResponseBody(contentLength: Int(file.size)) { writer in
             var sent: UInt64 = 0
             try await FileSystem.shared.withFileHandle(forReadingAt: FilePath(url.path)) { handle in
+                try await chosen.identity.check(handle, name: file.fileName)
                 for try await chunk in handle.readChunks(in: 0..<Int64(file.size), chunkLength: .kibibytes(256)) {
                     sent += UInt64(chunk.readableBytes)
                     try await writer.write(chunk)

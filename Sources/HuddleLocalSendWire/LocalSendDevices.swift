@@ -28,6 +28,11 @@ public struct LocalSendDevices: Sendable {
         case new(Device)
         case changed(Device)
         case same(Device)
+        /// A claim that would lower an HTTPS device to plain HTTP: refused, the entry kept as it is.
+        case kept(Device)
+        /// An unproven claim that an HTTPS device now answers at another address: the entry stays where it is
+        /// until a connection pinned to its fingerprint reaches it at the new one (then heard again as proven).
+        case moveClaimed(Device, to: Device)
     }
 
     public let ownFingerprint: String
@@ -44,13 +49,25 @@ public struct LocalSendDevices: Sendable {
 
     /// Records `info`, heard from `host` at `now`. Beyond ``LocalSendLimits/maximumDevices`` the device heard from
     /// least recently makes room (the answers it got still count, see ``mayAnswer(_:at:)``).
-    public mutating func heard(_ info: LocalSendDeviceInfo, from host: String, at now: Double) -> Heard {
+    ///
+    /// Anyone can claim any fingerprint (a multicast message, a `/register`), so a claim never lowers an HTTPS
+    /// entry to plain HTTP (``Heard/kept(_:)``), and moves an HTTPS entry to another address only when `proven`:
+    /// the message came over a TLS connection that showed the fingerprint's certificate (otherwise
+    /// ``Heard/moveClaimed(_:to:)``).
+    public mutating func heard(
+        _ info: LocalSendDeviceInfo,
+        from host: String,
+        at now: Double,
+        proven: Bool = false
+    ) -> Heard {
         let key = info.fingerprint.uppercased()
         guard key != ownFingerprint, !key.isEmpty else { return .ignored }
         var stored = info.withoutAnnounce
         stored.fingerprint = key
         let device = Device(info: stored, host: host, lastHeard: now)
         if let old = devices[key] {
+            if old.isHTTPS && !device.isHTTPS { return .kept(old) }
+            if old.isHTTPS && old.host != host && !proven { return .moveClaimed(old, to: device) }
             devices[key] = device
             let unchanged = old.info == device.info && old.host == host
             return unchanged ? .same(device) : .changed(device)

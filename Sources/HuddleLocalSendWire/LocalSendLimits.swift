@@ -24,6 +24,9 @@ public struct LocalSendLimits: Sendable, Hashable {
     /// How long a connection may stay idle (no request under way, or a TLS handshake not finished) before it is
     /// closed.
     public var idleSeconds: Double = 30
+    /// How many texts one address may send per minute (``LocalSendTextRate``): each is a question to the user, and
+    /// with `--clipboard` a write to the clipboard once accepted.
+    public var textsPerMinute = 6
 
     public init() {}
 }

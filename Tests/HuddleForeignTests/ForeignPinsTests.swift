@@ -29,6 +29,21 @@ import Testing
         #expect(book.trust(of: peer("Pixel 8", "aa11")) == .pinned(pin))
     }
 
+    @Test func aPinnedNameShownWithoutACertificateIsAChangeNeverUnpinned() {
+        var book = ForeignPinBook()
+        book.pin(peer("Ada's Phone", "F00D"), at: Date(timeIntervalSince1970: 1))
+        let pin = ForeignPin(
+            protocol: .localSend,
+            name: "Ada's Phone",
+            fingerprint: "F00D",
+            pinnedAt: Date(timeIntervalSince1970: 1)
+        )
+        #expect(book.trust(of: peer("Ada's Phone", nil)) == .changed(pinned: pin))
+        // Another name without a certificate is merely unpinned; the same name in another protocol is another device.
+        #expect(book.trust(of: peer("Bob's Phone", nil)) == .unpinned)
+        #expect(book.trust(of: peer("Ada's Phone", nil, .kdeConnect)) == .unpinned)
+    }
+
     @Test func withoutAFingerprintNothingIsPinnedAndRepinningReplacesTheOldPin() {
         var book = ForeignPinBook()
         let pinnedNothing = book.pin(peer("Laptop", nil), at: Date())

@@ -3,17 +3,63 @@ import Testing
 @testable import HuddleLocalSendWire
 
 @Suite struct LocalSendDevicesTests {
-    func info(_ alias: String, _ fingerprint: String, port: Int? = 53317) -> LocalSendDeviceInfo {
+    func info(
+        _ alias: String,
+        _ fingerprint: String,
+        port: Int? = 53317,
+        scheme: String = "https"
+    ) -> LocalSendDeviceInfo {
         .init(
             alias: alias,
             deviceModel: nil,
             deviceType: "mobile",
             fingerprint: fingerprint,
             port: port,
-            protocol: "https",
+            protocol: scheme,
             download: false,
             announce: true
         )
+    }
+
+    @Test func aPlainHTTPClaimNeverReplacesAnHTTPSDeviceAndAMoveWaitsForProof() {
+        var devices = LocalSendDevices(ownFingerprint: "abcd")
+        _ = devices.heard(info("Phone", "F0F0"), from: "10.0.0.2", at: 0)
+        let downgrade = devices.heard(info("Phone", "F0F0", scheme: "http"), from: "10.0.0.66", at: 1)
+        guard case .kept(let kept) = downgrade else {
+            Issue.record("not kept: \(downgrade)")
+            return
+        }
+        #expect(kept.host == "10.0.0.2")
+        #expect(devices.device("F0F0")?.isHTTPS == true)
+        #expect(devices.device("F0F0")?.host == "10.0.0.2")
+        // Not from the same address either.
+        guard case .kept = devices.heard(info("Phone", "F0F0", scheme: "http"), from: "10.0.0.2", at: 2) else {
+            Issue.record("downgraded in place")
+            return
+        }
+        // An HTTPS claim from elsewhere leaves the entry until proven.
+        guard case .moveClaimed(let old, let claimed) = devices.heard(info("Phone", "F0F0"), from: "10.0.0.66", at: 3)
+        else {
+            Issue.record("moved unproven")
+            return
+        }
+        #expect(old.host == "10.0.0.2")
+        #expect(claimed.host == "10.0.0.66")
+        #expect(devices.device("F0F0")?.host == "10.0.0.2")
+        guard case .changed(let moved) = devices.heard(info("Phone", "F0F0"), from: "10.0.0.7", at: 4, proven: true)
+        else {
+            Issue.record("a proven move was refused")
+            return
+        }
+        #expect(moved.host == "10.0.0.7")
+        #expect(devices.device("F0F0")?.host == "10.0.0.7")
+        // A plain-HTTP device may become HTTPS.
+        _ = devices.heard(info("Laptop", "E1E1", scheme: "http"), from: "10.0.0.3", at: 5)
+        guard case .changed(let upgraded) = devices.heard(info("Laptop", "E1E1"), from: "10.0.0.3", at: 6) else {
+            Issue.record("not upgraded")
+            return
+        }
+        #expect(upgraded.isHTTPS)
     }
 
     @Test func ownMessagesAreIgnoredInEitherCaseAndOthersAreNewThenTheSameThenChanged() {
@@ -30,7 +76,8 @@ import Testing
             Issue.record("not the same")
             return
         }
-        guard case .changed(let moved) = devices.heard(info("Pixel", "ff01"), from: "10.0.0.9", at: 3) else {
+        guard case .changed(let moved) = devices.heard(info("Pixel", "ff01"), from: "10.0.0.9", at: 3, proven: true)
+        else {
             Issue.record("not changed")
             return
         }

