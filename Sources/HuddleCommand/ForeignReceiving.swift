@@ -174,18 +174,19 @@ struct ForeignPairingQuestion {
     let autoAccept: Bool
 
     func ask(_ peer: ForeignPeer, key: String) async {
+        let text =
+            "? \(peer.protocol.rawValue) device \"\(peer.name)\" asks to pair. Verification key: \(key) — check the "
+            + "other screen shows the same. [y/n]"
+        await ask(question("pairRequest", peer, key: key, text: text), of: peer)
+    }
+
+    /// The question in the command's form: one JSON object (`event`, the device and the key) or `text`.
+    func question(_ event: String, _ peer: ForeignPeer, key: String, text: String) -> [String] {
         let fields: [String: Any] = [
-            "event": "pairRequest", "from": peer.name, "protocol": peer.protocol.rawValue, "verificationKey": key,
+            "event": event, "from": peer.name, "protocol": peer.protocol.rawValue, "verificationKey": key,
             "fingerprint": peer.fingerprint ?? "",
         ]
-        let question =
-            json
-            ? Output.jsonText(fields).map { [$0] } ?? []
-            : [
-                "? \(peer.protocol.rawValue) device \"\(peer.name)\" asks to pair. Verification key: \(key) — check the "
-                    + "other screen shows the same. [y/n]"
-            ]
-        await ask(question, of: peer)
+        return json ? Output.jsonText(fields).map { [$0] } ?? [] : [text]
     }
 
     /// Asks `question` (after the certificate warning, when the device's certificate changed) and answers the
@@ -205,18 +206,9 @@ struct ForeignPairingQuestion {
     /// The device accepted this device's request to pair: the user confirms it shows the same key (`--yes`
     /// confirms without comparing: trust on first use, never for a device whose certificate changed).
     func confirmKey(_ peer: ForeignPeer, key: String) async {
-        let fields: [String: Any] = [
-            "event": "pairConfirm", "from": peer.name, "protocol": peer.protocol.rawValue, "verificationKey": key,
-            "fingerprint": peer.fingerprint ?? "",
-        ]
-        let question =
-            json
-            ? Output.jsonText(fields).map { [$0] } ?? []
-            : [
-                "? \(peer.protocol.rawValue) device \"\(peer.name)\" accepted. Does it show verification key \(key)? "
-                    + "[y/n]"
-            ]
-        await ask(question, of: peer)
+        let text =
+            "? \(peer.protocol.rawValue) device \"\(peer.name)\" accepted. Does it show verification key \(key)? [y/n]"
+        await ask(question("pairConfirm", peer, key: key, text: text), of: peer)
     }
 
     /// Asks `question`, or with `--yes` prints it and says yes (``ForeignConsent``): to unpinned devices with a

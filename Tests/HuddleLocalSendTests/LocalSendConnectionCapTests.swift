@@ -11,21 +11,10 @@ import Testing
 /// more, and each is closed when it has been idle too long: the server goes on answering everyone else
 /// (docs/localsend.md, "Limits"). Real sockets on loopback; 127.0.0.2 plays the other host.
 @Suite(.tags(.real)) struct LocalSendConnectionCapTests {
-    func start(_ alias: String, limits: LocalSendLimits) async throws -> RunningService<LocalSendService, ForeignEvent>
-    {
-        var configuration = LocalSendConfiguration(alias: alias)
-        configuration.port = 0
-        configuration.usesMulticast = false
+    func start(_ alias: String, limits: LocalSendLimits) async throws -> LocalSendTestDevice.Running {
+        var configuration = LocalSendTestDevice.configuration(alias)
         configuration.limits = limits
-        let identity = try DeviceIdentity.ephemeral()
-        let service = try LocalSendService(
-            configuration: configuration,
-            credentials: .init(certificateDER: identity.certificateDER, privateKey: identity.privateKey)
-        )
-        let events = EventRecorder(recording: service.events)
-        let task = Task { try await service.run() }
-        let port = try #require(await service.listening())
-        return RunningService(service: service, events: events, task: task, port: port)
+        return try await LocalSendTestDevice.start(configuration)
     }
 
     @Test func idleConnectionsBeyondAnAddressesShareAreClosedAtOnceAndTheRestWhenIdle() async throws {

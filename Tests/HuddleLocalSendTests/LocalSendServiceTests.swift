@@ -14,19 +14,7 @@ import Testing
     typealias Running = RunningService<LocalSendService, ForeignEvent>
 
     func start(_ alias: String, takesOffers: Bool = false) async throws -> Running {
-        var configuration = LocalSendConfiguration(alias: alias)
-        configuration.port = 0
-        configuration.usesMulticast = false
-        configuration.takesOffers = takesOffers
-        let identity = try DeviceIdentity.ephemeral()
-        let service = try LocalSendService(
-            configuration: configuration,
-            credentials: .init(certificateDER: identity.certificateDER, privateKey: identity.privateKey)
-        )
-        let events = EventRecorder(recording: service.events)
-        let task = Task { try await service.run() }
-        let port = try #require(await service.listening())
-        return Running(service: service, events: events, task: task, port: port)
+        try await LocalSendTestDevice.start(LocalSendTestDevice.configuration(alias, takesOffers: takesOffers))
     }
 
     /// Receiver and sender, the sender knowing the receiver by address; both stopped and the scratch directory

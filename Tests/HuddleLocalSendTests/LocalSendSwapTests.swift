@@ -14,24 +14,13 @@ import Testing
     typealias Running = RunningService<LocalSendService, ForeignEvent>
 
     func start(_ alias: String, takesOffers: Bool = false, sharing: [URL]? = nil) async throws -> Running {
-        var configuration = LocalSendConfiguration(alias: alias)
-        configuration.port = 0
-        configuration.usesMulticast = false
-        configuration.takesOffers = takesOffers
+        var configuration = LocalSendTestDevice.configuration(alias, takesOffers: takesOffers)
         if let sharing {
             var share = LocalSendShareConfiguration(files: sharing)
             share.httpPort = 0
             configuration.share = share
         }
-        let identity = try DeviceIdentity.ephemeral()
-        let service = try LocalSendService(
-            configuration: configuration,
-            credentials: .init(certificateDER: identity.certificateDER, privateKey: identity.privateKey)
-        )
-        let events = EventRecorder(recording: service.events)
-        let task = Task { try await service.run() }
-        let port = try #require(await service.listening())
-        return Running(service: service, events: events, task: task, port: port)
+        return try await LocalSendTestDevice.start(configuration)
     }
 
     /// `public.txt` and `secret.txt` of the same size in `scratch`; `swap()` makes `public.txt` a link to the secret.
