@@ -20,18 +20,19 @@ import Testing
     @Test func idleConnectionsBeyondAnAddressesShareAreClosedAtOnceAndTheRestWhenIdle() async throws {
         var limits = LocalSendLimits()
         limits.maximumConnectionsPerAddress = 4
-        limits.idleSeconds = 5
+        limits.idleSeconds = 10
         let server = try await start("Server", limits: limits)
         let asker = try await start("Asker", limits: LocalSendLimits())
         let idle = try await IdleConnections.open(10, from: "127.0.0.2", to: server.port)
         do {
             // Six beyond the share of four are closed as soon as they are accepted; four stay until idle.
-            #expect(await idle.closed(atLeast: 6, within: .seconds(2)) == 6)
+            #expect(await idle.closed(atLeast: 6, within: .seconds(2)) >= 6)
+            // No more than the share holds a place, however slow the machine (the idle closes only lower it).
+            #expect(server.service.admission.pending <= 4)
             // Another host is answered meanwhile.
             let found = try await asker.service.probe(host: "127.0.0.1", port: server.port)
             #expect(found.name == "Server")
-            #expect(idle.closedNow == 6)
-            #expect(await idle.closed(atLeast: 10, within: .seconds(20)) == 10)
+            #expect(await idle.closed(atLeast: 10, within: .seconds(30)) == 10)
         } catch {
             await idle.close()
             await asker.stop()
