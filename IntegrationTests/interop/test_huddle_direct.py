@@ -182,7 +182,14 @@ def test_a_pairing_link_pairs_across_the_router_once_and_the_pair_then_chats(tes
     assert decode_qr(image) == link
     drawn = [l for _, l in issuer.lines if l and set(l) <= set("▀▄█ ")]
     assert len(drawn) > 20, issuer.output()
-    bob = spawn(b, homes("b"), "pair", link, "--name", "Bob")
+    assert issuer.wait_line(lambda l: l.startswith("On the other device:"), 5).startswith(
+        "On the other device: huddle pair - and paste the link"
+    )
+    # The QR image holds the secret: only its owner may read it.
+    assert os.stat(image).st_mode & 0o777 == 0o600, oct(os.stat(image).st_mode)
+    # The link goes in on standard input, out of the process list.
+    bob = spawn(b, homes("b"), "pair", "-", "--name", "Bob", stdin=True)
+    bob.send(link)
     bob.wait_line(lambda l: l.startswith("* paired with Ada (") and l.endswith("by the pairing link: verified"), 30)
     assert bob.wait_exit(15) == 0, bob.output()
     issuer.wait_line(lambda l: l.startswith("* paired with Bob (") and l.endswith("verified"), 10)
@@ -198,6 +205,8 @@ def test_a_pairing_link_pairs_across_the_router_once_and_the_pair_then_chats(tes
     cy = spawn(c, homes("c"), "pair", link, "--name", "Cy")
     assert cy.wait_exit(30) not in (0, None), cy.output()
     assert any("already used, has expired" in l for l in cy.err_lines), cy.output()
+    # A link in argv still works, with a word that other local users can read it.
+    assert any("can read a link given as an argument" in l for l in cy.err_lines), cy.output()
     assert len(trusted(homes("a"))) == 1, trusted(homes("a"))
 
     chat_bob = spawn(b, homes("b"), "chat", "--name", "Bob", stdin=True, ready="Chatting in")

@@ -118,14 +118,19 @@ final class ConnectionWiring: Sendable {
         )
     }
 
-    /// What an introduction (``PeerIntroducer``) is set up with: this side's HELLO and trust, no context, any
-    /// device that is not blocked; its events go to `sink`, never to the session.
-    func introductionSetup(sink: @escaping @Sendable (PeerConnectionEvent) -> Void) -> PeerChannels.Wiring {
+    /// What an introduction (``PeerIntroducer``) is set up with: this side's HELLO and trust, no context, the
+    /// `expected` device only when one is (a remembered, wide-area or link address: TLS then ends before this side
+    /// shows its certificate or HELLO to anyone else, `docs/threat-model.md`, "Direct addresses"), else any device
+    /// that is not blocked; its events go to `sink`, never to the session.
+    func introductionSetup(
+        expecting expected: DeviceID?,
+        sink: @escaping @Sendable (PeerConnectionEvent) -> Void
+    ) -> PeerChannels.Wiring {
         var setup = handlerSetup(role: .initiator, context: [])
         setup.purpose = .introduction
         setup.receiveGate = nil
         setup.pairingGate = nil
-        return (setup, PeerVerifier(expected: nil, isBlocked: { [trustStore] in trustStore.isBlocked($0) }), sink)
+        return (setup, PeerVerifier(expected: expected, isBlocked: { [trustStore] in trustStore.isBlocked($0) }), sink)
     }
 
     /// This side's part of a connection's handler: its HELLO (with the datagram port of now), key, limits, gates

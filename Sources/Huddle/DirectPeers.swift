@@ -141,7 +141,7 @@ actor DirectPeers {
 
     /// An introduction at `entry`'s address; where a device is expected, only it is an answer.
     private func introduce(_ entry: Entry) async -> Result<PeerAdvert, PeerSessionError> {
-        Self.answer(await introducer.introduce(at: entry.address), at: entry)
+        Self.answer(await introducer.introduce(at: entry.address, expecting: entry.expected), at: entry)
     }
 
     /// What an introduction's outcome means at `entry`: where a device is expected (a remembered address, a

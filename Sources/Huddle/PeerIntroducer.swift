@@ -12,8 +12,15 @@ struct PeerIntroducer: Sendable {
     let group: any EventLoopGroup
     let tls: PeerTLS
 
-    /// The peer at `address`, or why none of this session answered there.
-    func introduce(at address: PeerAddress) async -> Result<PeerAdvert, PeerSessionError> {
+    /// The peer at `address`, or why none of this session answered there. With `expected`, only that device is an
+    /// answer: TLS refuses another before this side sends its certificate (TLS 1.3, RFC 8446 §4.4.2: the client's
+    /// certificate follows the server's verified one).
+    func introduce(
+        at address: PeerAddress,
+        expecting expected: DeviceID? = nil
+    ) async -> Result<
+        PeerAdvert, PeerSessionError
+    > {
         let socketAddress: SocketAddress
         do {
             socketAddress = try await Self.resolve(address)
@@ -21,7 +28,7 @@ struct PeerIntroducer: Sendable {
             return .failure(.connection(.connectFailed("\(address): cannot resolve \(address.host): \(error)")))
         }
         let answer = IntroductionAnswer()
-        let wiring = wiring.introductionSetup { event in
+        let wiring = wiring.introductionSetup(expecting: expected) { event in
             switch event {
             case .authenticated(let device): answer.authenticated(device)
             case .introduced(let hello, let version): answer.finish(.success((hello, version)))

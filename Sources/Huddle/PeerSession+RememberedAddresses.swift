@@ -11,7 +11,13 @@ extension PeerSession {
             let host = Self.rememberedHost(remote)
         else { return }
         do {
-            try trustStore.remember(address: PeerAddress(host: host, port: port).description, for: device)
+            // A peer that dialled proves its source address, not that it listens there (`listeningPort` is its
+            // advert's): kept without displacing an address this side dialled.
+            try trustStore.remember(
+                address: PeerAddress(host: host, port: port).description,
+                for: device,
+                displacing: listeningPort == nil
+            )
         } catch {
             configuration.logger.error(
                 "could not write the trust store",

@@ -30,6 +30,7 @@ public struct PeerSessionError: Error, Hashable, Sendable, CustomStringConvertib
         public static let connection = Code("connection")
         public static let instanceClaimed = Code("instanceClaimed")
         public static let lookalikeName = Code("lookalikeName")
+        public static let lookalikeLink = Code("lookalikeLink")
         public static let datagramsStopped = Code("datagramsStopped")
         public static let inMemoryBudgetExhausted = Code("inMemoryBudgetExhausted")
         public static let tooManyTransfers = Code("tooManyTransfers")
@@ -75,6 +76,9 @@ public struct PeerSessionError: Error, Hashable, Sendable, CustomStringConvertib
         /// A paired device now calls itself by a name that looks like another paired device's; it is still shown
         /// under the name it had.
         case lookalikeName(String, shownAs: String)
+        /// The device behind a pairing link calls itself by a name that looks like a paired device's: not paired
+        /// (``PeerSessionConfiguration`` cannot waive this; a code comparison can pair it).
+        case lookalikeLink(PeerID, name: String)
         /// This many datagrams claiming to be the peer's failed authentication: datagrams from it are no longer
         /// taken on this connection (reliable messages and transfers go on).
         case datagramsStopped(PeerID, forgeries: UInt64)
@@ -115,6 +119,8 @@ public struct PeerSessionError: Error, Hashable, Sendable, CustomStringConvertib
             "\(forgeries) forged datagrams claimed to come from \(peer): its datagrams are no longer taken on this connection"
         case .lookalikeName(let claimed, let shown):
             "\(shown) now calls itself \"\(claimed)\", which looks like another paired device's name: still shown as \(shown)"
+        case .lookalikeLink(_, let name):
+            "the device behind the pairing link calls itself \"\(name)\", which looks like the name of a device paired before: not paired (compare codes to pair it)"
         case .instanceClaimed(let peer, let device):
             "device \(device.shortID) claimed to be peer \(peer), which is another device: refused"
         case .inMemoryBudgetExhausted(let budget, let reserved, let size):
@@ -145,6 +151,7 @@ extension PeerSessionError {
         case .connection: .connection
         case .instanceClaimed: .instanceClaimed
         case .lookalikeName: .lookalikeName
+        case .lookalikeLink: .lookalikeLink
         case .datagramsStopped: .datagramsStopped
         case .inMemoryBudgetExhausted: .inMemoryBudgetExhausted
         case .tooManyTransfers: .tooManyTransfers
@@ -157,7 +164,7 @@ extension PeerSessionError {
     public var peer: PeerID? {
         switch storage {
         case .unknownPeer(let peer), .notConnected(let peer), .connectTimedOut(let peer),
-            .instanceClaimed(let peer, _), .datagramsStopped(let peer, _):
+            .instanceClaimed(let peer, _), .datagramsStopped(let peer, _), .lookalikeLink(let peer, _):
             peer
         default: nil
         }
@@ -227,6 +234,7 @@ extension PeerSessionError {
     public static func instanceClaimed(_ peer: PeerID, by device: DeviceID) -> Self {
         .init(.instanceClaimed(peer, by: device))
     }
+    public static func lookalikeLink(_ peer: PeerID, name: String) -> Self { .init(.lookalikeLink(peer, name: name)) }
     public static func lookalikeName(_ claimed: String, shownAs shown: String) -> Self {
         .init(.lookalikeName(claimed, shownAs: shown))
     }

@@ -52,12 +52,18 @@ extension PeerSessionStateMachine {
         }
         slot.peer = peer
         connections[id] = slot
-        if let existing = otherConnection(to: peer, besides: id), let old = connections[existing] {
-            if let other = old.remote, other != device {
+        if let existing = otherConnection(to: peer, besides: id), let old = connections[existing],
+            let other = old.remote, other != device
+        {
+            guard owns(peer, device), !owns(peer, other), !old.hasConnected else {
                 connections[id]?.peer = nil
                 refuseClaim(of: peer, by: device, on: id)
                 return nil
             }
+            closeClaimant(existing, of: peer, movingWaiterTo: id)
+            slot.waiter = connections[id]?.waiter
+        }
+        if let existing = otherConnection(to: peer, besides: id), let old = connections[existing] {
             guard keepsNew(slot, over: old) else {
                 connections[id]?.peer = nil
                 moveWaiter(from: id, to: existing)
@@ -66,7 +72,7 @@ extension PeerSessionStateMachine {
             }
             if old.hasConnected {
                 // The peer dialled again although we were connected: what ran on the old connection ends here.
-                actions.append(.closeFlow(peer, connection: existing))
+                // Messages still go to it until the survivor is connected (``SessionPeer/flowConnection``).
                 actions.append(.endTransfers(peer, nil))
             }
             connections[existing]?.peer = nil
@@ -102,29 +108,6 @@ extension PeerSessionStateMachine {
         if !wasConnecting { emit(.stateChanged(peer, .connecting)) }
     }
 
-    /// The name to show for `device`: the one its HELLO gives, unless a paired device changed its name to one
-    /// that looks like another paired device's ("B\u{200B}ob" next to Bob): then the name it was paired or last
-    /// seen under (`docs/threat-model.md`, "Names").
-    func shownName(of hello: PeerHello, device: DeviceID) -> String {
-        let claimed = DisplayText.sanitized(hello.displayName)
-        guard device != local.device, let stored = trust.record(for: device)?.displayName,
-            DisplayText.sanitized(stored) != claimed, !namesakes(of: claimed, excluding: device).isEmpty
-        else { return claimed }
-        return DisplayText.sanitized(stored)
-    }
-
-    /// The pinned devices other than `device` whose names look like `name`, in the trust store's order.
-    func namesakes(of name: String, excluding device: DeviceID) -> [DeviceID] {
-        let key = DisplayText.lookalikeKey(name)
-        guard !key.isEmpty else { return [] }
-        return trust.records.compactMap { record in
-            guard record.trust != .blocked, record.deviceID != device.description,
-                DisplayText.lookalikeKey(record.displayName) == key
-            else { return nil }
-            return try? DeviceID(record.deviceID)
-        }
-    }
-
     /// Another live connection tied to `peer`.
     func otherConnection(to peer: PeerID, besides id: Int) -> Int? {
         if let known = peers[peer]?.connection, known != id, let slot = connections[known], !slot.isClosing,
@@ -137,12 +120,6 @@ extension PeerSessionStateMachine {
         }
     }
 
-    /// `device` claims an instance that is another device's: refused, and both sides are told why.
-    mutating func refuseClaim(of peer: PeerID, by device: DeviceID, on id: Int) {
-        write(.close(.instanceTaken), on: id)
-        emit(.peerError(peer, .instanceClaimed(peer, by: device)))
-    }
-
     /// A decision is needed: ask the user, or answer by policy.
     mutating func prompted(_ prompt: PeerHandshake.Prompt, on id: Int) {
         guard var slot = attach(prompt.peerHello, on: id), let peer = slot.peer, let device = slot.remote else {
@@ -152,12 +129,14 @@ extension PeerSessionStateMachine {
             peers[peer].flatMap { verifiedDevice(of: peer) == device ? $0.info.displayName : nil }
             ?? DisplayText.sanitized(prompt.peerHello.displayName)
         let pairing = prompt.code != nil
-        let namesakes = pairing ? namesakes(of: displayName, excluding: device) : []
-        // A valid pairing link is the user's decision, taken when the link was issued.
+        let pinned = !pairing && !prompt.pairingLink
+        let namesakes = pinned ? [] : namesakes(of: displayName, excluding: device)
+        // A valid pairing link is the user's decision, taken when the link was issued, unless the device behind it
+        // calls itself like a device paired before: then the user is asked, shown the clash.
         let automatic =
-            prompt.pairingLink
+            (prompt.pairingLink && namesakes.isEmpty)
             || (pairing && configuration.trustsOnFirstUse && namesakes.isEmpty)
-            || (!pairing && slot.role == .responder && configuration.acceptsPinnedPeersAutomatically)
+            || (pinned && slot.role == .responder && configuration.acceptsPinnedPeersAutomatically)
         slot.phase = .deciding(firstUse: automatic && pairing)
         connections[id] = slot
         if automatic { return write(.decision(accept: true), on: id) }
@@ -199,6 +178,11 @@ extension PeerSessionStateMachine {
             connections[id]?.peer = nil
             return refuseClaim(of: peer, by: device, on: id)
         }
+        if outcome.pairedWithLink, slot.role == .initiator, device != local.device,
+            !namesakes(of: DisplayText.sanitized(outcome.peerHello.displayName), excluding: device).isEmpty
+        {
+            return refuseLookalikeLink(peer, outcome: outcome, on: id)
+        }
         let firstUse = slot.acceptedOnFirstUse
         slot.phase = .connected
         for (request, connection) in requests where connection == id { requests[request] = nil }
@@ -223,7 +207,7 @@ extension PeerSessionStateMachine {
         actions.append(.startDatagrams(id, peer, device, slot.role, outcome))
         // RESUME and the messages sent again go out before `send` can see the connection.
         resumeDelivery(to: peer, on: id)
-        actions.append(.openFlow(peer, connection: id))
+        openFlow(peer, on: id)
         actions.append(.openRoute(id, peer, peers[peer]!.delivery))
         peers[peer]?.info.state = .connected
         peers[peer]?.connection = id
@@ -269,7 +253,13 @@ extension PeerSessionStateMachine {
         }
         if let peer = slot.replacedFor { replacedConnectionEnded(slot, peer: peer) }
         guard let peer = slot.peer, peers[peer]?.connection == id else { return settleDial(slot) }
-        actions.append(.closeFlow(peer, connection: id))
+        if slot.hasConnected, Self.isDuplicate(error) {
+            // The peer kept its own dial in the tie-break and its HELLO is on the way: messages still go to this
+            // connection, and what it refuses goes in the survivor's RESUME (``SessionPeer/flowConnection``).
+            actions.append(.schedule(.survivorDeadline(peer, connection: id), after: Self.survivorWait))
+        } else {
+            closeFlow(peer)
+        }
         actions.append(.endTransfers(peer, nil))
         peers[peer]?.connection = nil
         if slot.hasConnected { peers[peer]?.disconnectedAt = now }
@@ -283,6 +273,22 @@ extension PeerSessionStateMachine {
             droppedDevices.insert(device)
             scheduleReconnect(to: peer, attempt: 0)
         }
+    }
+
+    /// How long `send` keeps writing to a connection the peer closed as a duplicate, for its survivor to arrive.
+    static let survivorWait = Duration.seconds(10)
+
+    /// `send` writes to `peer` on connection `id` from now on.
+    mutating func openFlow(_ peer: PeerID, on id: Int) {
+        peers[peer]?.flowConnection = id
+        actions.append(.openFlow(peer, connection: id))
+    }
+
+    /// `send` finds `peer` not connected from now on.
+    mutating func closeFlow(_ peer: PeerID) {
+        guard let id = peers[peer]?.flowConnection else { return }
+        peers[peer]?.flowConnection = nil
+        actions.append(.closeFlow(peer, connection: id))
     }
 
     /// A connection the duplicate tie-break replaced has ended. What was sent on it after `connect` returned and is

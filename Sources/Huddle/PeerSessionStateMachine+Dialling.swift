@@ -87,9 +87,9 @@ extension PeerSessionStateMachine {
 
     /// Says goodbye to `peer`: sends stop at once, the connection closes.
     mutating func disconnect(_ peer: PeerID) {
-        guard let id = peers[peer]?.connection, connections[id] != nil else { return }
+        guard let id = peers[peer]?.connection, connections[id] != nil else { return closeFlow(peer) }
         connections[id]?.close()
-        actions.append(.closeFlow(peer, connection: id))
+        closeFlow(peer)
         write(.close(.goodbye), on: id)
     }
 
@@ -102,7 +102,7 @@ extension PeerSessionStateMachine {
             else { continue }
             connections[id]?.close()
             if let peer = slot.peer {
-                if slot.hasConnected { actions.append(.closeFlow(peer, connection: id)) }
+                if peers[peer]?.flowConnection == id { closeFlow(peer) }
                 reconnecting.remove(peer)
             }
             droppedDevices.remove(device)

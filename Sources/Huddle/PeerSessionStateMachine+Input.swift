@@ -54,6 +54,8 @@ extension PeerSessionStateMachine {
         /// The `connect` call that started dial `Int` to the peer has waited its whole timeout.
         case connectDeadline(Int, peer: PeerID)
         case redeliveryWindow(PeerID, generation: Int)
+        /// The peer closed connection `Int` as a duplicate, keeping its own: by now its survivor should be here.
+        case survivorDeadline(PeerID, connection: Int)
     }
 
     /// What the I/O layer does for the rules, in order.

@@ -53,12 +53,15 @@ extension PeerSessionStateMachine {
     }
 
     /// A write the connection refused: it joins what the connection leaves unacknowledged, or what a lost
-    /// connection already left, or is reported.
+    /// connection already left, or — refused by a connection the tie-break replaced, after the survivor's RESUME
+    /// went out — goes on the survivor; else it is reported.
     mutating func unsent(_ message: ByteBuffer, to peer: PeerID, connection id: Int?) {
         if let id, connections[id] != nil {
             connections[id]?.unsent.append(message)
         } else if peers[peer]?.outbox != nil {
             peers[peer]?.outbox?.messages.append(message)
+        } else if let current = peers[peer]?.flowConnection, current != id, connections[current]?.phase == .connected {
+            write(.message(message), on: current)
         } else {
             reportUndelivered([message], to: peer)
         }

@@ -87,6 +87,8 @@ struct PeerSessionStateMachine {
         case .timer(.connectDeadline(let id, let peer)): connectTimedOut(id, peer: peer)
         case .timer(.redeliveryWindow(let peer, let generation)):
             redeliveryWindowPassed(for: peer, generation: generation)
+        case .timer(.survivorDeadline(let peer, let id)):
+            if peers[peer]?.flowConnection == id { closeFlow(peer) }
         case .stop: stop()
         }
         let result = actions

@@ -48,9 +48,11 @@ final class ReceiveFlow: PeerReceiveGate {
         state.withLockedValue { $0.channels[peer] = channel }
     }
 
+    /// `peer` has no channel from now on. `channel` is the one the rules opened for it (``connected(_:channel:)``),
+    /// nil when that connection's I/O is gone already; the rules track which one it is, so it is not compared.
     func disconnected(_ peer: PeerID, channel: (any Channel)?) {
         state.withLockedValue { state in
-            if let current = state.channels[peer], current === channel { state.channels[peer] = nil }
+            state.channels[peer] = nil
             if let channel {
                 state.paused[ObjectIdentifier(channel)] = nil
                 state.pausedForTransfers[ObjectIdentifier(channel)] = nil

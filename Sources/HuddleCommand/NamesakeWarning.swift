@@ -24,3 +24,12 @@ extension PeerConnectionRequest {
         return await prompter.confirm(lines, key: "\(id)")
     }
 }
+
+extension PeerConnectionRequest {
+    /// What the issuer of a pairing link is asked when the device that used it calls itself like a paired device
+    /// (otherwise a link pairs without a question).
+    var linkQuestion: [String] {
+        (namesakeWarning.map { [$0] } ?? [])
+            + ["? \(displayName) (\(deviceID.shortID)) used this device's pairing link. Pair with it? [y/n]"]
+    }
+}

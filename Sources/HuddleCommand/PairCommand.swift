@@ -18,17 +18,28 @@ struct PairCommand: AsyncParsableCommand {
             waits until another device uses it, and exits. The link works once, \
             for --lifetime seconds (default 600). It is a secret: show it only to the device that should pair.
 
-            With a link (huddle pair 'huddle:pair?…'): finds that device at the link's addresses, checks that it \
-            has the key the link names, and pairs. Both devices then pin each other as verified; no code is \
-            compared, because the secret proves the run, bound to both keys. A used or expired link is refused.
+            With a link (huddle pair -, then paste the link): finds that device at the link's addresses, checks \
+            that it has the key the link names, and pairs. Both devices then pin each other as verified; no code \
+            is compared, because the secret proves the run, bound to both keys. A used or expired link is refused. \
+            A link given as an argument works too, but other users of this machine can read it in the process \
+            list while the command runs (and it stays in the shell's history): - reads it from standard input.
+
+            A device behind a link that calls itself like a device paired before ("Bob" beside the paired Bob) \
+            is not paired without a question: the first device asks, and the second refuses it.
 
             Examples:
               huddle pair                           on the first device
-              huddle pair 'huddle:pair?id=…'        on the second, with the link the first printed
+              huddle pair -                         on the second, then paste the link the first printed
+              printf '%s\\n' "$LINK" | huddle pair -    the same from a script
             """
     )
 
-    @Argument(help: ArgumentHelp("A link `huddle pair` printed on the other device.", valueName: "link"))
+    @Argument(
+        help: ArgumentHelp(
+            "A link `huddle pair` printed on the other device, or - to read it from standard input.",
+            valueName: "link"
+        )
+    )
     var link: String?
 
     @Option(help: ArgumentHelp("How long the link works, in seconds (60 to 86400).", valueName: "seconds"))
@@ -44,7 +55,7 @@ struct PairCommand: AsyncParsableCommand {
     )
     var addresses: [String] = []
 
-    @Option(help: ArgumentHelp("Also write the link's QR code to this PNG file.", valueName: "file"))
+    @Option(help: ArgumentHelp("Also write the link's QR code to this PNG file (mode 0600).", valueName: "file"))
     var png: String?
 
     @Flag(help: "Draw the QR code for a terminal with dark text on a light background (default: light on dark).")
@@ -61,7 +72,7 @@ struct PairCommand: AsyncParsableCommand {
     func validate() throws {
         guard (60...86_400).contains(lifetime) else { throw ValidationError("--lifetime takes 60 to 86400 seconds") }
         guard timeout >= 1 && timeout <= 3600 else { throw ValidationError("--timeout takes 1 to 3600 seconds") }
-        if let link {
+        if let link, link != PairingLinkInput.standardInput {
             do {
                 _ = try PairingLink(parsing: link)
             } catch let error as PeerSessionError {
@@ -72,7 +83,14 @@ struct PairCommand: AsyncParsableCommand {
 
     func run() async throws {
         if let link {
-            try await use(try PairingLink(parsing: link))
+            let parsed: PairingLink
+            do {
+                parsed = try PairingLinkInput.read(link)
+            } catch let error as PeerSessionError {
+                Output.error(error.reason ?? "\(error)")
+                throw ExitCode.dataError
+            }
+            try await use(parsed)
         } else {
             try await issue()
         }
@@ -102,7 +120,7 @@ struct PairCommand: AsyncParsableCommand {
                 }
             }
             if let png {
-                try Data(code.png()).write(to: URL(fileURLWithPath: png), options: .atomic)
+                try AtomicFile.write(code.png(), to: URL(fileURLWithPath: png), mode: 0o600)
                 Output.line("(QR code written to \(png))")
             }
         } catch {
@@ -110,14 +128,24 @@ struct PairCommand: AsyncParsableCommand {
             Output.error("could not write the QR code: \(error)")
             throw ExitCode.ioError
         }
-        Output.line("On the other device: huddle pair '\(link.description)' (or scan the code)")
+        Output.line("On the other device: huddle pair - and paste the link (or scan the code)")
         Output.line("Waiting for it to be used. Ctrl-C to stop.")
         let events = session.events
         let deadline = ContinuousClock.now + lifetime
+        let (yes, prompter) = (options.yes, Prompter.standard)
         let paired = try await CommandServices.run([session]) {
             try await events.first(until: deadline) { event -> (PeerID, DeviceID)? in
-                if case .pairedByLink(let peer, let device) = event { return (peer, device) }
-                return nil
+                switch event {
+                case .pairedByLink(let peer, let device): return (peer, device)
+                case .connectionRequest(let request):
+                    // Only a link holder whose name looks like a paired device's is asked about.
+                    Task {
+                        let accept = await request.answer(request.linkQuestion, autoAccept: yes, prompter: prompter)
+                        if accept { await session.accept(request) } else { await session.deny(request) }
+                    }
+                    return nil
+                default: return nil
+                }
             }
         }
         guard let outcome = paired else { throw ExitCode.interrupted }

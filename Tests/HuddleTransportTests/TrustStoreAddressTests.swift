@@ -22,6 +22,29 @@ struct TrustStoreAddressTests {
         #expect(reopened.record(for: bob)?.addresses == ["[fd00::7]:5000", "10.1.2.3:47474"])
     }
 
+    /// An address learnt from a connection the device made (a relay could stand there) never displaces one
+    /// this side dialled: two forged connections no longer evict the good address.
+    @Test func anAddressTheDeviceDialledFromIsAddedOnlyWhereThereIsRoom() throws {
+        let temporary = try ScratchDirectory()
+        defer { temporary.remove() }
+        let bob = try TrustStoreTests.id(2)
+        let store = TrustStore(directory: temporary.url)
+        try store.set(.verified, for: bob, displayName: "Bob")
+        try store.remember(address: "10.6.6.6:47474", for: bob, displacing: false)
+        #expect(store.record(for: bob)?.addresses == ["10.6.6.6:47474"])
+        try store.remember(address: "10.1.2.3:47474", for: bob)
+        #expect(store.record(for: bob)?.addresses == ["10.1.2.3:47474", "10.6.6.6:47474"])
+        for relay in ["10.6.6.7:47474", "10.6.6.8:47474"] {
+            try store.remember(address: relay, for: bob, displacing: false)
+        }
+        #expect(store.record(for: bob)?.addresses == ["10.1.2.3:47474", "10.6.6.6:47474"])
+        // A dialled one still displaces the oldest.
+        try store.remember(address: "10.1.2.4:47474", for: bob)
+        #expect(store.record(for: bob)?.addresses == ["10.1.2.4:47474", "10.1.2.3:47474"])
+        try store.remember(address: "10.1.2.3:47474", for: bob, displacing: false)
+        #expect(store.record(for: bob)?.addresses == ["10.1.2.4:47474", "10.1.2.3:47474"])
+    }
+
     @Test func nothingIsKeptForADeviceThatIsNotPinnedOrIsBlocked() throws {
         let temporary = try ScratchDirectory()
         defer { temporary.remove() }

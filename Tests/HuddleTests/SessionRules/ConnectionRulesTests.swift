@@ -158,7 +158,7 @@ struct ConnectionRulesTests {
         // The peer's dial (2) wins: ours (1) is closed, and our connect now waits on 2, which is not decided.
         #expect(
             rules.handle(.prompted(2, H.prompt("ann", code: false))) == [
-                "closeFlow ann 1", "endTransfers ann -", "write 1 close(\(PeerCloseReason.duplicate))",
+                "endTransfers ann -", "write 1 close(\(PeerCloseReason.duplicate))",
                 "emit stateChanged ann connecting", "write 2 decision true",
             ]
         )

@@ -70,15 +70,31 @@ struct SessionRulesHarness {
         return PeerHandshake.Prompt(code: code ? sas : nil, peerHello: hello(peer), context: [])
     }
 
-    static func outcome(_ peer: String, pairedWithCode: Bool = false) -> PeerHandshake.Outcome {
-        PeerHandshake.Outcome(
-            peerHello: hello(peer),
+    /// The prompt of a valid pairing link, as the issuer's handshake asks it.
+    static func linkPrompt(_ peer: String, name: String = "Bob") -> PeerHandshake.Prompt {
+        var prompt = PeerHandshake.Prompt(code: nil, peerHello: hello(peer, name: name), context: [])
+        prompt.pairingLink = true
+        return prompt
+    }
+
+    static func outcome(
+        _ peer: String,
+        name: String = "Bob",
+        pairedWithCode: Bool = false,
+        pairedWithLink: Bool = false
+    )
+        -> PeerHandshake.Outcome
+    {
+        var outcome = PeerHandshake.Outcome(
+            peerHello: hello(peer, name: name),
             version: 1,
             pairedWithCode: pairedWithCode,
             transcript: [],
             initiatorKeyShare: [],
             responderKeyShare: []
         )
+        outcome.pairedWithLink = pairedWithLink
+        return outcome
     }
 
     /// Dials `peer` as connection `id` and takes it through TLS to `device`.
