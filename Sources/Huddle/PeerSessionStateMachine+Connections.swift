@@ -95,6 +95,7 @@ extension PeerSessionStateMachine {
     /// Records `device` as `peer`, reached through connection `id`: from now on the peer is that device, and its
     /// name is the one its authenticated HELLO gave (never an advert's).
     mutating func bind(_ peer: PeerID, name: String, device: DeviceID, connection id: Int) {
+        if peers[peer] == nil { forgetGoneInstances(of: device) }
         var record =
             peers[peer]
             ?? SessionPeer(info: PeerInfo(id: peer, displayName: name, deviceID: device, state: .connecting))
@@ -106,6 +107,21 @@ extension PeerSessionStateMachine {
         record.info.state = .connecting
         peers[peer] = record
         if !wasConnecting { emit(.stateChanged(peer, .connecting)) }
+    }
+
+    /// A device comes as a new instance (it started again): its earlier instances that are gone — no connection,
+    /// no advert, nothing owed, not being reconnected — are forgotten, so that a paired device cycling instance
+    /// tokens grows the peer table by no more than its live instances (`docs/threat-model.md`, "Limits"). Pinned
+    /// devices bypass the table's limit (``hasRoom(for:now:)``), so this is their bound.
+    mutating func forgetGoneInstances(of device: DeviceID) {
+        for (other, record) in peers
+        where record.info.deviceID == device && record.info.deviceIDVerified && record.connection == nil
+            && record.advert == nil && record.outbox == nil && !reconnecting.contains(other)
+            && !connections.values.contains(where: { $0.peer == other || $0.intended == other })
+        {
+            peers[other] = nil
+            autoDialled[other] = nil
+        }
     }
 
     /// Another live connection tied to `peer`.

@@ -69,4 +69,33 @@ struct InstanceClaimRulesTests {
         )
         #expect(rules.machine.requests.count == 1)
     }
+
+    /// A paired device that connects under a fresh instance token each time keeps one record, not one per token.
+    @Test func aPairedDeviceCyclingInstanceTokensKeepsOneRecord() throws {
+        var rules = H()
+        try rules.pin(H.highDevice)
+        for cycle in 0..<50 {
+            let id = cycle + 1
+            rules.acceptAndAuthenticate(id, device: H.highDevice)
+            rules.handle(.prompted(id, H.prompt("bob-\(cycle)", code: false)))
+            rules.handle(.connected(id, H.outcome("bob-\(cycle)")))
+            rules.handle(.closed(id, nil))
+        }
+        #expect(rules.machine.peers.count == 1)
+        #expect(rules.machine.peers.keys.first == PeerID(rawValue: "bob-49"))
+    }
+
+    /// An earlier instance still advertised, or owed messages, is not forgotten.
+    @Test func anEarlierInstanceThatIsStillFoundStays() throws {
+        var rules = H()
+        try rules.pin(H.highDevice)
+        rules.handle(.found(H.advert("bob-0")))
+        rules.acceptAndAuthenticate(1, device: H.highDevice)
+        rules.handle(.prompted(1, H.prompt("bob-0", code: false)))
+        rules.handle(.connected(1, H.outcome("bob-0")))
+        rules.handle(.closed(1, nil))
+        rules.acceptAndAuthenticate(2, device: H.highDevice)
+        rules.handle(.prompted(2, H.prompt("bob-1", code: false)))
+        #expect(Set(rules.machine.peers.keys) == [PeerID(rawValue: "bob-0"), PeerID(rawValue: "bob-1")])
+    }
 }
