@@ -9,7 +9,7 @@ import Testing
 
 /// At a remembered address the session expects the paired device: whoever else answers there learns nothing of
 /// this device, not even its certificate (`docs/threat-model.md`, "Direct addresses").
-@Suite("Introductions at a remembered address", .timeLimit(.minutes(1)))
+@Suite("Introductions at a remembered address", .tags(.real), .timeLimit(.minutes(1)))
 struct IntroductionIdentityTests {
     /// A TLS server on loopback with a stranger's key: it records the certificate a client shows, if any.
     struct Stranger {
