@@ -211,6 +211,13 @@ let package = Package(
             ],
             swiftSettings: upcoming
         ),
+        // What `huddle doctor` finds and why: the probes of the system (thin) and the pure analysis of what they
+        // read (packet filter rules, multicast answers, interfaces, port holders).
+        .target(
+            name: "HuddleDoctor",
+            dependencies: ["HuddleDNS", "HuddleMDNSCore", "HuddleDiscovery"],
+            swiftSettings: upcoming
+        ),
         .executableTarget(
             name: "huddle",
             dependencies: [
@@ -228,6 +235,7 @@ let package = Package(
                 "HuddleForeign",
                 "HuddleLocalSend",
                 "HuddleKDEConnect",
+                "HuddleDoctor",
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -414,9 +422,14 @@ let package = Package(
             dependencies: [
                 "HuddleTestSupport",
                 "huddle", "Huddle", "HuddleClipboard", "HuddlePasteboard", "HuddleMDNSCore", "HuddleDNS",
-                "HuddleTransport", "HuddleWire", "HuddleForeign",
+                "HuddleTransport", "HuddleWire", "HuddleForeign", "HuddleDiscovery",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
+            swiftSettings: upcoming
+        ),
+        .testTarget(
+            name: "HuddleDoctorTests",
+            dependencies: ["HuddleDoctor", "HuddleDiscovery", "HuddleMDNSCore", "HuddleDNS"],
             swiftSettings: upcoming
         ),
         .testTarget(

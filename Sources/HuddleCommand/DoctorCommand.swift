@@ -1,7 +1,5 @@
 import ArgumentParser
-import HuddleDNS
-import HuddleDiscovery
-import HuddleMDNSCore
+import HuddleDoctor
 
 /// `huddle doctor`: why the other device does not show up, and what to do about it.
 struct DoctorCommand: AsyncParsableCommand {
@@ -73,38 +71,12 @@ struct DoctorCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let configuration = self.network.configuration()
-        var observed = DoctorObservations()
-        observed.families = configuration.families
-        observed.sessionPort = self.port.map { UInt16($0) }
-        observed.listenSeconds = self.timeout
-        do {
-            observed.interfaces = try InterfaceSurvey.current(configuration: configuration)
-        } catch {
-            observed.interfaceError = "\(error)"
-        }
-        observed.portHolders = PortHolders.current()  // before the check's own sockets join them
-        (observed.rulesets, observed.firewall) = DoctorProbes.firewall()
-        observed.evidence = DoctorProbes.linkEvidence()
-        let names = [dnssdServicesName, MDNSServiceType(sessionID: self.session).browseName]
-        if observed.interfaces.contains(where: \.isUsed) {
-            let milliseconds = Int(self.timeout * 1000)
-            if let outcome = try? await MDNSMulticastProbe.run(
-                configuration: configuration,
-                questions: names.map { DNSQuestion(name: $0, type: .ptr) },
-                duration: .milliseconds(milliseconds),
-                repeatAfter: .seconds(1)  // RFC 6762 §5.2: at least one second between the first two queries
-            ) {
-                let own = Set(observed.interfaces.flatMap(\.interface.addresses))
-                observed.answers = InterfaceAnswers.from(outcome, families: configuration.families, ownAddresses: own)
-                observed.socketFailures = outcome.socketFailures
-            }
-        }
-        let report = DoctorReport(
-            observed: observed,
-            findings: DoctorDiagnosis.findings(observed),
-            questions: names.map { ServiceFormatter.hostText($0) + " PTR" }
-        )
+        let report = await DoctorCheck(
+            configuration: self.network.configuration(),
+            sessionID: self.session,
+            sessionPort: self.port.map { UInt16($0) },
+            listenSeconds: self.timeout
+        ).run()
         if self.json {
             Output.json(report.jsonObject)
         } else {
@@ -112,9 +84,4 @@ struct DoctorCommand: AsyncParsableCommand {
         }
         if report.hasProblems { throw ExitCode.problemsFound }
     }
-}
-
-extension MDNSInterface {
-    /// Every address of the interface, IPv4 then IPv6.
-    var addresses: [MDNSAddress] { self.ipv4.map { .v4($0.address) } + self.ipv6.map { .v6($0.address) } }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Huddle
 import HuddleDNS
+import HuddleDoctor
 import HuddleMDNSCore
 
 /// Writes lines to standard output at once (no buffering, so a pipe reader sees each line as it happens).
@@ -64,10 +65,7 @@ struct ServiceFormatter {
     }
 
     /// A host name without the trailing dot.
-    static func hostText(_ name: DNSName) -> String {
-        let text = name.description
-        return text.hasSuffix(".") ? String(text.dropLast()) : text
-    }
+    static func hostText(_ name: DNSName) -> String { name.hostText }
 
     /// TXT as JSON: values as strings, attributes without `=` as true.
     static func txtObject(_ txt: MDNSTXTRecord) -> [String: Any] {
@@ -110,24 +108,6 @@ struct ServiceFormatter {
         return String(line.reversed().drop { $0 == " " }.reversed())
     }
 
-    /// Pads to a column width in terminal cells (longer text is kept whole; the next column moves right).
-    static func pad(_ text: String, _ width: Int) -> String {
-        let cells = self.displayWidth(text)
-        return cells >= width ? text : text + String(repeating: " ", count: width - cells)
-    }
-
-    /// Terminal cells a string takes: two for East Asian wide characters (CJK, Hangul, full-width forms).
-    static func displayWidth(_ text: String) -> Int {
-        text.unicodeScalars.reduce(0) { total, scalar in
-            switch scalar.value {
-            case 0x1100...0x115F, 0x2E80...0xA4CF, 0xAC00...0xD7A3, 0xF900...0xFAFF, 0xFE30...0xFE4F,
-                0xFF00...0xFF60, 0xFFE0...0xFFE6, 0x1F300...0x1F64F, 0x20000...0x3FFFD:
-                return total + 2
-            case 0x0300...0x036F, 0x200B...0x200F:
-                return total
-            default:
-                return total + 1
-            }
-        }
-    }
+    /// Pads to a column width in terminal cells (``TerminalColumns``).
+    static func pad(_ text: String, _ width: Int) -> String { TerminalColumns.pad(text, width) }
 }

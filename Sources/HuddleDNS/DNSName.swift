@@ -107,6 +107,12 @@ public struct DNSName: Hashable, Sendable, CustomStringConvertible, ExpressibleB
         return self.labels.map(Self.escape).joined(separator: ".") + "."
     }
 
+    /// The presentation form without the trailing dot, as people write a host name (`bob.local`); `.` for the root.
+    public var hostText: String {
+        let text = self.description
+        return text.count > 1 && text.hasSuffix(".") ? String(text.dropLast()) : text
+    }
+
     /// Escapes one label for presentation (RFC 6763 §4.3).
     public static func escape(_ label: [UInt8]) -> String {
         var out: [UInt8] = []

@@ -3,7 +3,7 @@ import HuddleDiscovery
 import HuddleMDNSCore
 import Testing
 
-@testable import huddle
+@testable import HuddleDoctor
 
 /// From observations to findings: silence on an interface, client isolation, other responders on port 5353, an
 /// unusable port, and the exit status and report that follow.

@@ -3,11 +3,11 @@ import HuddleMDNSCore
 
 /// The plain-text report: what was checked, then the findings, each with its fix.
 extension DoctorReport {
-    var textLines: [String] {
+    package var textLines: [String] {
         var lines = ["Interfaces (those a session with these options would use):"]
         let width = min(16, self.observed.interfaces.map(\.interface.name.count).max() ?? 0)
         for surveyed in self.observed.interfaces {
-            let name = ServiceFormatter.pad(surveyed.interface.name, width)
+            let name = TerminalColumns.pad(surveyed.interface.name, width)
             if let exclusion = surveyed.exclusion {
                 lines.append("  excluded  \(name)  \(Self.reason(exclusion, name: surveyed.interface.name))")
             } else {
@@ -37,7 +37,7 @@ extension DoctorReport {
         let width = min(16, answers.map(\.interface.name.count).max() ?? 0)
         for entry in answers {
             let name = entry.interface.name
-            let families = ServiceFormatter.pad(entry.families.map(\.description).joined(separator: ", "), 10)
+            let families = TerminalColumns.pad(entry.families.map(\.description).joined(separator: ", "), 10)
             let others = entry.otherDevices
             var result: String
             if entry.families.isEmpty {
@@ -50,7 +50,7 @@ extension DoctorReport {
                 result =
                     "\(others.count) device\(others.count == 1 ? "" : "s") answered: \(addresses.joined(separator: ", "))"
             }
-            lines.append("  \(ServiceFormatter.pad(name, width))  \(families)  \(result)")
+            lines.append("  \(TerminalColumns.pad(name, width))  \(families)  \(result)")
         }
         lines.append("")
         return lines

@@ -1,7 +1,7 @@
 import HuddleMDNSCore
 import Testing
 
-@testable import huddle
+@testable import HuddleDoctor
 
 /// The packet filter findings from `nft -j list ruleset` output: which rule drops mDNS or the session's port, named
 /// by table, chain and handle, and the command that lets it through.

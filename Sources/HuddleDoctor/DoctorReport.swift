@@ -4,16 +4,16 @@ import HuddleDiscovery
 import HuddleMDNSCore
 
 /// What `huddle doctor` prints: the observations, the findings, and whether any is a problem.
-struct DoctorReport {
+package struct DoctorReport {
     var observed: DoctorObservations
     var findings: [DoctorFinding]
     /// The names the multicast check asked for.
     var questions: [String]
 
-    var hasProblems: Bool { self.findings.contains { $0.severity.isProblem } }
+    package var hasProblems: Bool { self.findings.contains { $0.severity.isProblem } }
 
     /// The report as one JSON object (`--json`).
-    var jsonObject: [String: Any] {
+    package var jsonObject: [String: Any] {
         var object: [String: Any] = [
             "ok": !self.hasProblems,
             "interfaces": self.observed.interfaces.map(Self.json),

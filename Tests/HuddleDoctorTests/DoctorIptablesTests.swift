@@ -1,7 +1,7 @@
 import HuddleMDNSCore
 import Testing
 
-@testable import huddle
+@testable import HuddleDoctor
 
 /// The packet filter findings from `iptables-save` and `ip6tables-save` output: rules named by table, chain and
 /// rule number, fixes as `iptables -I`, or `ufw allow` where ufw manages the rules.
