@@ -218,6 +218,13 @@ let package = Package(
             dependencies: ["HuddleDNS", "HuddleMDNSCore", "HuddleDiscovery"],
             swiftSettings: upcoming
         ),
+        // What an app built on Huddle does beyond one session, shared by the command line (and the daemon): chat
+        // queues per peer, the window of overlapping sends.
+        .target(
+            name: "HuddleApp",
+            dependencies: ["Huddle", "HuddleWire"],
+            swiftSettings: upcoming
+        ),
         .executableTarget(
             name: "huddle",
             dependencies: [
@@ -236,6 +243,7 @@ let package = Package(
                 "HuddleLocalSend",
                 "HuddleKDEConnect",
                 "HuddleDoctor",
+                "HuddleApp",
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -425,6 +433,11 @@ let package = Package(
                 "HuddleTransport", "HuddleWire", "HuddleForeign", "HuddleDiscovery",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
+            swiftSettings: upcoming
+        ),
+        .testTarget(
+            name: "HuddleAppTests",
+            dependencies: ["HuddleApp", "Huddle", "HuddleWire"],
             swiftSettings: upcoming
         ),
         .testTarget(

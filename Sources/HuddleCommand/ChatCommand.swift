@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Huddle
+import HuddleApp
 import HuddleTransport
 import HuddleWire
 
@@ -64,7 +65,16 @@ actor ChatRoom {
         self.session = session
         self.autoAccept = autoAccept
         self.prompter = prompter
-        self.outbox = ChatOutbox(session: session)
+        self.outbox = ChatOutbox(session: session) { notice in
+            switch notice {
+            case .notReading(let peer):
+                let who = await session.displayName(for: peer) ?? peer.rawValue
+                Output.line("! \(who) is not reading: lines to it are dropped until it catches up")
+            case .notSent(let peer, let error):
+                let who = await session.displayName(for: peer) ?? peer.rawValue
+                Output.line("! not sent to \(who): \(error)")
+            }
+        }
     }
 
     func followEvents() async {

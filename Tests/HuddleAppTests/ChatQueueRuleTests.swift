@@ -1,7 +1,7 @@
 import Huddle
 import Testing
 
-@testable import huddle
+@testable import HuddleApp
 
 /// The chat's per-peer queue rule: a slow reader gets every line, a peer that stopped reading is dropped only
 /// when another kept up and it took nothing for the stall limit, and nothing is dropped when nobody kept up.

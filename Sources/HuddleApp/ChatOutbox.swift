@@ -1,10 +1,18 @@
-import Huddle
+package import Huddle
 import Synchronization
 
 /// Lines on their way to each peer: one ordered queue per peer, so a peer that stops reading holds up only its own
 /// lines — never the lines to the others for long, nor the screen. ``ChatQueueRule`` decides when a line waits
-/// and when a peer that stopped reading has lines dropped.
-final class ChatOutbox: Sendable {
+/// and when a peer that stopped reading has lines dropped. What the user should hear of goes to `notice`.
+package final class ChatOutbox: Sendable {
+    /// What the outbox tells its owner.
+    package enum Notice: Sendable {
+        /// The peer stopped reading: lines to it are dropped until it catches up (said once until it does).
+        case notReading(PeerID)
+        /// A line could not be sent to the peer.
+        case notSent(PeerID, any Error)
+    }
+
     private struct Sender {
         /// Tells this queue's sender from that of a queue to the same peer before it left and came back.
         let serial: Int
@@ -24,15 +32,17 @@ final class ChatOutbox: Sendable {
     }
 
     private let session: PeerSession
+    private let notice: @Sendable (Notice) async -> Void
     private let state = Mutex(State())
 
-    init(session: PeerSession) {
+    package init(session: PeerSession, notice: @escaping @Sendable (Notice) async -> Void) {
         self.session = session
+        self.notice = notice
     }
 
     /// Queues `bytes` for each peer, waiting while a peer that is still reading has a full queue; reports, by
     /// name, a peer that stopped reading.
-    func send(_ bytes: [UInt8], to peers: [PeerID]) async {
+    package func send(_ bytes: [UInt8], to peers: [PeerID]) async {
         for peer in peers {
             var admission = ChatQueueRule.Admission.wait(recheckAt: nil)
             while case .wait = admission { admission = await tryAdmitting(bytes, to: peer) }
@@ -43,7 +53,7 @@ final class ChatOutbox: Sendable {
                 }
                 return state.refusing.insert(peer).inserted
             }
-            if tell { Output.line("! \(await name(peer)) is not reading: lines to it are dropped until it catches up") }
+            if tell { await notice(.notReading(peer)) }
         }
     }
 
@@ -67,7 +77,7 @@ final class ChatOutbox: Sendable {
     }
 
     /// The peer left: what is queued is still tried (and reported if it cannot go), then its sender ends.
-    func close(_ peer: PeerID) {
+    package func close(_ peer: PeerID) {
         let (sender, waiters) = state.withLock { state in
             state.rule.remove(peer)
             defer { state.waiters.removeAll() }
@@ -91,14 +101,13 @@ final class ChatOutbox: Sendable {
     /// The peer's sender: sends its lines in order, each counted as taken when the session has it on its way.
     private func start(_ peer: PeerID, serial: Int) -> AsyncStream<[UInt8]>.Continuation {
         let (stream, continuation) = AsyncStream<[UInt8]>.makeStream()
-        let session = self.session
+        let (session, notice) = (self.session, self.notice)
         Task {
             for await line in stream {
                 do {
                     try await session.send(line, to: [peer])
                 } catch {
-                    let who = await session.displayName(for: peer) ?? peer.rawValue
-                    Output.line("! not sent to \(who): \(error)")
+                    await notice(.notSent(peer, error))
                 }
                 let waiters = self.state.withLock { state -> [CheckedContinuation<Void, Never>] in
                     guard state.senders[peer]?.serial == serial else { return [] }
@@ -134,9 +143,5 @@ final class ChatOutbox: Sendable {
             }
             for waiter in waiters { waiter.resume() }
         }
-    }
-
-    fileprivate func name(_ peer: PeerID) async -> String {
-        await session.displayName(for: peer) ?? peer.rawValue
     }
 }
