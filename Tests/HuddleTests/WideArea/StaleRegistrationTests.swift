@@ -133,3 +133,53 @@ struct StaleRegistrationTests {
         #expect(updates.count == 2)
     }
 }
+
+/// A domain listing more instances than a session looks at: the first poll hands on the first 32 addresses, and
+/// says once that the rest were left out.
+@Suite("Wide-area browsing bound (real UDP)", .tags(.real), .timeLimit(.minutes(1)))
+struct WideAreaBrowsingBoundTests {
+    actor Owner {}
+
+    @Test func aPollHandsOnAtMost32Addresses() async throws {
+        let service: DNSName = "_typingtogether._tcp.example."
+        var zone: [DNSRecord] = []
+        for index in 0..<40 {
+            let device = try DeviceIdentity.ephemeral().deviceID
+            let name = try service.prepending(label: "Peer\(index)")
+            let host = try DNSName("example.").prepending(label: "host\(index)")
+            let txt = [Array("id=\(device)".utf8), Array("in=token\(index)".utf8)]
+            zone += [
+                DNSRecord(name: service, data: .ptr(name), ttl: 120),
+                DNSRecord(name: name, data: .srv(priority: 0, weight: 0, port: 47474, target: host), ttl: 120),
+                DNSRecord(name: name, data: .txt(txt), ttl: 120),
+                DNSRecord(name: host, data: .a(IPv4Address(10, 9, 0, UInt8(index))), ttl: 120),
+            ]
+        }
+        let server = try await FakeDNSServer.start(zone: zone, key: nil)
+        let configuration = WideAreaConfiguration(domain: "example.", server: server.address, key: nil)
+        let wideArea = SessionWideArea(
+            configuration: configuration,
+            clock: SystemSessionClock(),
+            sharingExecutorOf: Owner()
+        )
+        let changes = EventRecorder<WideAreaAddresses.Changes>()
+        let failures = EventRecorder<PeerSessionError>()
+        await wideArea.startBrowsing(
+            serviceType: "_typingtogether._tcp",
+            own: PeerID(rawValue: "qrstuvwxyz234567"),
+            changed: { changes.record($0) },
+            failed: { failures.record($0) }
+        )
+        let first = await changes.first { $0 }
+        await wideArea.stopBrowsing()
+        await server.close()
+        let poll = try #require(first)
+        #expect(poll.added.map(\.address.host) == (0..<32).map { "10.9.0.\($0)" })
+        #expect(poll.refused == 8)
+        #expect(
+            failures.events.map(\.description) == [
+                "wide-area DNS-SD: example. lists more than 32 addresses: 8 left out"
+            ]
+        )
+    }
+}
