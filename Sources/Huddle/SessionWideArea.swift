@@ -16,12 +16,18 @@ actor SessionWideArea {
     private var polling: Task<Void, Never>?
     /// The direct addresses the polls gave; kept across a stop and a start of browsing, as ``DirectPeers`` keeps
     /// its entries.
-    private var addresses = WideAreaAddresses()
+    private var addresses: WideAreaAddresses
     /// Whether the last poll found more than ``WideAreaAddresses/Configuration/limit`` addresses (told once).
     private var refusing = false
 
-    init(configuration: WideAreaConfiguration, clock: any SessionClock, sharingExecutorOf executorOwner: any Actor) {
+    init(
+        configuration: WideAreaConfiguration,
+        addressBounds: WideAreaAddresses.Configuration = .init(),
+        clock: any SessionClock,
+        sharingExecutorOf executorOwner: any Actor
+    ) {
         self.dns = WideAreaDNS(configuration: configuration)
+        self.addresses = WideAreaAddresses(configuration: addressBounds)
         self.clock = clock
         self.executorOwner = executorOwner
     }
