@@ -41,13 +41,23 @@ actor DirectPeers {
     /// The schedule of remembered addresses: like a direct one's, but backing off to 5 minutes.
     static let rememberedSchedule = DirectAddressSchedule.Configuration(longestRetry: .seconds(300))
 
+    /// An entry and its loop's state, under a number of its own: the place its sightings come from
+    /// (``PeerSightings/Source/address(_:)``), never given to another entry, so that a removed entry's late
+    /// sightings cannot be taken for a newer one's.
+    private struct Slot {
+        var entry: Entry
+        var schedule: DirectAddressSchedule
+        var loop: Task<Void, Never>?
+        /// Removed while its loop ran: the loop forgets what it found on its way out.
+        var removed = false
+    }
+
     nonisolated let executorOwner: any Actor
     let introducer: PeerIntroducer
     let clock: any SessionClock
     let schedule: DirectAddressSchedule.Configuration
-    private(set) var entries: [Entry]
-    private var schedules: [DirectAddressSchedule] = []
-    private var loops: [Task<Void, Never>] = []
+    private var slots: [Int: Slot] = [:]
+    private var nextSlot = 0
     /// Set while the loops run.
     private var hooks: Hooks?
 
@@ -58,21 +68,31 @@ actor DirectPeers {
         schedule: DirectAddressSchedule.Configuration = .init(),
         sharingExecutorOf executorOwner: any Actor
     ) {
-        self.entries = addresses.map { Entry(address: $0) }
         self.introducer = introducer
         self.clock = clock
         self.schedule = schedule
         self.executorOwner = executorOwner
+        for (key, address) in addresses.enumerated() {
+            let entry = Entry(address: address)
+            slots[key] = Slot(entry: entry, schedule: DirectAddressSchedule(configuration: schedule))
+        }
+        nextSlot = addresses.count
     }
 
     nonisolated var unownedExecutor: UnownedSerialExecutor { executorOwner.unownedExecutor }
+
+    /// The entries, in the order they were added.
+    var entries: [Entry] { slots.keys.sorted().compactMap { slots[$0].flatMap { $0.removed ? nil : $0.entry } } }
 
     /// Starts one loop per address, each on a fresh schedule, unless they run.
     func start(_ hooks: Hooks) {
         guard self.hooks == nil else { return }
         self.hooks = hooks
-        schedules = entries.map(makeSchedule)
-        loops = entries.indices.map { index in Task { await self.run(index, hooks) } }
+        for key in slots.keys.sorted() {
+            guard let slot = slots[key], !slot.removed else { continue }
+            slots[key]?.schedule = makeSchedule(slot.entry)
+            slots[key]?.loop = Task { await self.run(key, hooks) }
+        }
     }
 
     private func makeSchedule(_ entry: Entry) -> DirectAddressSchedule {
@@ -93,42 +113,65 @@ actor DirectPeers {
 
     @discardableResult
     private func add(_ entry: Entry) -> Bool {
-        guard !entries.contains(entry) else { return false }
-        entries.append(entry)
-        guard let hooks else { return true }
-        let index = entries.count - 1
-        schedules.append(makeSchedule(entry))
-        loops.append(Task { await self.run(index, hooks) })
+        guard !slots.values.contains(where: { !$0.removed && $0.entry == entry }) else { return false }
+        let key = nextSlot
+        nextSlot += 1
+        slots[key] = Slot(entry: entry, schedule: makeSchedule(entry))
+        if let hooks { slots[key]?.loop = Task { await self.run(key, hooks) } }
         return true
+    }
+
+    /// Stops looking at `address` for `device` (a wide-area address its domain no longer lists). A peer found
+    /// there is lost from there, once its loop has ended.
+    func remove(_ address: PeerAddress, expecting device: DeviceID?, source: Entry.Source) {
+        let entry = Entry(address: address, expected: device, source: source)
+        guard let key = slots.first(where: { !$0.value.removed && $0.value.entry == entry })?.key else { return }
+        guard let loop = slots[key]?.loop else {
+            slots[key] = nil
+            return
+        }
+        slots[key]?.removed = true
+        loop.cancel()
     }
 
     /// Stops the loops; what they found stays with the caller to forget.
     func stop() {
-        for loop in loops { loop.cancel() }
-        loops = []
+        for key in slots.keys {
+            slots[key]?.loop?.cancel()
+            slots[key]?.loop = nil
+        }
         hooks = nil
     }
 
-    private func run(_ index: Int, _ hooks: Hooks) async {
-        let entry = entries[index]
-        let poll = schedules[index].configuration.pollInterval
+    private func run(_ key: Int, _ hooks: Hooks) async {
+        await loop(key, hooks)
+        // Removed: what it found there is lost from there (the session's sightings hold nothing of it after).
+        guard let slot = slots[key], slot.removed else { return }
+        slots[key] = nil
+        if let peer = slot.schedule.found?.peer { await hooks.sighted(key, .lost(peer)) }
+    }
+
+    private func loop(_ key: Int, _ hooks: Hooks) async {
+        guard let entry = slots[key]?.entry, let poll = slots[key]?.schedule.configuration.pollInterval else { return }
         while !Task.isCancelled {
             var status = DirectAddressSchedule.PeerStatus()
             var elsewhere = false
-            if let peer = schedules[index].found?.peer {
+            if let peer = slots[key]?.schedule.found?.peer {
                 status = await hooks.status(peer)
             } else if entry.isBackground, let device = entry.expected {
                 elsewhere = await hooks.deviceSeen(device)
             }
-            if !elsewhere, schedules[index].shouldIntroduce(now: clock.now, peer: status) {
+            guard !Task.isCancelled else { return }
+            if !elsewhere, slots[key]?.schedule.shouldIntroduce(now: clock.now, peer: status) == true {
                 let outcome = await introduce(entry)
-                guard !Task.isCancelled else { return }
+                guard !Task.isCancelled, var slot = slots[key] else { return }
                 let step =
                     switch outcome {
-                    case .success(let advert): schedules[index].introduced(advert, now: clock.now)
-                    case .failure(let error): schedules[index].failed(error, now: clock.now)
+                    case .success(let advert): slot.schedule.introduced(advert, now: clock.now)
+                    case .failure(let error): slot.schedule.failed(error, now: clock.now)
                     }
-                for sighting in step.sightings { await hooks.sighted(index, sighting) }
+                slots[key] = slot
+                for sighting in step.sightings { await hooks.sighted(key, sighting) }
                 if let error = step.report, entry.source != .remembered { hooks.unreachable(entry.address, error) }
             }
             do {

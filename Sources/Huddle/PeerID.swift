@@ -11,10 +11,15 @@ public struct PeerID: Hashable, Sendable, Comparable, CustomStringConvertible {
     public var description: String { rawValue }
     public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
 
+    /// The characters of a random token: base32's lower case (RFC 4648 §6).
+    static let tokenAlphabet = Array("abcdefghijklmnopqrstuvwxyz234567".utf8)
+    /// The length of a random token.
+    static let tokenLength = 16
+
     /// A new random token: 16 base32 characters (80 bits).
     static func random() -> PeerID {
-        let alphabet = Array("abcdefghijklmnopqrstuvwxyz234567")
         var generator = SystemRandomNumberGenerator()
-        return PeerID(rawValue: String((0..<16).map { _ in alphabet[Int.random(in: 0..<32, using: &generator)] }))
+        let bytes = (0..<tokenLength).map { _ in tokenAlphabet[Int.random(in: 0..<32, using: &generator)] }
+        return PeerID(rawValue: String(decoding: bytes, as: UTF8.self))
     }
 }

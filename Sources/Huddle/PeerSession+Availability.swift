@@ -69,7 +69,14 @@ extension PeerSession {
         await wideArea.startBrowsing(
             serviceType: serviceType,
             own: peerID,
-            found: { address, device in await directPeers.add(address, expecting: device, source: .wideArea) },
+            changed: { changes in
+                for found in changes.dropped {
+                    await directPeers.remove(found.address, expecting: found.device, source: .wideArea)
+                }
+                for found in changes.added {
+                    await directPeers.add(found.address, expecting: found.device, source: .wideArea)
+                }
+            },
             failed: { broadcast.yield(.peerError(nil, $0)) }
         )
     }

@@ -14,9 +14,20 @@ actor SessionWideArea {
     let clock: any SessionClock
     private var registration: ServiceRegistration?
     private var polling: Task<Void, Never>?
+    /// The direct addresses the polls gave; kept across a stop and a start of browsing, as ``DirectPeers`` keeps
+    /// its entries.
+    private var addresses: WideAreaAddresses
+    /// Whether the last poll found more than ``WideAreaAddresses/Configuration/limit`` addresses (told once).
+    private var refusing = false
 
-    init(configuration: WideAreaConfiguration, clock: any SessionClock, sharingExecutorOf executorOwner: any Actor) {
+    init(
+        configuration: WideAreaConfiguration,
+        addressBounds: WideAreaAddresses.Configuration = .init(),
+        clock: any SessionClock,
+        sharingExecutorOf executorOwner: any Actor
+    ) {
         self.dns = WideAreaDNS(configuration: configuration)
+        self.addresses = WideAreaAddresses(configuration: addressBounds)
         self.clock = clock
         self.executorOwner = executorOwner
     }
@@ -29,13 +40,11 @@ actor SessionWideArea {
     /// name. Without a key it registers nothing.
     func register(_ advert: PeerAdvert, hosts: [String]) async throws {
         guard dns.configuration.key != nil, registration == nil else { return }
-        let label = DisplayText.sanitized(advert.displayName)
-        let instance = String(decoding: Array("\(label) (\(advert.deviceID.shortID))".utf8.prefix(63)), as: UTF8.self)
         let registration = ServiceRegistration(
-            instance: instance,
+            instance: WideAreaNames.instanceLabel(displayName: advert.displayName, device: advert.deviceID),
             serviceType: advert.serviceType,
             domain: domain,
-            host: "huddle-\(advert.peer.rawValue)",
+            host: WideAreaNames.hostLabel(peer: advert.peer),
             port: UInt16(advert.port),
             txt: try MDNSPeerDirectory.txt(for: advert).strings,
             ipv4: hosts.compactMap { IPv4Address($0) },
@@ -47,19 +56,27 @@ actor SessionWideArea {
     }
 
     /// Takes out this device's registrations under other instance names: a process that was killed leaves its
-    /// records behind (BIND 9 has no update leases).
+    /// records behind (BIND 9 has no update leases). Only names of this device's own form, and only if the server
+    /// still holds what the browse said (``WideAreaNames/staleRemoval(of:device:serviceType:domain:)``); an
+    /// UPDATE whose prerequisite fails (RFC 2136 §3.2.5) leaves the zone alone and is passed over.
     private func removeStale(of advert: PeerAdvert, keeping current: DNSName) async throws {
-        let service = try ServiceRegistration.name(advert.serviceType, in: domain)
-        for instance in try await dns.browse(serviceType: advert.serviceType, in: domain)
-        where instance.name != current && Self.device(of: instance) == advert.deviceID {
-            let update = DNSUpdate(
-                zone: domain,
-                updates: [
-                    DNSUpdate.delete(DNSRecord(name: service, data: .ptr(instance.name), ttl: 0)),
-                    DNSUpdate.deleteAll(at: instance.name), DNSUpdate.deleteAll(at: instance.host),
-                ]
+        var removals: [DNSUpdate] = []
+        for instance in try await dns.browse(serviceType: advert.serviceType, in: domain) where instance.name != current
+        {
+            let removal = try WideAreaNames.staleRemoval(
+                of: instance,
+                device: advert.deviceID,
+                serviceType: advert.serviceType,
+                domain: domain
             )
-            try await dns.send(update, now: Self.now())
+            if let removal { removals.append(removal) }
+        }
+        for removal in removals.prefix(WideAreaNames.maximumStaleRemovals) {
+            do {
+                try await dns.send(removal, now: Self.now())
+            } catch WideAreaError.updateRefused(let rcode, _) where DNSUpdate.prerequisiteFailures.contains(rcode) {
+                continue
+            }
         }
     }
 
@@ -72,45 +89,70 @@ actor SessionWideArea {
         await Task { try? await dns.send(removal, now: Self.now()) }.value
     }
 
-    /// Polls the domains for instances of `serviceType` other than `own`, handing each address on to `found`.
+    /// Polls the domains for instances of `serviceType` other than `own`, handing what each poll changes in the
+    /// addresses found (``WideAreaAddresses``) on to `changed`.
     func startBrowsing(
         serviceType: String,
         own: PeerID,
-        found: @escaping @Sendable (PeerAddress, DeviceID) async -> Void,
+        changed: @escaping @Sendable (WideAreaAddresses.Changes) async -> Void,
         failed: @escaping @Sendable (PeerSessionError) -> Void
     ) {
         guard polling == nil else { return }
-        let (dns, clock) = (self.dns, self.clock)
-        polling = Task {
-            var lastFailure: String?
-            while !Task.isCancelled {
-                do {
-                    for domain in await dns.browseDomains() {
-                        for instance in try await dns.browse(serviceType: serviceType, in: domain) {
-                            guard let device = Self.device(of: instance), Self.token(of: instance) != own.rawValue
-                            else { continue }
-                            for host in instance.addresses {
-                                await found(PeerAddress(host: host, port: Int(instance.port)), device)
-                            }
-                        }
-                    }
-                    lastFailure = nil
-                } catch {
-                    if lastFailure != "\(error)" { failed(.wideArea("browsing \(dns.configuration.domain): \(error)")) }
-                    lastFailure = "\(error)"
-                }
-                do {
-                    try await clock.sleep(until: clock.now + dns.configuration.pollInterval)
-                } catch {
-                    return
-                }
-            }
-        }
+        polling = Task { await self.poll(serviceType: serviceType, own: own, changed: changed, failed: failed) }
     }
 
     func stopBrowsing() {
         polling?.cancel()
         polling = nil
+    }
+
+    /// The polling loop: the domains' instances, what they change in ``addresses``, then a wait of
+    /// ``WideAreaConfiguration/pollInterval`` on the session clock. A failure is told once, until it changes.
+    private func poll(
+        serviceType: String,
+        own: PeerID,
+        changed: @Sendable (WideAreaAddresses.Changes) async -> Void,
+        failed: @Sendable (PeerSessionError) -> Void
+    ) async {
+        var lastFailure: String?
+        while !Task.isCancelled {
+            var found: [WideAreaAddresses.Found] = []
+            var complete = false
+            do {
+                for domain in await dns.browseDomains() {
+                    for instance in try await dns.browse(serviceType: serviceType, in: domain) {
+                        found += Self.addresses(of: instance, own: own)
+                    }
+                }
+                complete = true
+                lastFailure = nil
+            } catch {
+                if lastFailure != "\(error)" { failed(.wideArea("browsing \(domain): \(error)")) }
+                lastFailure = "\(error)"
+            }
+            guard !Task.isCancelled else { return }
+            let changes = addresses.polled(found, complete: complete)
+            if changes.refused > 0, !refusing {
+                let limit = addresses.configuration.limit
+                failed(.wideArea("\(domain) lists more than \(limit) addresses: \(changes.refused) left out"))
+            }
+            refusing = changes.refused > 0
+            await changed(changes)
+            do {
+                try await clock.sleep(until: clock.now + dns.configuration.pollInterval)
+            } catch {
+                return
+            }
+        }
+    }
+
+    /// The addresses of `instance`, each with the device its TXT `id` names; none without one, or when it is the
+    /// session's own (TXT `in` is its token).
+    static func addresses(of instance: WideAreaInstance, own: PeerID) -> [WideAreaAddresses.Found] {
+        guard let device = device(of: instance), token(of: instance) != own.rawValue else { return [] }
+        return instance.addresses.map {
+            .init(address: PeerAddress(host: $0, port: Int(instance.port)), device: device)
+        }
     }
 
     /// The device an instance's TXT `id` names (a hint: only the key at its address decides).

@@ -111,7 +111,7 @@ struct SessionOptions: ParsableArguments {
         name: .customLong("tsig-key"),
         help: ArgumentHelp(
             "A TSIG key file (BIND's format, as tsig-keygen writes it; hmac-sha256) that lets this host register "
-                + "in --domain by DNS UPDATE.",
+                + "in --domain by DNS UPDATE. Yours, mode 600: no one else may read it.",
             valueName: "file"
         )
     )
@@ -244,17 +244,34 @@ extension SessionOptions {
         guard let address = try? SocketAddress(ipAddress: server.host, port: portWritten ? server.port : 53) else {
             throw ValidationError("--dns-server takes an IP address, not \(server.host)")
         }
-        var key: TSIGKey?
-        if let tsigKey {
-            do {
-                key = try TSIGKey(bindKeyFile: String(contentsOfFile: tsigKey, encoding: .utf8))
-            } catch let error as TSIGError {
-                throw ValidationError("--tsig-key \(tsigKey): \(error)")
-            } catch {
-                throw ValidationError("--tsig-key \(tsigKey) cannot be read: \(error.localizedDescription)")
-            }
+        return WideAreaConfiguration(domain: name, server: address, key: try tsigKey.map(Self.tsigKey(at:)))
+    }
+
+    /// The key of `--tsig-key`. It lets whoever reads it change the zone, so, like the device key, it is read
+    /// only from a regular file of this user that neither its group nor others may read or write (not through a
+    /// symbolic link).
+    static func tsigKey(at path: String) throws -> TSIGKey {
+        let bytes: [UInt8]?
+        do throws(PrivateFileError) {
+            bytes = try DataDirectory.readPrivateFile(URL(fileURLWithPath: path), refusing: 0o077)
+        } catch .openToOthers(let mode) {
+            throw ValidationError(
+                "--tsig-key \(path) \(PrivateFileError.openToOthers(mode: mode)), and it holds the zone's secret: "
+                    + "it was not used; run: chmod 600 \(path)"
+            )
+        } catch .cannotRead(let code) where code == ELOOP {
+            throw ValidationError("--tsig-key \(path) is a symbolic link: give the key file itself")
+        } catch {
+            throw ValidationError(
+                "--tsig-key \(path) \(error): it was not used; keep the key in a file of your own, mode 600"
+            )
         }
-        return WideAreaConfiguration(domain: name, server: address, key: key)
+        guard let bytes else { throw ValidationError("--tsig-key \(path) cannot be read: there is no such file") }
+        do {
+            return try TSIGKey(bindKeyFile: String(decoding: bytes, as: UTF8.self))
+        } catch {
+            throw ValidationError("--tsig-key \(path): \(error)")
+        }
     }
 
     /// The first `nameserver` line of /etc/resolv.conf.

@@ -61,8 +61,10 @@ public enum MDNSMulticastProbe {
     public struct Outcome: Sendable {
         /// The interfaces asked on (those a session with the same configuration would use).
         public var interfaces: [MDNSInterface]
-        /// Every response received on them, in arrival order.
+        /// The distinct responses received on them, in arrival order, at most ``MDNSResponseTally/defaultLimit``.
         public var responses: [Response]
+        /// Every response received, by interface index, distinct or not, kept or not.
+        public var responseCounts: [Int: Int]
         /// The families whose socket on port 5353 could not be opened, with the error.
         public var socketFailures: [MDNSFamily: String]
     }
@@ -125,10 +127,11 @@ public enum MDNSMulticastProbe {
             try? await Task.sleep(for: duration)
         }
         for socket in opened { try? await loop.flatSubmit { socket.close() }.get() }
-        let responses = (try? await loop.submit { collector.responses }.get()) ?? []
+        let tally = (try? await loop.submit { collector.tally }.get()) ?? MDNSResponseTally()
         return Outcome(
             interfaces: interfaces.values.sorted { $0.index < $1.index },
-            responses: responses,
+            responses: tally.kept,
+            responseCounts: tally.counts,
             socketFailures: failures
         )
     }
@@ -136,12 +139,12 @@ public enum MDNSMulticastProbe {
 
 /// Keeps the responses that arrive on the checked interfaces.
 ///
-/// `@unchecked Sendable`: ``responses`` is read and written only on the sockets' event loop (the receive callback
+/// `@unchecked Sendable`: ``tally`` is read and written only on the sockets' event loop (the receive callback
 /// runs there, and the check reads it with `submit`).
 private final class ResponseCollector: @unchecked Sendable {
     let interfaces: Set<Int>
     let decoder = DNSMessageDecoder()
-    var responses: [MDNSMulticastProbe.Response] = []
+    var tally = MDNSResponseTally()
 
     init(interfaces: Set<Int>) { self.interfaces = interfaces }
 
@@ -155,6 +158,6 @@ private final class ResponseCollector: @unchecked Sendable {
                 link: MDNSLink(interfaceIndex: info.interfaceIndex, family: family)
             )
         else { return }
-        self.responses.append(response)
+        self.tally.add(response)
     }
 }

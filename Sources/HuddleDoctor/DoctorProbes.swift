@@ -6,11 +6,28 @@ import HuddleDiscovery
 enum DoctorProbes {
     typealias Run = ChildProgram.Result
 
-    /// Where a program is: on `PATH`, or in the sbin directories a user's `PATH` often lacks.
+    /// The system's directories of programs, searched before `PATH`: under `sudo -E huddle doctor` the user's
+    /// `PATH` comes along, and a directory of theirs in it must not supply the `nft` that runs as root.
+    static let systemDirectories = ["/usr/sbin", "/sbin", "/usr/bin", "/bin"]
+
+    /// Where a program is: in the system's directories, else on `PATH`, else in `/usr/local/sbin`.
     static func locate(_ name: String) -> String? {
         let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
-        let directories = path.split(separator: ":").map(String.init) + ["/usr/sbin", "/sbin", "/usr/local/sbin"]
-        return directories.map { "\($0)/\(name)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+        return searchOrder(path: path).map { "\($0)/\(name)" }.first {
+            FileManager.default.isExecutableFile(atPath: $0)
+        }
+    }
+
+    /// The directories ``locate(_:)`` searches, in order, for `path` (the value of `PATH`): the system's first,
+    /// then `PATH`'s absolute directories (a relative one, or an empty one, means the working directory), then
+    /// `/usr/local/sbin`, each once.
+    static func searchOrder(path: String) -> [String] {
+        var order: [String] = []
+        let fromPath = path.split(separator: ":").map(String.init).filter { $0.hasPrefix("/") }
+        for directory in systemDirectories + fromPath + ["/usr/local/sbin"] where !order.contains(directory) {
+            order.append(directory)
+        }
+        return order
     }
 
     /// Runs a program to its end, killed after `timeout` seconds; nil when it could not be started.

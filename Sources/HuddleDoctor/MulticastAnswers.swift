@@ -38,7 +38,7 @@ struct InterfaceAnswers: Hashable, Sendable {
                 interface: interface,
                 families: asked,
                 responders: Self.responders(responses, ownAddresses: ownAddresses),
-                responseCount: responses.count
+                responseCount: outcome.responseCounts[interface.index] ?? responses.count
             )
         }
     }

@@ -138,8 +138,12 @@ extension DataDirectory {
     }
 
     /// The bytes of `file`, or `nil` when there is none; opened without following a link, and read only when it
-    /// is a regular file of this user that neither its group nor others may write.
-    package static func readPrivateFile(_ file: URL) throws(PrivateFileError) -> [UInt8]? {
+    /// is a regular file of this user with none of the permission bits `others` (by default: neither its group
+    /// nor others may write it; a file holding a secret passes `0o077`, so that they may not read it either).
+    package static func readPrivateFile(
+        _ file: URL,
+        refusing others: mode_t = 0o022
+    ) throws(PrivateFileError) -> [UInt8]? {
         let fd = open(file.path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
         guard fd >= 0 else {
             if errno == ENOENT { return nil }
@@ -150,7 +154,7 @@ extension DataDirectory {
         guard fstat(fd, &info) == 0 else { throw .cannotRead(errno: errno) }
         guard info.st_mode & S_IFMT == S_IFREG else { throw .notARegularFile }
         guard info.st_uid == geteuid() else { throw .notOwned(owner: info.st_uid) }
-        guard info.st_mode & 0o022 == 0 else { throw .openToOthers(mode: Int(info.st_mode & 0o7777)) }
+        guard info.st_mode & others == 0 else { throw .openToOthers(mode: Int(info.st_mode & 0o7777)) }
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 65_536)
         while true {
@@ -177,6 +181,8 @@ package enum PrivateFileError: Error, Hashable, CustomStringConvertible {
         case .cannotRead(let code): "cannot be read (\(String(cString: strerror(code))))"
         case .notARegularFile: "is not a regular file"
         case .notOwned(let owner): "belongs to uid \(owner), not to this user (uid \(geteuid()))"
+        case .openToOthers(let mode) where mode & 0o022 == 0:
+            "can be read by other users (mode \(String(mode, radix: 8)))"
         case .openToOthers(let mode): "can be written by other users (mode \(String(mode, radix: 8)))"
         }
     }

@@ -1,8 +1,8 @@
 public import HuddleDNS
 import NIOCore
 
-/// A DNS UPDATE (RFC 2136 §2): the zone, then the records to delete and to add, in one message the server applies
-/// whole or not at all.
+/// A DNS UPDATE (RFC 2136 §2): the zone, the prerequisites the zone must meet, then the records to delete and to
+/// add, in one message the server applies whole or not at all.
 public struct DNSUpdate: Hashable, Sendable {
     /// SOA's record type: the zone section names the zone with it (RFC 2136 §2.3).
     public static let soa = DNSRecordType(rawValue: 6)
@@ -10,11 +10,25 @@ public struct DNSUpdate: Hashable, Sendable {
     public static let none = DNSClass(rawValue: 254)
 
     public var zone: DNSName
+    /// What must hold in the zone for the server to apply ``updates`` (RFC 2136 §2.4, §3.2); when one does not,
+    /// it applies nothing and answers NXRRSET, NXDOMAIN, YXDOMAIN or YXRRSET (§2.2).
+    public var prerequisites: [DNSRecord]
     public var updates: [DNSRecord]
 
-    public init(zone: DNSName, updates: [DNSRecord]) {
+    public init(zone: DNSName, prerequisites: [DNSRecord] = [], updates: [DNSRecord]) {
         self.zone = zone
+        self.prerequisites = prerequisites
         self.updates = updates
+    }
+
+    /// The RCODEs of a prerequisite that did not hold (RFC 2136 §2.2, §3.2.5): NXDOMAIN (3), YXDOMAIN (6),
+    /// YXRRSET (7), NXRRSET (8).
+    public static let prerequisiteFailures: Set<UInt8> = [3, 6, 7, 8]
+
+    /// "RRset exists (value dependent)" (RFC 2136 §2.4.2): the server's RRset of `record`'s name and type must be
+    /// exactly the records given so, no more, no fewer (TTL 0, the zone's class).
+    public static func rrsetExists(_ record: DNSRecord) -> DNSRecord {
+        DNSRecord(name: record.name, data: record.data, ttl: 0)
     }
 
     /// Deletes every record set of `name` (RFC 2136 §2.5.3: class ANY, type ANY, TTL 0, no data).
@@ -27,9 +41,10 @@ public struct DNSUpdate: Hashable, Sendable {
         DNSRecord(name: record.name, data: record.data, ttl: 0, recordClass: Self.none)
     }
 
-    /// The message, opcode UPDATE (5), unsigned.
+    /// The message, opcode UPDATE (5), unsigned: the zone in the question section, the prerequisites in the
+    /// answer section, the updates in the authority section (RFC 2136 §2).
     public func message(id: UInt16) -> [UInt8] {
-        var message = DNSMessage(id: id, isResponse: false, authorities: updates)
+        var message = DNSMessage(id: id, isResponse: false, answers: prerequisites, authorities: updates)
         message.opcode = 5
         message.questions = [DNSQuestion(name: zone, type: Self.soa)]
         return Array(message.encoded(compressSRVTarget: false).readableBytesView)

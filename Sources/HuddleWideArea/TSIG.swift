@@ -29,16 +29,20 @@ public enum TSIG {
         return (signed, mac)
     }
 
-    /// Checks `answer`'s TSIG record against `key` and the request's MAC (RFC 8945 §5.3).
+    /// Checks `answer`'s TSIG record against `key` and the request's MAC (RFC 8945 §5.3), the MAC before anything
+    /// the record says: an error in a record whose MAC does not verify is anyone's word.
     ///
-    /// - Throws: ``TSIGError/refusedByServer(code:)`` when the server reports a TSIG error,
-    ///   ``TSIGError/unsignedOrForgedAnswer`` when the record is missing or its MAC does not verify.
+    /// - Throws: ``TSIGError/refusedByServer(code:)`` when the server reports a TSIG error in a record whose MAC
+    ///   verifies (BADTIME, RFC 8945 §5.2.3); ``TSIGError/unsignedRefusal(code:)`` when it reports one with no MAC
+    ///   at all, the form RFC 8945 §5.3.2 gives BADKEY and BADSIG (nothing in it can be checked: anyone on the path
+    ///   could have sent it); ``TSIGError/unsignedOrForgedAnswer`` when the record is missing or its MAC does not
+    ///   verify.
     public static func verify(_ answer: [UInt8], key: TSIGKey, requestMAC: [UInt8]) throws(TSIGError) {
         guard let message = try? DNSMessageDecoder().decode(answer), let last = message.additionals.last,
             last.type == Self.type, case .unknown(_, let rdata) = last.data,
             let fields = Fields(rdata), Self.canonical(last.name) == Self.canonical(key.name)
         else { throw .unsignedOrForgedAnswer }
-        if fields.error != 0 { throw .refusedByServer(code: fields.error) }
+        if fields.error != 0, fields.mac.isEmpty { throw .unsignedRefusal(code: fields.error) }
         guard fields.algorithm == Self.canonical(key.algorithm), let start = Self.recordStart(answer, rdata: rdata)
         else { throw .unsignedOrForgedAnswer }
         var stripped = Array(answer[..<start])
@@ -59,15 +63,16 @@ public enum TSIG {
                 using: SymmetricKey(data: key.secret)
             )
         else { throw .unsignedOrForgedAnswer }
+        if fields.error != 0 { throw .refusedByServer(code: fields.error) }
     }
 
     /// The TSIG variables (RFC 8945 §4.3.3): key name, class ANY, TTL 0, algorithm, time, fudge, error, other.
-    static func variables(key: TSIGKey, timeSigned: UInt64, error: UInt16, other: [UInt8]) -> [UInt8] {
+    package static func variables(key: TSIGKey, timeSigned: UInt64, error: UInt16, other: [UInt8]) -> [UInt8] {
         Self.canonical(key.name) + Self.be16(DNSClass.any.rawValue) + [0, 0, 0, 0] + Self.canonical(key.algorithm)
             + Self.be48(timeSigned) + Self.be16(Self.fudge) + Self.be16(error) + Self.be16(UInt16(other.count)) + other
     }
 
-    static func mac(key: TSIGKey, over bytes: [UInt8]) -> [UInt8] {
+    package static func mac(key: TSIGKey, over bytes: [UInt8]) -> [UInt8] {
         Array(HMAC<SHA256>.authenticationCode(for: bytes, using: SymmetricKey(data: key.secret)))
     }
 
@@ -103,19 +108,21 @@ public enum TSIG {
     }
 
     /// A name on the wire in canonical form: uncompressed, ASCII letters in lower case (RFC 4034 §6.2).
-    static func canonical(_ name: DNSName) -> [UInt8] {
+    package static func canonical(_ name: DNSName) -> [UInt8] {
         name.uncompressedBytes.map { (0x41...0x5A).contains($0) ? $0 | 0x20 : $0 }
     }
 
-    static func addToAdditionalCount(_ message: inout [UInt8], _ delta: Int) {
+    package static func addToAdditionalCount(_ message: inout [UInt8], _ delta: Int) {
         let count = Int(message[10]) << 8 | Int(message[11])
         let new = UInt16(count + delta)
         message[10] = UInt8(new >> 8)
         message[11] = UInt8(new & 0xFF)
     }
 
-    static func be16(_ value: UInt16) -> [UInt8] { [UInt8(value >> 8), UInt8(value & 0xFF)] }
-    static func be48(_ value: UInt64) -> [UInt8] { (0..<6).reversed().map { UInt8((value >> (8 * $0)) & 0xFF) } }
+    package static func be16(_ value: UInt16) -> [UInt8] { [UInt8(value >> 8), UInt8(value & 0xFF)] }
+    package static func be48(_ value: UInt64) -> [UInt8] {
+        (0..<6).reversed().map { UInt8((value >> (8 * $0)) & 0xFF) }
+    }
 
     /// The fields of a TSIG record's data (RFC 8945 §4.2).
     struct Fields {

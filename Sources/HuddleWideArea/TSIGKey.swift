@@ -54,15 +54,18 @@ public struct TSIGKey: Hashable, Sendable {
 /// What can go wrong with TSIG.
 public enum TSIGError: Error, Hashable, Sendable, CustomStringConvertible {
     case badKeyFile(String)
-    /// The server answered with a TSIG error (RFC 8945 §5.3.2): BADSIG (16), BADKEY (17), BADTIME (18).
+    /// The server answered with a TSIG error in a signed answer (RFC 8945 §5.2.3: BADTIME, 18).
     case refusedByServer(code: UInt16)
+    /// An answer said a TSIG error with no MAC (RFC 8945 §5.3.2: BADSIG, 16, and BADKEY, 17, come so), and no
+    /// signed answer came: likely the server's word, though anyone on the path could have said it.
+    case unsignedRefusal(code: UInt16)
     /// The answer carried no TSIG record, or one whose MAC does not verify with the key.
     case unsignedOrForgedAnswer
 
     public var description: String {
         switch self {
         case .badKeyFile(let why): "the TSIG key file cannot be used: \(why)"
-        case .refusedByServer(let code):
+        case .refusedByServer(let code), .unsignedRefusal(let code):
             switch code {
             case 16: "the DNS server refused the TSIG signature (BADSIG): the key's secret is not the server's"
             case 17: "the DNS server does not know the TSIG key's name (BADKEY)"

@@ -60,21 +60,42 @@ public struct WideAreaDNS: Sendable {
     }
 
     /// Sends `update`, signed when there is a key, and checks the answer (and its signature).
+    ///
+    /// With a key, an answer whose signature does not verify is believed only when no signed one comes before the
+    /// attempt's deadline (RFC 8945 §5.3.2: BADSIG and BADKEY come unsigned), so that a forged unsigned error
+    /// cannot make an update the server applied look refused.
+    ///
+    /// - Throws: ``WideAreaError/updateRefused(rcode:zone:)`` with the RCODE of a refused update, one of
+    ///   ``DNSUpdate/prerequisiteFailures`` when a prerequisite did not hold; ``WideAreaError/tsig(_:)``.
     public func send(_ update: DNSUpdate, now secondsSinceEpoch: UInt64) async throws {
         let id = UInt16.random(in: .min ... .max)
         var message = update.message(id: id)
         var requestMAC: [UInt8] = []
-        if let key = configuration.key {
+        let key = configuration.key
+        if let key {
             (message, requestMAC) = TSIG.sign(message, key: key, timeSigned: secondsSinceEpoch)
         }
-        let answer = try await client.exchange(message)
+        let signedMAC = requestMAC
+        let answer = try await client.exchange(message) { answer in
+            guard let key else { return .accept }
+            do throws(TSIGError) {
+                try TSIG.verify(answer, key: key, requestMAC: signedMAC)
+                return .accept
+            } catch .refusedByServer {
+                return .accept
+            } catch {
+                return .fallback
+            }
+        }
         guard answer.count >= 12 else { throw WideAreaError.badAnswer("\(answer.count) bytes") }
         let rcode = answer[3] & 0x0F
-        if let key = configuration.key {
-            do {
+        if let key {
+            do throws(TSIGError) {
                 try TSIG.verify(answer, key: key, requestMAC: requestMAC)
             } catch .refusedByServer(let code) {
                 throw WideAreaError.tsig(.refusedByServer(code: code))
+            } catch .unsignedRefusal(let code) {
+                throw WideAreaError.tsig(.unsignedRefusal(code: code))
             } catch {
                 // A refusal before any key check (REFUSED) comes unsigned; say the RCODE rather than "unsigned".
                 if rcode != 0 { throw WideAreaError.updateRefused(rcode: rcode, zone: "\(update.zone)") }

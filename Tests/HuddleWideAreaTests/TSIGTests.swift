@@ -1,4 +1,5 @@
 import HuddleDNS
+import HuddleTestSupport
 import Testing
 
 @testable import HuddleWideArea
@@ -32,8 +33,11 @@ struct TSIGTests {
         #expect(throws: TSIGError.badKeyFile(why)) { try TSIGKey(bindKeyFile: text) }
     }
 
-    static func message(id: UInt16, additionals: UInt16 = 0) -> [UInt8] {
-        [UInt8(id >> 8), UInt8(id & 0xFF), 0x28, 0, 0, 1, 0, 0, 0, 0, UInt8(additionals >> 8), UInt8(additionals)]
+    static func message(id: UInt16, additionals: UInt16 = 0, response: Bool = false) -> [UInt8] {
+        let flags: UInt8 = response ? 0xA8 : 0x28
+        return [
+            UInt8(id >> 8), UInt8(id & 0xFF), flags, 0, 0, 1, 0, 0, 0, 0, UInt8(additionals >> 8), UInt8(additionals),
+        ]
             + DNSName("example.internal.").uncompressedBytes + [0, 6, 0, 1]
     }
 
@@ -92,9 +96,33 @@ struct TSIGTests {
         try TSIG.verify(Self.answer(to: mac, id: 9, key: key, time: 1_795_000_002), key: key, requestMAC: mac)
     }
 
-    @Test func aTSIGErrorFromTheServerIsSaid() {
+    /// BADSIG comes unsigned (RFC 8945 §5.3.2): it is said as the server's likely word, never as verified.
+    @Test func anUnsignedTSIGErrorIsSaidAsUnsigned() {
         let answer = Self.answer(to: [], id: 7, key: Self.key, error: 16, time: 1_795_000_001)
-        #expect(throws: TSIGError.refusedByServer(code: 16)) { try TSIG.verify(answer, key: Self.key, requestMAC: []) }
-        #expect("\(TSIGError.refusedByServer(code: 16))".contains("BADSIG"))
+        #expect(throws: TSIGError.unsignedRefusal(code: 16)) { try TSIG.verify(answer, key: Self.key, requestMAC: []) }
+        #expect("\(TSIGError.unsignedRefusal(code: 16))".contains("BADSIG"))
+    }
+
+    /// BADTIME comes signed (RFC 8945 §5.2.3): believed only when its MAC verifies; one whose MAC does not is a
+    /// forgery, whatever error it says.
+    @Test func aTSIGErrorIsBelievedOnlyWithAMACThatVerifies() {
+        let (_, mac) = TSIG.sign(Self.message(id: 7), key: Self.key, timeSigned: 1_795_000_000)
+        let signed = FakeDNSServer.sign(
+            Self.message(id: 7, response: true),
+            key: Self.key,
+            requestMAC: mac,
+            timeSigned: 1_795_000_900,
+            error: 18
+        )
+        #expect(throws: TSIGError.refusedByServer(code: 18)) { try TSIG.verify(signed, key: Self.key, requestMAC: mac) }
+        let forger = TSIGKey(name: Self.key.name, secret: Array(repeating: 9, count: 32))
+        let forged = FakeDNSServer.sign(
+            Self.message(id: 7, response: true),
+            key: forger,
+            requestMAC: mac,
+            timeSigned: 1_795_000_900,
+            error: 18
+        )
+        #expect(throws: TSIGError.unsignedOrForgedAnswer) { try TSIG.verify(forged, key: Self.key, requestMAC: mac) }
     }
 }
