@@ -1,6 +1,6 @@
 import Testing
 
-@testable import huddle
+@testable import HuddleDoctor
 
 /// Where `huddle doctor` looks for `nft`, `iptables-save` and `ip`: the system's directories before `PATH`, so that
 /// under `sudo -E` a directory of the user's on `PATH` does not supply a program that runs as root.
