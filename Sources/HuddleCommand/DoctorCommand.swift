@@ -1,4 +1,5 @@
 import ArgumentParser
+import Huddle
 import HuddleDoctor
 
 /// `huddle doctor`: why the other device does not show up, and what to do about it.
@@ -12,8 +13,10 @@ struct DoctorCommand: AsyncParsableCommand {
             - Interfaces: which ones the session would use, and why it leaves each other one out.
             - Multicast: it asks on each used interface (mDNS, RFC 6762) and listens for --timeout seconds, then \
             tells how many devices answered, and from which addresses.
-            - Packet filter: nftables, iptables and ip6tables rules that drop mDNS (UDP 5353) or the session's \
-            TCP port (--port), named by table, chain and handle. Reading them needs root.
+            - Packet filter: nftables, iptables and ip6tables rules that drop mDNS (UDP 5353), the session's \
+            TCP port (--port, default 47474), or the ports of LocalSend (TCP and UDP 53317, TCP 53318 for \
+            huddle share) and KDE Connect (UDP and TCP 1716, TCP 1739 for files), named by table, chain and \
+            handle, each with its fix. Reading them needs root.
             - Port 5353: which other programs hold it (Avahi). Huddle shares the port with them; both answer.
             - Isolation: no answer although other hosts are there (neighbour table, default route), as on guest \
             Wi-Fi or behind an access point with client isolation.
@@ -55,7 +58,8 @@ struct DoctorCommand: AsyncParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "The TCP port the session is given with --port, to check the packet filter for it (default: random).",
+            "The TCP port the session is given with --port, to check the packet filter for it (default: 47474, "
+                + "the session's own default).",
             valueName: "port"
         )
     )
@@ -74,7 +78,7 @@ struct DoctorCommand: AsyncParsableCommand {
         let report = await DoctorCheck(
             configuration: self.network.configuration(),
             sessionID: self.session,
-            sessionPort: self.port.map { UInt16($0) },
+            sessionPort: UInt16(self.port ?? PeerAddress.defaultPort),
             listenSeconds: self.timeout
         ).run()
         if self.json {

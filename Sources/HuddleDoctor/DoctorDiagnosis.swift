@@ -31,6 +31,8 @@ struct DoctorObservations: Sendable {
     var rulesets: [FilterRuleset] = []
     var firewall: [FirewallReading] = []
     var sessionPort: UInt16?
+    /// The other ports the commands listen on, asked about like the session's.
+    var otherPorts: [ListeningPort] = ListeningPort.foreign
     var evidence = LinkEvidence()
     /// How long the check listened, in seconds.
     var listenSeconds: Double = 2
@@ -85,7 +87,8 @@ enum DoctorDiagnosis {
         let firewall = FirewallFindings(
             rulesets: observed.rulesets,
             links: observed.usedLinks,
-            sessionPort: observed.sessionPort
+            sessionPort: observed.sessionPort,
+            otherPorts: observed.otherPorts
         )
         .findings()
         findings += firewall

@@ -17,11 +17,15 @@ struct FirewallFindings {
         case mdns
         /// The session's TCP port; nil when it is random (no `--port`).
         case session(UInt16?)
+        /// A port LocalSend or KDE Connect listens on.
+        case foreign(ListeningPort)
     }
 
     var rulesets: [FilterRuleset]
     var links: [Link]
     var sessionPort: UInt16?
+    /// The other ports the commands listen on (``ListeningPort/foreign``).
+    var otherPorts: [ListeningPort] = []
 
     /// One drop, and the links it hits.
     private struct Blocking: Hashable {
@@ -43,15 +47,8 @@ struct FirewallFindings {
         }
         for ruleset in self.rulesets {
             for link in self.links {
-                for traffic in [Traffic.mdns, .session(self.sessionPort)] {
-                    let packet =
-                        traffic == .mdns
-                        ? FilterPacket.mdns(family: link.family, interfaceName: link.interfaceName)
-                        : .sessionConnection(
-                            port: self.sessionPort,
-                            family: link.family,
-                            interfaceName: link.interfaceName
-                        )
+                for traffic in [Traffic.mdns, .session(self.sessionPort)] + self.otherPorts.map(Traffic.foreign) {
+                    let packet = Self.packet(of: traffic, on: link)
                     let walk = PacketFilterWalk(ruleset: ruleset, packet: packet)
                     for base in ruleset.chains where base.filtersIncoming(link.family) {
                         let outcome = walk.outcome(of: base)
@@ -118,6 +115,9 @@ struct FirewallFindings {
         case .session(nil):
             what = "new TCP connections (a session listens on a random port unless given --port)"
             code = DoctorFinding.Code.firewallMayBlockSessionPort
+        case .foreign(let port):
+            what = "\(port.purpose) (\(port.transport.rawValue.uppercased()) \(port.port))"
+            code = "firewall-\(blocking.rule == nil ? "policy-" : "")drops-\(port.codeName)-port"
         }
         let chain = blocking.chain
         let description = RuleDescription(
@@ -146,7 +146,20 @@ struct FirewallFindings {
         let fix = FirewallFix(frontends: frontends).allowing(blocking.traffic, in: chain, before: blocking.rule)
         var names: [String] = []
         for link in links where !names.contains(link.interfaceName) { names.append(link.interfaceName) }
-        return DoctorFinding(code, certain ? .error : .warning, message, fix: fix, rule: description, interfaces: names)
+        // A foreign protocol's port matters only to whoever uses it: a warning, whatever the certainty.
+        let severity: DoctorFinding.Severity =
+            if case .foreign = blocking.traffic { .warning } else { certain ? .error : .warning }
+        return DoctorFinding(code, severity, message, fix: fix, rule: description, interfaces: names)
+    }
+
+    /// The first packet of `traffic` arriving on `link`.
+    static func packet(of traffic: Traffic, on link: Link) -> FilterPacket {
+        switch traffic {
+        case .mdns: .mdns(family: link.family, interfaceName: link.interfaceName)
+        case .session(let port):
+            .sessionConnection(port: port, family: link.family, interfaceName: link.interfaceName)
+        case .foreign(let port): port.packet(family: link.family, interfaceName: link.interfaceName)
+        }
     }
 
     /// `veth-a (IPv4, IPv6), eth0 (IPv4)`.

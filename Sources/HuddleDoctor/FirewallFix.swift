@@ -34,6 +34,9 @@ struct FirewallFix {
         case .session(let given):
             port = given ?? Self.examplePort
             transport = "tcp"
+        case .foreign(let listening):
+            port = listening.port
+            transport = listening.transport.rawValue
         }
         let command = self.command(port: port, transport: transport, chain: chain, before: rule)
         guard case .session(nil) = traffic else { return command }

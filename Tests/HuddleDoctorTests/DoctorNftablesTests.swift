@@ -142,3 +142,121 @@ struct DoctorNftablesTests {
         #expect(texts.count == 17)
     }
 }
+
+/// Every port the commands listen on is asked about, each drop named with its own fix (`huddle doctor` used to
+/// check only mDNS and the session's TCP port).
+@Suite("huddle doctor: the ports of LocalSend and KDE Connect")
+struct DoctorListeningPortTests {
+    /// A chain that accepts, with one rule that drops `transport dport port`.
+    static func dropping(_ transport: String, _ port: UInt16) throws -> FilterRuleset {
+        let json = #"""
+            {"nftables": [
+              {"table": {"family": "inet", "name": "hdtest", "handle": 1}},
+              {"chain": {"family": "inet", "table": "hdtest", "name": "input", "handle": 1, "type": "filter", "hook": "input", "prio": 0, "policy": "accept"}},
+              {"rule": {"family": "inet", "table": "hdtest", "chain": "input", "handle": 2, "expr": [{"match": {"op": "==", "left": {"payload": {"protocol": "\#(transport)", "field": "dport"}}, "right": \#(port)}}, {"drop": null}]}}
+            ]}
+            """#
+        let listing = """
+            table inet hdtest { # handle 1
+                chain input { # handle 1
+                    type filter hook input priority filter; policy accept;
+                    \(transport) dport \(port) drop # handle 2
+                }
+            }
+            """
+        return try #require(NftablesRuleset.parse(json: json, listing: listing))
+    }
+
+    @Test(arguments: ListingPortCase.all)
+    func aDropOfThePortIsNamedWithItsFix(_ expected: ListingPortCase) throws {
+        let ruleset = try Self.dropping(expected.transport, expected.port)
+        let found = FirewallFindings(
+            rulesets: [ruleset],
+            links: DoctorNftablesTests.eth0,
+            sessionPort: 47474,
+            otherPorts: ListeningPort.foreign
+        ).findings()
+        #expect(found.count == 1, "\(found.map(\.code))")
+        let finding = try #require(found.first)
+        #expect(finding.code == expected.code)
+        #expect(finding.severity == .warning)
+        #expect(finding.message.contains(expected.words), "\(finding.message)")
+        #expect(
+            finding.fix
+                == "nft insert rule inet hdtest input handle 2 \(expected.transport) dport \(expected.port) accept"
+        )
+    }
+
+    /// The session's default port, 47474, is checked without `--port`: a drop of it is an error.
+    @Test func theSessionsDefaultPortIsChecked() throws {
+        let found = FirewallFindings(
+            rulesets: [try Self.dropping("tcp", 47474)],
+            links: DoctorNftablesTests.eth0,
+            sessionPort: 47474,
+            otherPorts: ListeningPort.foreign
+        ).findings()
+        #expect(found.map(\.code) == ["firewall-drops-session-port"])
+        #expect(found.first?.severity == .error)
+    }
+
+    /// A chain that drops by policy and accepts only mDNS and the session: every foreign port is named.
+    @Test func eachForeignPortIsNamedOnce() throws {
+        var observed = DoctorObservations()
+        observed.sessionPort = 47474
+        #expect(observed.otherPorts.count == 6)
+        let found = FirewallFindings(
+            rulesets: [try Self.dropping("udp", 53317), try Self.dropping("tcp", 1716)],
+            links: DoctorNftablesTests.eth0,
+            sessionPort: 47474,
+            otherPorts: observed.otherPorts
+        ).findings()
+        #expect(found.map(\.code) == ["firewall-drops-localsend-port", "firewall-drops-kdeconnect-port"])
+    }
+}
+
+struct ListingPortCase: Sendable, CustomTestStringConvertible {
+    var transport: String
+    var port: UInt16
+    var code: String
+    var words: String
+    var testDescription: String { "\(transport) \(port)" }
+
+    static let all = [
+        ListingPortCase(
+            transport: "tcp",
+            port: 53317,
+            code: "firewall-drops-localsend-port",
+            words: "LocalSend's HTTPS server (TCP 53317)"
+        ),
+        ListingPortCase(
+            transport: "udp",
+            port: 53317,
+            code: "firewall-drops-localsend-port",
+            words: "LocalSend announcements (UDP 53317)"
+        ),
+        ListingPortCase(
+            transport: "tcp",
+            port: 53318,
+            code: "firewall-drops-localsend-port",
+            words: "huddle share's page (TCP 53318)"
+        ),
+        ListingPortCase(
+            transport: "udp",
+            port: 1716,
+            code: "firewall-drops-kdeconnect-port",
+            words: "KDE Connect identities (UDP 1716)"
+        ),
+        ListingPortCase(
+            transport: "tcp",
+            port: 1716,
+            code: "firewall-drops-kdeconnect-port",
+            words: "KDE Connect links (TCP 1716)"
+        ),
+        ListingPortCase(
+            transport: "tcp",
+            port: 1739,
+            code: "firewall-drops-kdeconnect-port",
+            words: "KDE Connect file payloads (TCP 1739)"
+        ),
+    ]
+}
