@@ -137,13 +137,18 @@ enum TransferSource: Sendable {
 }
 
 /// Which file a descriptor or path is: its device and inode.
-struct FileIdentity: Hashable, Sendable {
+package struct FileIdentity: Hashable, Sendable {
     var device: UInt64
     var inode: UInt64
 
     init(_ info: stat) {
         device = UInt64(truncatingIfNeeded: info.st_dev)
         inode = UInt64(truncatingIfNeeded: info.st_ino)
+    }
+
+    package init(device: UInt64, inode: UInt64) {
+        self.device = device
+        self.inode = inode
     }
 
     /// The file at `path` itself (`lstat`), or nil when it cannot be read.
@@ -154,7 +159,7 @@ struct FileIdentity: Hashable, Sendable {
     }
 
     /// The file at `path`, following links (`stat`), or nil when it cannot be read.
-    init?(statOf path: String) {
+    package init?(statOf path: String) {
         var info = stat()
         guard stat(path, &info) == 0 else { return nil }
         self.init(info)
