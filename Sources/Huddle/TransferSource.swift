@@ -146,9 +146,11 @@ package struct FileIdentity: Hashable, Sendable {
         inode = UInt64(truncatingIfNeeded: info.st_ino)
     }
 
-    package init(device: UInt64, inode: UInt64) {
-        self.device = device
-        self.inode = inode
+    /// The regular file open at `descriptor` (`fstat`), or nil when it is not one or cannot be read.
+    package init?(regularFileAt descriptor: Int32) {
+        var info = stat()
+        guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
+        self.init(info)
     }
 
     /// The file at `path` itself (`lstat`), or nil when it cannot be read.

@@ -6,15 +6,11 @@ import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import NIOSSL
+import SystemPackage
 import _NIOFileSystem
 
-// `stat`'s fields: member import visibility wants the module the compiler credits with them (as in Huddle's
-// TransferSource.swift).
 #if canImport(Glibc)
 import Glibc
-#endif
-#if canImport(CoreFoundation)
-import CoreFoundation
 #endif
 
 /// Sending files (docs/kdeconnect.md, "Sharing"): for each file this side listens on a payload port named in the
@@ -60,12 +56,8 @@ extension KDEConnectService {
         let name = url.lastPathComponent
         try await FileSystem.shared.withFileHandle(forReadingAt: FilePath(url.path)) { handle in
             let info = try await handle.info()
-            guard info.type == .regular, let status = info.platformSpecificStatus,
-                FileIdentity(
-                    device: UInt64(truncatingIfNeeded: status.st_dev),
-                    inode: UInt64(truncatingIfNeeded: status.st_ino)
-                ) == identity
-            else {
+            let opened = try await handle.withUnsafeDescriptor { FileIdentity(regularFileAt: $0.rawValue) }
+            guard opened == identity else {
                 throw KDEConnectError.payload("\(name) was replaced by another file since the send began; not sent")
             }
             try await offer(handle, name: name, size: UInt64(max(0, info.size)), to: peer, certificate: paired)
