@@ -137,7 +137,7 @@ let package = Package(
         .target(
             name: "HuddleForeign",
             dependencies: [
-                "Huddle", "HuddleTransport",
+                "Huddle", "HuddleTransport", "HuddleDNS", "HuddleMDNSCore",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

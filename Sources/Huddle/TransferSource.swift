@@ -137,13 +137,20 @@ enum TransferSource: Sendable {
 }
 
 /// Which file a descriptor or path is: its device and inode.
-struct FileIdentity: Hashable, Sendable {
+package struct FileIdentity: Hashable, Sendable {
     var device: UInt64
     var inode: UInt64
 
     init(_ info: stat) {
         device = UInt64(truncatingIfNeeded: info.st_dev)
         inode = UInt64(truncatingIfNeeded: info.st_ino)
+    }
+
+    /// The regular file open at `descriptor` (`fstat`), or nil when it is not one or cannot be read.
+    package init?(regularFileAt descriptor: Int32) {
+        var info = stat()
+        guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
+        self.init(info)
     }
 
     /// The file at `path` itself (`lstat`), or nil when it cannot be read.
@@ -154,7 +161,7 @@ struct FileIdentity: Hashable, Sendable {
     }
 
     /// The file at `path`, following links (`stat`), or nil when it cannot be read.
-    init?(statOf path: String) {
+    package init?(statOf path: String) {
         var info = stat()
         guard stat(path, &info) == 0 else { return nil }
         self.init(info)

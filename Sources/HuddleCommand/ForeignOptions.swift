@@ -71,6 +71,7 @@ struct ForeignOptions: ParsableArguments {
         if let localSendPort { configuration.port = localSendPort }
         if discovery.families == [.v6] { configuration.usesMulticast = false }  // LocalSend multicasts on IPv4
         configuration.usesInterface = usesInterface
+        configuration.listenAddresses = context.listenAddresses
         let certificate: [UInt8]
         do {
             certificate = try ForeignCertificate.loadOrIssue(
@@ -98,10 +99,20 @@ struct ForeignOptions: ParsableArguments {
         let pins: ForeignPinStore
         let discovery: DiscoveryConfiguration
         let usesInterface: @Sendable (String, Bool, Bool) -> Bool
+        /// Where their servers listen: every IPv4 address, or only those of the interfaces `--interface` names.
+        let listenAddresses: [String]
     }
 
     static func context(options: SessionOptions) throws -> Context {
         let directory = options.configuration().dataDirectory
+        let pins = ForeignPinStore(directory: directory)
+        do {
+            // A pin file that cannot be read would make every pinned device look new: nothing starts.
+            _ = try pins.load()
+        } catch {
+            Output.error("LocalSend and KDE Connect: \(error)")
+            throw ExitCode.failure
+        }
         let identity: DeviceIdentity
         do {
             identity = try DeviceIdentity.loadOrCreate(in: directory)
@@ -110,15 +121,34 @@ struct ForeignOptions: ParsableArguments {
             throw ExitCode.failure
         }
         let discovery = options.network.configuration()
+        let listenAddresses = try listenAddresses(discovery)
         return Context(
             identity: identity,
             directory: directory,
-            pins: ForeignPinStore(directory: directory),
+            pins: pins,
             discovery: discovery,
             usesInterface: { name, isLoopback, isPointToPoint in
                 discovery.exclusion(name: name, isLoopback: isLoopback, isPointToPoint: isPointToPoint) == nil
-            }
+            },
+            listenAddresses: listenAddresses
         )
+    }
+
+    /// The addresses the foreign protocols listen on (``ForeignListenAddresses``); the command fails, saying why,
+    /// when `--interface` names interfaces without an IPv4 address, rather than listen on every other one.
+    static func listenAddresses(_ discovery: DiscoveryConfiguration) throws -> [String] {
+        let addresses = ForeignListenAddresses.addresses(
+            allowInterfaces: discovery.allowInterfaces,
+            denyInterfaces: discovery.denyInterfaces,
+            of: (try? ForeignListenAddresses.hostAddresses()) ?? []
+        )
+        guard addresses.isEmpty else { return addresses }
+        let named = discovery.allowInterfaces.joined(separator: ", ")
+        Output.error(
+            "LocalSend and KDE Connect speak IPv4 and \(named) has no IPv4 address to listen on: "
+                + "--no-localsend --no-kdeconnect leaves them out"
+        )
+        throw ExitCode.failure
     }
 
     /// KDE Connect alone, taking no offers: for `huddle clip sync`, which keeps paired devices' clipboards in step.
@@ -155,6 +185,7 @@ struct ForeignOptions: ParsableArguments {
         var configuration = KDEConnectConfiguration(name: options.displayName)
         configuration.takesOffers = takesOffers
         configuration.usesInterface = context.usesInterface
+        configuration.listenAddresses = context.listenAddresses
         configuration.announces = context.discovery.families != [.v6]  // KDE Connect announces on IPv4
         return KDEConnectService(
             configuration: configuration,

@@ -230,7 +230,7 @@ struct ForeignPairingQuestion {
         )
         switch consent {
         case .ask:
-            return await Prompter.standard.confirm(question, numbered: !json)
+            return await Prompter.standard.confirm(question, numbered: !json, asker: asker(peer, trust: trust))
         case .yesWithoutAsking:
             if autoAccept { for line in question { Output.line(line) } }
             return true
@@ -238,6 +238,15 @@ struct ForeignPairingQuestion {
             Output.error("\(peer.name): refused without asking: \(reason)")
             return false
         }
+    }
+}
+
+extension ForeignPairingQuestion {
+    /// Who asks, for the prompt queue (``PromptQueueRule``): the device's address (however many devices it says it
+    /// is), known when its certificate is pinned.
+    static func asker(_ peer: ForeignPeer, trust: ForeignTrust?) -> PromptQueueRule.Asker {
+        let host = peer.address.lastIndex(of: ":").map { String(peer.address[..<$0]) } ?? peer.address
+        return PromptQueueRule.Asker(source: host, isKnown: trust?.isPinned == true)
     }
 }
 

@@ -21,7 +21,8 @@ extension PeerConnectionRequest {
             for line in lines { Output.line(line) }
             return true
         }
-        return await prompter.confirm(lines, key: "\(id)")
+        // One question per device; a device met for the first time waits behind paired ones.
+        return await prompter.confirm(lines, key: "\(id)", asker: .init(source: "\(deviceID)", isKnown: trust != nil))
     }
 }
 

@@ -7,7 +7,8 @@ import Foundation
 /// names another number is refused. On a terminal, a line typed before the question appeared does not answer it
 /// (two quick `y`s do not answer a question nobody has read). Lines that answer nothing go to
 /// ``unclaimedLines()`` (chat text, commands), if someone reads them. At the end of input every question, asked
-/// or still to come, is answered no.
+/// or still to come, is answered no. Which questions may wait, and in which order, is ``PromptQueueRule``'s: one
+/// per asker, a share for unknown askers, known askers first.
 ///
 /// Standard input is an `AsyncStream` of lines, which allows one reader at a time: every part of the CLI asks
 /// here (``standard``), so its stream has exactly one.
@@ -49,13 +50,17 @@ actor Prompter {
     /// The most questions waiting at once; one more is answered no at once (a flood of requests cannot bury
     /// the screen).
     static let maximumWaiting = 16
+    /// How many of them unknown askers may hold (``PromptQueueRule``): half.
+    static let maximumUnknown = 8
 
     private let lines: AsyncStream<Line>
     private let show: @Sendable ([String]) -> Void
     private let typedAfterShown: Bool
     private var reading = false
     private var ended = false
-    private var queue: [Question] = []
+    /// The order of the questions waiting (by number), the first on screen.
+    private var rule = PromptQueueRule(maximumWaiting: Prompter.maximumWaiting, maximumUnknown: Prompter.maximumUnknown)
+    private var questions: [Int: Question] = [:]
     private var shownAt: ContinuousClock.Instant?
     private var nextNumber = 1
     private var unclaimed: AsyncStream<String>.Continuation?
@@ -80,8 +85,14 @@ actor Prompter {
     ///   - lines: what to show when the question comes up; the last is the question itself.
     ///   - key: names the question for ``withdraw(key:note:)``.
     ///   - numbered: whether to end the last line with the question's number (not for a JSON line).
-    func confirm(_ lines: [String], key: String? = nil, numbered: Bool = true) async -> Bool {
-        await decide(lines, key: key, numbered: numbered) ?? false
+    ///   - asker: who asks (``PromptQueueRule``): the user's own question unless told.
+    func confirm(
+        _ lines: [String],
+        key: String? = nil,
+        numbered: Bool = true,
+        asker: PromptQueueRule.Asker = .user
+    ) async -> Bool {
+        await decide(lines, key: key, numbered: numbered, asker: asker) ?? false
     }
 
     /// Asks `question`; with `assumingYes` (a command's `--yes`) only prints it and answers yes.
@@ -94,8 +105,13 @@ actor Prompter {
     }
 
     /// As ``confirm(_:key:numbered:)``, but nil when the question was withdrawn (nobody answered it).
-    func decide(_ lines: [String], key: String? = nil, numbered: Bool = true) async -> Bool? {
-        switch await ask(lines, kind: .confirmation, key: key, numbered: numbered) {
+    func decide(
+        _ lines: [String],
+        key: String? = nil,
+        numbered: Bool = true,
+        asker: PromptQueueRule.Asker = .user
+    ) async -> Bool? {
+        switch await ask(lines, kind: .confirmation, key: key, numbered: numbered, asker: asker) {
         case .typed(let answer): answer == "y"
         case .none: false
         case .withdrawn: nil
@@ -104,7 +120,9 @@ actor Prompter {
 
     /// Asks for a line (any text answers); nil at the end of input.
     func line(_ lines: [String]) async -> String? {
-        guard case .typed(let line) = await ask(lines, kind: .line, key: nil, numbered: false) else { return nil }
+        guard case .typed(let line) = await ask(lines, kind: .line, key: nil, numbered: false, asker: .user) else {
+            return nil
+        }
         return line
     }
 
@@ -125,43 +143,59 @@ actor Prompter {
     /// question, and returns true; else false (the caller may say `note` itself).
     @discardableResult
     func withdraw(key: String, note: String? = nil) -> Bool {
-        guard let index = queue.firstIndex(where: { $0.key == key }) else { return false }
-        let question = queue.remove(at: index)
+        guard let question = rule.waiting.lazy.compactMap({ self.questions[$0.number] }).first(where: { $0.key == key })
+        else { return false }
+        let wasOnScreen = rule.remove(question.number)
+        questions[question.number] = nil
         question.continuation.resume(returning: .withdrawn)
-        guard index == 0 else { return false }
+        guard wasOnScreen else { return false }
         if let note { show([note]) }
         showFront()
         return true
     }
 
     /// How many questions wait, the one on screen included.
-    var waiting: Int { queue.count }
+    var waiting: Int { rule.waiting.count }
 
-    private func ask(_ lines: [String], kind: Kind, key: String?, numbered: Bool) async -> Reply {
+    /// The question on screen.
+    private var front: Question? { rule.front.flatMap { questions[$0] } }
+
+    private func ask(
+        _ lines: [String],
+        kind: Kind,
+        key: String?,
+        numbered: Bool,
+        asker: PromptQueueRule.Asker
+    ) async -> Reply {
         startReading()
         return await withCheckedContinuation { continuation in
             guard !ended else { return continuation.resume(returning: .none) }
-            guard queue.count < Self.maximumWaiting else {
+            let number = nextNumber
+            switch rule.admit(number, from: asker) {
+            case .full:
                 show(["! too many questions waiting; answered no: \(lines.last ?? "")"])
                 return continuation.resume(returning: .none)
+            case .askerHasOne:
+                show(["! a question from the same device is waiting; answered no: \(lines.last ?? "")"])
+                return continuation.resume(returning: .none)
+            case .queued(let place):
+                nextNumber += 1
+                questions[number] = Question(
+                    number: number,
+                    lines: lines,
+                    kind: kind,
+                    key: key,
+                    numbered: numbered,
+                    continuation: continuation
+                )
+                if place == 0 { showFront() }
             }
-            let question = Question(
-                number: nextNumber,
-                lines: lines,
-                kind: kind,
-                key: key,
-                numbered: numbered,
-                continuation: continuation
-            )
-            nextNumber += 1
-            queue.append(question)
-            if queue.count == 1 { showFront() }
         }
     }
 
     private func showFront() {
         shownAt = nil
-        guard let question = queue.first else { return }
+        guard let question = front else { return }
         var lines = question.lines
         if question.numbered, let last = lines.popLast() { lines.append("\(last) (#\(question.number))") }
         // Marked before it is written: a line read once the question can be on screen answers it. (Marked after,
@@ -183,7 +217,7 @@ actor Prompter {
 
     private func received(_ line: Line) {
         let text = line.text.trimmingCharacters(in: .whitespaces)
-        guard let question = queue.first else {
+        guard let question = front else {
             unclaimed?.yield(line.text)
             return
         }
@@ -217,16 +251,19 @@ actor Prompter {
     }
 
     private func finishFront(with answer: String) {
-        let question = queue.removeFirst()
+        guard let question = front else { return }
+        rule.remove(question.number)
+        questions[question.number] = nil
         question.continuation.resume(returning: .typed(answer))
         showFront()
     }
 
     private func endOfInput() {
         ended = true
-        let questions = queue
-        queue = []
-        for question in questions { question.continuation.resume(returning: .none) }
+        let asked = rule.waiting.compactMap { questions[$0.number] }
+        rule = PromptQueueRule(maximumWaiting: Self.maximumWaiting, maximumUnknown: Self.maximumUnknown)
+        questions = [:]
+        for question in asked { question.continuation.resume(returning: .none) }
         unclaimed?.finish()
         unclaimed = nil
     }

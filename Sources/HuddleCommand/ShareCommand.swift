@@ -104,7 +104,11 @@ struct ShareCommand: AsyncParsableCommand {
                     for line in question { Output.line(line) }
                     allow = true
                 } else {
-                    allow = await Prompter.standard.confirm(question, numbered: !json)
+                    allow = await Prompter.standard.confirm(
+                        question,
+                        numbered: !json,
+                        asker: .init(source: request.host, isKnown: false)
+                    )
                 }
                 await service.answer(request, allow: allow)
             case .downloaded(let name, let host):

@@ -1,6 +1,18 @@
 public import Foundation
 import HuddleTransport
 
+// `stat` and its fields: which module the compiler credits with them depends on the order modules load in (the C
+// header is shared), and member import visibility then wants that module imported (as in Huddle's
+// TransferSource.swift).
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+#if canImport(CoreFoundation)
+import CoreFoundation
+#endif
+
 /// A foreign device's certificate fingerprint, kept after the first transfer the user accepted with it
 /// (docs/threat-model.md, "Foreign peers"). Neither LocalSend nor KDE Connect has a pairing code: the pin is
 /// trust on first use, and what it buys is a loud warning when a device of the same name later shows another
@@ -79,10 +91,19 @@ public struct ForeignPinStore: Sendable {
     }
 
     /// The pins; none when the file does not exist yet.
-    /// - Throws: when the file exists and cannot be read as pins (said with the file's path).
+    ///
+    /// A file that exists but cannot be read (no permission, a directory, a name the system cannot look up) is
+    /// not taken for no pins: every pinned device would then look new, and a changed certificate would pass
+    /// unwarned (docs/threat-model.md, "Foreign peers").
+    /// - Throws: ``ForeignPinError/unreadable(_:)`` when the file exists, or may exist, and cannot be read as pins.
     public func load() throws -> ForeignPinBook {
-        guard let data = FileManager.default.contents(atPath: file.path) else { return ForeignPinBook() }
+        var info = stat()
+        if lstat(file.path, &info) != 0 {
+            if errno == ENOENT { return ForeignPinBook() }
+            throw ForeignPinError.unreadable(file.path)
+        }
         do {
+            let data = try Data(contentsOf: file)
             let decoder = JSONDecoder()
             decoder.dateDecodingStrategy = .iso8601
             return try decoder.decode(ForeignPinBook.self, from: data)

@@ -51,11 +51,14 @@ public enum ForeignDatagrams {
     public typealias Channel = NIOAsyncChannel<AddressedEnvelope<ByteBuffer>, AddressedEnvelope<ByteBuffer>>
 
     /// A socket on 0.0.0.0:`port` shared with other programs on the host (`SO_REUSEADDR` and `SO_REUSEPORT`).
+    /// Each datagram comes with its packet info (where it was sent, which interface it came in on) for
+    /// ``ForeignAnnouncementFilter``.
     public static func sharedListener(port: Int, on group: any EventLoopGroup) async throws -> Channel {
         let reusePort = ChannelOptions.Types.SocketOption(level: .socket, name: .init(rawValue: SO_REUSEPORT))
         return try await DatagramBootstrap(group: group)
             .channelOption(.socketOption(.so_reuseaddr), value: 1)
             .channelOption(reusePort, value: 1)
+            .channelOption(.receivePacketInfo, value: true)
             .bind(host: "0.0.0.0", port: port) { channel in
                 channel.eventLoop.makeCompletedFuture { try Channel(wrappingChannelSynchronously: channel) }
             }

@@ -14,21 +14,26 @@ actor KDEConnectAnnouncer {
     let listener: NIOAsyncChannel<AddressedEnvelope<ByteBuffer>, AddressedEnvelope<ByteBuffer>>
     let senders: [any Channel]
     let destination: SocketAddress
+    /// Which datagrams are heeded: from a source on the subnet of a used interface they came in on
+    /// (``ForeignAnnouncementRule``; announcements go to the broadcast address, or to a known address).
+    let filter: ForeignAnnouncementFilter
 
     init(
         listener: NIOAsyncChannel<AddressedEnvelope<ByteBuffer>, AddressedEnvelope<ByteBuffer>>,
         senders: [any Channel],
-        destination: SocketAddress
+        destination: SocketAddress,
+        filter: ForeignAnnouncementFilter
     ) {
         self.listener = listener
         self.senders = senders
         self.destination = destination
+        self.filter = filter
     }
 
     static func open(
         port: Int,
         on group: any EventLoopGroup,
-        usesInterface: @Sendable (String, Bool, Bool) -> Bool
+        usesInterface: @escaping @Sendable (String, Bool, Bool) -> Bool
     ) async throws -> KDEConnectAnnouncer {
         let listener = try await ForeignDatagrams.sharedListener(port: port, on: group)
         var senders: [any Channel] = []
@@ -41,15 +46,19 @@ actor KDEConnectAnnouncer {
         return KDEConnectAnnouncer(
             listener: listener,
             senders: senders,
-            destination: try SocketAddress(ipAddress: "255.255.255.255", port: port)
+            destination: try SocketAddress(ipAddress: "255.255.255.255", port: port),
+            filter: ForeignAnnouncementFilter(group: nil, usesInterface: usesInterface)
         )
     }
 
-    /// Hands every datagram to `arrived` with the address it came from, until cancelled.
+    /// Hands every datagram the filter heeds to `arrived` with the address it came from, until cancelled: the
+    /// device dials that address, so one from off the link, or on an interface the command does not use, is
+    /// dropped (docs/threat-model.md, "Foreign peers").
     func run(_ arrived: @escaping @Sendable ([UInt8], String) -> Void) async throws {
+        let filter = self.filter
         try await listener.executeThenClose { inbound, _ in
             for try await envelope in inbound {
-                guard let host = envelope.remoteAddress.ipAddress else { continue }
+                guard filter.verdict(envelope) == .heed, let host = envelope.remoteAddress.ipAddress else { continue }
                 arrived(Array(envelope.data.readableBytesView), host)
             }
         }

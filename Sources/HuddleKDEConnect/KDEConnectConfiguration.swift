@@ -18,6 +18,10 @@ public struct KDEConnectConfiguration: Sendable {
     public var usesInterface: @Sendable (_ name: String, _ isLoopback: Bool, _ isPointToPoint: Bool) -> Bool = {
         !$1 && !$2
     }
+    /// The IPv4 addresses links and files are taken on: all by default, the addresses of the interfaces
+    /// `--interface` names when it does (``ForeignListenAddresses``). The UDP socket stays on 0.0.0.0 and heeds
+    /// only what comes in on interfaces ``usesInterface`` takes.
+    public var listenAddresses = ["0.0.0.0"]
     /// Whether offers are put to the user (`huddle receive`); when not, they are not taken.
     public var takesOffers = false
     public var limits = KDEConnectLimits()

@@ -1,10 +1,12 @@
 public import Foundation
+import Huddle
 public import HuddleForeign
 import HuddleKDEConnectWire
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import NIOSSL
+import SystemPackage
 import _NIOFileSystem
 
 #if canImport(Glibc)
@@ -20,25 +22,63 @@ extension KDEConnectService {
     static let writeDeadline = "payload-write-deadline"
 
     /// Sends each file to a paired device (pairing first if needed), one payload connection each.
+    ///
+    /// Which file each path names is taken now, links followed (a link the user gave is the file it points to
+    /// then); each file is opened once, before it is offered, and served from that descriptor. Whoever can write a
+    /// file's directory may replace it meanwhile, with a link to the sender's private key say: a file replaced
+    /// before it is opened is not sent, and one replaced after is sent as it was (docs/threat-model.md, "Foreign
+    /// peers").
     public func send(files: [URL], to peer: ForeignPeer, pin: String?) async throws {
+        let chosen = try files.map { url in
+            guard let identity = FileIdentity(statOf: url.path) else {
+                throw KDEConnectError.payload("cannot read \(url.lastPathComponent)")
+            }
+            return (url, identity)
+        }
         let paired = try await ensurePaired(peer)
-        for url in files { try await send(url, to: peer, certificate: paired) }
+        for (url, identity) in chosen { try await send(url, identity: identity, to: peer, certificate: paired) }
     }
 
     /// Sends one file to the certificate the send began with: before each file the device must still be paired
-    /// with it, so a link that took the device's ID since gets nothing.
-    func send(_ url: URL, to peer: ForeignPeer, certificate paired: KDEConnectCertificate) async throws {
+    /// with it, so a link that took the device's ID since gets nothing. The file must still be `identity`.
+    func send(
+        _ url: URL,
+        identity: FileIdentity,
+        to peer: ForeignPeer,
+        certificate paired: KDEConnectCertificate
+    ) async throws {
         guard try pairedCertificate(of: peer) == paired else {
             throw KDEConnectError.notPaired(
                 peer.name,
                 reason: "it is no longer linked with the certificate it paired with"
             )
         }
-        let size = try FileManager.default.attributesOfItem(atPath: url.path)[.size] as? UInt64 ?? 0
+        let name = url.lastPathComponent
+        try await FileSystem.shared.withFileHandle(forReadingAt: FilePath(url.path)) { handle in
+            let info = try await handle.info()
+            let opened = try await handle.withUnsafeDescriptor { FileIdentity(regularFileAt: $0.rawValue) }
+            guard opened == identity else {
+                throw KDEConnectError.payload("\(name) was replaced by another file since the send began; not sent")
+            }
+            try await offer(handle, name: name, size: UInt64(max(0, info.size)), to: peer, certificate: paired)
+        }
+    }
+
+    /// Offers the open file on a payload port and writes it to the first connection that shows `paired`.
+    func offer(
+        _ handle: ReadFileHandle,
+        name: String,
+        size: UInt64,
+        to peer: ForeignPeer,
+        certificate paired: KDEConnectCertificate
+    ) async throws {
         let verifier = PresentedCertificate(expected: paired.der)
         let context = try credentials.context(server: true)
-        let (server, port) = try await listenForPayload(context: context, verifier: verifier)
-        let name = url.lastPathComponent
+        let (server, port) = try await listenForPayload(
+            on: payloadAddress(for: peer),
+            context: context,
+            verifier: verifier
+        )
         send(
             KDEConnectPacket(
                 type: "kdeconnect.share.request",
@@ -62,7 +102,7 @@ extension KDEConnectService {
         try await server.executeThenClose { inbound in
             for await child in verifiedConnections(inbound) {
                 timer.cancel()
-                try await serve(url, size: size, on: child)
+                try await serve(handle, name: name, size: size, on: child)
                 done = true
                 break
             }
@@ -95,23 +135,18 @@ extension KDEConnectService {
         return verified
     }
 
-    /// Writes the file, then half-closes and waits for the receiver to close.
-    func serve(_ url: URL, size: UInt64, on child: PayloadChannel) async throws {
+    /// Writes the open file, then half-closes and waits for the receiver to close.
+    func serve(_ handle: ReadFileHandle, name: String, size: UInt64, on child: PayloadChannel) async throws {
         let emit = continuation
         let offerID = Self.token()
-        let name = url.lastPathComponent
         try await child.executeThenClose { inbound, outbound in
-            try await FileSystem.shared.withFileHandle(forReadingAt: FilePath(url.path)) { handle in
-                var sent: UInt64 = 0
-                for try await chunk in handle.readChunks(in: 0..<Int64(size), chunkLength: .kibibytes(256)) {
-                    try await outbound.write(chunk)
-                    sent += UInt64(chunk.readableBytes)
-                    emit.yield(
-                        .progress(
-                            .init(offerID: offerID, fileName: name, completed: sent, total: size, isOutgoing: true)
-                        )
-                    )
-                }
+            var sent: UInt64 = 0
+            for try await chunk in handle.readChunks(in: 0..<Int64(size), chunkLength: .kibibytes(256)) {
+                try await outbound.write(chunk)
+                sent += UInt64(chunk.readableBytes)
+                emit.yield(
+                    .progress(.init(offerID: offerID, fileName: name, completed: sent, total: size, isOutgoing: true))
+                )
             }
             // Every byte is written: what follows is the receiver's close, with a minute of its own.
             try? await child.channel.pipeline.removeHandler(name: Self.writeDeadline)
@@ -136,9 +171,19 @@ extension KDEConnectService {
         }
     }
 
-    /// A listener on the first free payload port. Each connection gets the handshake deadline, and a write
-    /// deadline: a receiver that stops reading for the idle time ends the send.
+    /// Where a file for `peer` is offered: the one listen address, or (with several) the address its link came
+    /// to, where the device knows this one.
+    func payloadAddress(for peer: ForeignPeer) -> String {
+        let addresses = configuration.listenAddresses
+        guard addresses.count > 1 else { return addresses.first ?? "0.0.0.0" }
+        let local = state.withLockedValue { $0.devices[peer.id.value]?.link?.localAddress?.ipAddress }
+        return local.flatMap { addresses.contains($0) ? $0 : nil } ?? addresses[0]
+    }
+
+    /// A listener on `address`, at the first free payload port. Each connection gets the handshake deadline, and
+    /// a write deadline: a receiver that stops reading for the idle time ends the send.
     func listenForPayload(
+        on address: String,
         context: NIOSSLContext,
         verifier: PresentedCertificate
     ) async throws -> (PayloadListener, Int) {
@@ -147,7 +192,7 @@ extension KDEConnectService {
         for port in configuration.payloadPorts {
             do {
                 let server = try await ServerBootstrap(group: group)
-                    .bind(host: "0.0.0.0", port: port) { channel in
+                    .bind(host: address, port: port) { channel in
                         channel.eventLoop.makeCompletedFuture {
                             let verified = channel.eventLoop.makePromise(of: Void.self)
                             let tls = NIOSSLServerHandler(context: context, customVerificationCallback: verifier.verify)

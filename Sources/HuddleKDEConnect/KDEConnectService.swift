@@ -93,13 +93,16 @@ public final class KDEConnectService: ForeignPeerService, Service {
 
     // MARK: Running
 
+    /// - Throws: ``ForeignPinError/unreadable(_:)`` before anything listens when the pin file exists but cannot be
+    ///   read: every paired device would look new.
     public func run() async throws {
         defer {
             continuation.finish()
             listeningPort.settle(nil)
         }
-        let server = try await listen()
-        listeningPort.settle(server.localAddress?.port)
+        _ = try pins.load()
+        let servers = try await listen()
+        listeningPort.settle(servers.first?.localAddress?.port)
         let announcer =
             configuration.announces
             ? try? await KDEConnectAnnouncer.open(
@@ -141,13 +144,29 @@ public final class KDEConnectService: ForeignPeerService, Service {
         }
         for waiter in waiters { waiter.resume(returning: false) }
         for link in links { try? await link.close() }
-        try? await server.close()
+        for server in servers { try? await server.close() }
     }
 
-    /// The TCP listener, on the first free port of ``KDEConnectConfiguration/tcpPorts``.
-    func listen() async throws -> any Channel {
+    /// The TCP listeners: on the first of ``KDEConnectConfiguration/listenAddresses`` at the first free port of
+    /// ``KDEConnectConfiguration/tcpPorts``, on the others at that same port (announcements name one).
+    func listen() async throws -> [any Channel] {
+        let addresses = configuration.listenAddresses
+        guard let first = addresses.first else { throw KDEConnectError.noPort }
+        var servers = [try await listen(on: first, ports: configuration.tcpPorts)]
+        do {
+            let port = servers[0].localAddress?.port ?? configuration.port
+            for address in addresses.dropFirst() { servers.append(try await listen(on: address, ports: port...port)) }
+        } catch {
+            for server in servers { try? await server.close() }
+            throw error
+        }
+        return servers
+    }
+
+    /// A TCP listener on `address`, at the first free port of `ports`.
+    func listen(on address: String, ports: ClosedRange<Int>) async throws -> any Channel {
         var lastError: (any Error)?
-        for port in configuration.tcpPorts {
+        for port in ports {
             do {
                 return try await ServerBootstrap(group: group)
                     .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
@@ -162,7 +181,7 @@ public final class KDEConnectService: ForeignPeerService, Service {
                             )
                         }
                     }
-                    .bind(host: "0.0.0.0", port: port).get()
+                    .bind(host: address, port: port).get()
             } catch {
                 lastError = error
             }
@@ -227,7 +246,11 @@ public final class KDEConnectService: ForeignPeerService, Service {
     func linked(_ linked: KDEConnectLinkHandler.Linked, host: String) {
         let identity = linked.identity
         var peer = Self.peer(identity, host: host, certificate: linked.certificate)
-        let trust = (try? pins.load().trust(of: peer)) ?? .unpinned
+        // Pins that cannot be read (the file changed since the start) take no link: every device would look new.
+        guard let trust = try? pins.load().trust(of: peer) else {
+            linked.channel.close(promise: nil)
+            return
+        }
         let limit = configuration.limits.maximumDevices
         let outcome = state.withLockedValue { state -> LinkOutcome in
             state.dialling.remove(identity.deviceId)

@@ -20,6 +20,10 @@ public struct LocalSendConfiguration: Sendable {
     public var usesInterface: @Sendable (_ name: String, _ isLoopback: Bool, _ isPointToPoint: Bool) -> Bool = {
         !$1 && !$2
     }
+    /// The IPv4 addresses the API and the share page listen on: all by default, the addresses of the interfaces
+    /// `--interface` names when it does (``ForeignListenAddresses``). The multicast socket stays on 0.0.0.0 and
+    /// heeds only what comes in on interfaces ``usesInterface`` takes.
+    public var listenAddresses = ["0.0.0.0"]
     /// How often to announce after the first three (at 0, 1 and 3 s).
     public var announceInterval: Duration = .seconds(30)
     /// Whether offers are put to the user (`huddle receive`); when not, each is declined at once.

@@ -16,17 +16,21 @@ actor LocalSendMulticast {
     let listener: NIOAsyncChannel<AddressedEnvelope<ByteBuffer>, AddressedEnvelope<ByteBuffer>>
     let senders: [any Channel]
     let destination: SocketAddress
-    let arrived: @Sendable ([UInt8], String) -> Void
+    /// Where each datagram came from and how (``ForeignAnnouncementRule``).
+    let filter: ForeignAnnouncementFilter
+    let arrived: @Sendable (LocalSendDatagram) -> Void
 
     init(
         listener: NIOAsyncChannel<AddressedEnvelope<ByteBuffer>, AddressedEnvelope<ByteBuffer>>,
         senders: [any Channel],
         destination: SocketAddress,
-        arrived: @escaping @Sendable ([UInt8], String) -> Void
+        filter: ForeignAnnouncementFilter,
+        arrived: @escaping @Sendable (LocalSendDatagram) -> Void
     ) {
         self.listener = listener
         self.senders = senders
         self.destination = destination
+        self.filter = filter
         self.arrived = arrived
     }
 
@@ -34,8 +38,8 @@ actor LocalSendMulticast {
         group groupAddress: String,
         port: Int,
         on group: any EventLoopGroup,
-        usesInterface: @Sendable (String, Bool, Bool) -> Bool,
-        arrived: @escaping @Sendable ([UInt8], String) -> Void
+        usesInterface: @escaping @Sendable (String, Bool, Bool) -> Bool,
+        arrived: @escaping @Sendable (LocalSendDatagram) -> Void
     ) async throws -> LocalSendMulticast {
         let destination = try SocketAddress(ipAddress: groupAddress, port: port)
         let listener = try await ForeignDatagrams.sharedListener(port: port, on: group)
@@ -47,16 +51,29 @@ actor LocalSendMulticast {
             let sender = try? await DatagramBootstrap(group: group).bind(host: address, port: 0).get()
             if let sender { senders.append(sender) }
         }
-        return LocalSendMulticast(listener: listener, senders: senders, destination: destination, arrived: arrived)
+        return LocalSendMulticast(
+            listener: listener,
+            senders: senders,
+            destination: destination,
+            filter: ForeignAnnouncementFilter(group: groupAddress, usesInterface: usesInterface),
+            arrived: arrived
+        )
     }
 
-    /// Hands every datagram that arrives to `arrived`, until cancelled.
+    /// Hands every datagram that arrives to `arrived`, with what ``ForeignAnnouncementRule`` says of it, until
+    /// cancelled.
     func run() async throws {
-        let arrived = self.arrived
+        let (arrived, filter) = (self.arrived, self.filter)
         try await listener.executeThenClose { inbound, _ in
             for try await envelope in inbound {
                 guard let host = envelope.remoteAddress.ipAddress else { continue }
-                arrived(Array(envelope.data.readableBytesView), host)
+                arrived(
+                    LocalSendDatagram(
+                        bytes: Array(envelope.data.readableBytesView),
+                        host: host,
+                        arrival: filter.verdict(envelope)
+                    )
+                )
             }
         }
     }
@@ -73,4 +90,11 @@ actor LocalSendMulticast {
         for sender in senders { try? await sender.close() }
         try? await listener.channel.close()
     }
+}
+
+/// A datagram on LocalSend's port: its bytes, its source, and whether it came the way an announcement comes.
+struct LocalSendDatagram: Sendable {
+    var bytes: [UInt8]
+    var host: String
+    var arrival: ForeignAnnouncementRule.Verdict
 }

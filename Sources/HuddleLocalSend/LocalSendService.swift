@@ -42,6 +42,8 @@ public final class LocalSendService: ForeignPeerService, Service {
         /// Answers to announcements started but not yet past the rate rule: at most
         /// ``LocalSendService/maximumWaitingAnswers``, so a flood costs a bounded number of tasks.
         var waitingAnswers = 0
+        /// Device infos on the multicast port that did not come the way announcements come, dropped.
+        var droppedDatagrams = 0
     }
 
     /// Answers to announcements that may wait to start at once.
@@ -137,7 +139,7 @@ public final class LocalSendService: ForeignPeerService, Service {
                     port: configuration.multicastPort,
                     on: group,
                     usesInterface: configuration.usesInterface
-                ) { [weak self] bytes, host in self?.multicastArrived(bytes, from: host) } : nil
+                ) { [weak self] datagram in self?.multicastArrived(datagram) } : nil
             state.withLockedValue { $0.multicast = multicast }
             if let multicast {
                 tasks.addTask { try await multicast.run() }
@@ -166,10 +168,28 @@ public final class LocalSendService: ForeignPeerService, Service {
         await state.withLockedValue { $0.share }?.answer(request.id, allow: allow)
     }
 
-    /// Starts a server on the first of `ports` that is free (0: any).
+    /// Starts a server on each of ``LocalSendConfiguration/listenAddresses``: on the first address at the first of
+    /// `ports` that is free (0: any), on the others at that same port (announcements name one).
     func startServer(
         _ router: Router<LocalSendRequestContext>,
         tls: Bool,
+        ports: [Int],
+        in tasks: inout ThrowingTaskGroup<Void, any Error>
+    ) async throws -> Int {
+        let addresses = configuration.listenAddresses
+        guard let first = addresses.first else { throw LocalSendError.unreachable("no address to listen on") }
+        let port = try await startServer(router, tls: tls, on: first, ports: ports, in: &tasks)
+        for address in addresses.dropFirst() {
+            _ = try await startServer(router, tls: tls, on: address, ports: [port], in: &tasks)
+        }
+        return port
+    }
+
+    /// Starts a server on `address`, at the first of `ports` that is free (0: any).
+    func startServer(
+        _ router: Router<LocalSendRequestContext>,
+        tls: Bool,
+        on address: String,
         ports: [Int],
         in tasks: inout ThrowingTaskGroup<Void, any Error>
     ) async throws -> Int {
@@ -187,7 +207,7 @@ public final class LocalSendService: ForeignPeerService, Service {
                 server: tls
                     ? try .tls(.http1(configuration: http), configuration: credentials.serverTLS())
                     : .http1(configuration: http),
-                configuration: .init(address: .hostname("0.0.0.0", port: port), serverName: nil),
+                configuration: .init(address: .hostname(address, port: port), serverName: nil),
                 onServerRunning: { channel in
                     runningContinuation.yield(channel.localAddress?.port ?? port)
                     runningContinuation.finish()
@@ -207,7 +227,7 @@ public final class LocalSendService: ForeignPeerService, Service {
             // That port is taken: the task that failed is gone; try the next.
             _ = try? await tasks.next()
         }
-        throw LocalSendError.unreachable("no port to listen on")
+        throw LocalSendError.unreachable("no port to listen on at \(address)")
     }
 
     /// Announces at 0, 1 and 3 s, then every ``LocalSendConfiguration/announceInterval``.
@@ -225,28 +245,51 @@ public final class LocalSendService: ForeignPeerService, Service {
 
     // MARK: Discovery
 
-    func multicastArrived(_ bytes: [UInt8], from host: String) {
-        guard let info = try? LocalSendMessages.deviceInfo(from: bytes, limits: configuration.limits) else { return }
-        guard heard(info, from: host), info.announce == true else { return }
+    /// A datagram on the multicast port: recorded and answered as ``LocalSendAnnouncementRule`` decides.
+    func multicastArrived(_ datagram: LocalSendDatagram) {
+        guard let info = try? LocalSendMessages.deviceInfo(from: datagram.bytes, limits: configuration.limits) else {
+            return
+        }
+        let decision = LocalSendAnnouncementRule.decide(
+            arrival: datagram.arrival,
+            info: info,
+            allowsPlainHTTP: configuration.allowsPlainHTTP
+        )
+        if case .drop = decision {
+            state.withLockedValue { $0.droppedDatagrams += 1 }
+            return
+        }
+        guard heard(info, from: datagram.host), decision != .record else { return }
         let waits = state.withLockedValue { state -> Bool in
             guard state.waitingAnswers < Self.maximumWaitingAnswers else { return false }
             state.waitingAnswers += 1
             return true
         }
         guard waits else { return }
-        Task { await self.answer(info, at: host) }
+        Task { await self.answer(info, at: datagram.host, as: decision) }
     }
 
     /// The rate rule (``LocalSendDevices/mayAnswer(_:at:)``) is asked just before the connection starts, not when
     /// the announcement arrived: tasks started under a flood may run late and together, and the rule bounds the
     /// connections, not the decisions.
-    func answer(_ info: LocalSendDeviceInfo, at host: String) async {
+    func answer(_ info: LocalSendDeviceInfo, at host: String, as decision: LocalSendAnnouncementRule.Decision) async {
         let now = self.now
         let answers = state.withLockedValue { state -> Bool in
             state.waitingAnswers -= 1
             return state.devices.mayAnswer(info.fingerprint, at: now)
         }
-        if answers { await register(with: info, at: host) }
+        guard answers else { return }
+        switch decision {
+        case .register(let https): await register(with: info, at: host, https: https)
+        case .answerOnGroup: await answerOnGroup()
+        case .drop, .record: break
+        }
+    }
+
+    /// The multicast answer to an announcement (`"announce": false`), to the group.
+    func answerOnGroup() async {
+        guard let multicast = state.withLockedValue({ $0.multicast }) else { return }
+        await multicast.send(ownInfo(announce: false))
     }
 
     /// Records a device; true when it is not this device. `proven`: the message came over TLS that showed the
@@ -299,10 +342,9 @@ public final class LocalSendService: ForeignPeerService, Service {
         }
     }
 
-    /// Answers an announcement by registering with the announcer (pinned to the fingerprint it announced), or
-    /// when that fails by a multicast answer.
-    func register(with info: LocalSendDeviceInfo, at host: String) async {
-        let https = info.protocol != "http"
+    /// Answers an announcement by registering with the announcer (over HTTPS pinned to the fingerprint it announced,
+    /// or over plain HTTP when ``LocalSendAnnouncementRule`` allows it), or when that fails by a multicast answer.
+    func register(with info: LocalSendDeviceInfo, at host: String, https: Bool) async {
         let target = LocalSendHTTPClient.Target(
             host: host,
             port: info.port ?? configuration.port,
@@ -328,8 +370,8 @@ public final class LocalSendService: ForeignPeerService, Service {
             } else if LocalSendFingerprint.matches(theirs.fingerprint, info.fingerprint) {
                 heard(theirs, from: host, proven: true)
             }
-        } else if let multicast = state.withLockedValue({ $0.multicast }) {
-            await multicast.send(ownInfo(announce: false))
+        } else {
+            await answerOnGroup()
         }
     }
 

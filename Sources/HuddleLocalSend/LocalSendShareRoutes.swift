@@ -16,6 +16,8 @@ struct LocalSendShareRoutes: Sendable {
     func add(to router: Router<LocalSendRequestContext>, page: Bool) {
         let api = "/api/localsend/v2"
         if page {
+            // Browsers reach this server: a request under another site's name is refused (DNS rebinding).
+            router.add(middleware: LocalSendHostCheck())
             let headers: HTTPFields = [
                 .contentSecurityPolicy:
                     "default-src 'none'; script-src 'self'; style-src 'unsafe-inline'; connect-src 'self'",

@@ -71,4 +71,19 @@ import Testing
         try Data("not json".utf8).write(to: store.file)
         #expect(throws: ForeignPinError.unreadable(store.file.path)) { try store.load() }
     }
+
+    /// A pin file that is there but cannot be read is not "no pins": every pinned device would look new.
+    @Test func aPinFileThatExistsButCannotBeReadIsRefusedNotTakenForNoPins() throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let store = ForeignPinStore(directory: scratch.url)
+        // A directory where the file should be: unreadable as a file, for root too.
+        try FileManager.default.createDirectory(at: store.file, withIntermediateDirectories: false)
+        #expect(throws: ForeignPinError.unreadable(store.file.path)) { try store.load() }
+        #expect(throws: ForeignPinError.unreadable(store.file.path)) { try store.pin(peer("Pixel", "aa11")) }
+        // A data directory that is a file: whether the pin file is there cannot be known.
+        let hidden = ForeignPinStore(directory: store.file.appendingPathComponent("not-a-directory"))
+        try Data("{}".utf8).write(to: store.file.appendingPathComponent("not-a-directory"))
+        #expect(throws: ForeignPinError.unreadable(hidden.file.path)) { try hidden.load() }
+    }
 }

@@ -22,13 +22,44 @@ enum KDEConnectTestDevice {
         claiming deviceId: String? = nil,
         limits: KDEConnectLimits = KDEConnectLimits()
     ) async throws -> Running {
+        var configuration = configuration(name)
+        configuration.limits = limits
+        return try await start(configuration, in: scratch, claiming: deviceId)
+    }
+
+    /// The configuration ``start(_:in:claiming:limits:)`` starts a device with: announcing nothing, any free
+    /// ports, taking offers, linking with Huddle devices.
+    static func configuration(_ name: String) -> KDEConnectConfiguration {
         var configuration = KDEConnectConfiguration(name: name)
         configuration.announces = false
         configuration.tcpPorts = 0...0
         configuration.payloadPorts = 0...0
         configuration.takesOffers = true
         configuration.linksWithHuddle = true
-        configuration.limits = limits
+        return configuration
+    }
+
+    /// Starts a device with `configuration` and a key of its own (`claiming`: as above).
+    static func start(
+        _ configuration: KDEConnectConfiguration,
+        in scratch: ScratchDirectory,
+        claiming deviceId: String? = nil
+    ) async throws -> Running {
+        let home = scratch.appending(configuration.name)
+        try FileManager.default.createDirectory(at: home, withIntermediateDirectories: false)
+        let service = KDEConnectService(
+            configuration: configuration,
+            credentials: try credentials(claiming: deviceId),
+            pins: ForeignPinStore(directory: home)
+        )
+        let events = EventRecorder(recording: service.events)
+        let task = Task { try await service.run() }
+        let port = try #require(await service.listening())
+        return Running(service: service, events: events, task: task, port: port)
+    }
+
+    /// A key of its own, and a certificate named for its device ID (or for `claiming`).
+    static func credentials(claiming deviceId: String? = nil) throws -> KDEConnectCredentials {
         let identity = try DeviceIdentity.ephemeral()
         let id = deviceId ?? KDEConnectCredentials.deviceID(for: identity.privateKey.publicKey)
         let certificate = try ForeignCertificate.issue(
@@ -38,17 +69,7 @@ enum KDEConnectTestDevice {
             },
             key: identity.privateKey
         )
-        let home = scratch.appending(name)
-        try FileManager.default.createDirectory(at: home, withIntermediateDirectories: false)
-        let service = KDEConnectService(
-            configuration: configuration,
-            credentials: .init(deviceId: id, certificateDER: certificate, privateKey: identity.privateKey),
-            pins: ForeignPinStore(directory: home)
-        )
-        let events = EventRecorder(recording: service.events)
-        let task = Task { try await service.run() }
-        let port = try #require(await service.listening())
-        return Running(service: service, events: events, task: task, port: port)
+        return .init(deviceId: id, certificateDER: certificate, privateKey: identity.privateKey)
     }
 
     /// `dialler` hears `target`'s announcement (handed to it here) and dials it.
