@@ -76,7 +76,12 @@ struct TSIGKeyFileTests {
     }
 
     /// Another user's file (whoever put it there knows the key): made only where this test runs as root.
-    @Test(.enabled(if: geteuid() == 0, "only root can give a file to another user"))
+    @Test(
+        .enabled(
+            if: geteuid() == 0 || ProcessInfo.processInfo.environment["CI"] == "true",
+            "only root can give a file to another user"
+        )
+    )
     func aKeyOfAnotherUserIsRefused() throws {
         try Self.read(mode: 0o600) { path, _ in
             #expect(chown(path, 65534, 65534) == 0)
