@@ -219,10 +219,16 @@ let package = Package(
             swiftSettings: upcoming
         ),
         // What an app built on Huddle does beyond one session, shared by the command line (and the daemon): chat
-        // queues per peer, the window of overlapping sends.
+        // queues per peer, the window of overlapping sends, finding recipients across protocols.
         .target(
             name: "HuddleApp",
-            dependencies: ["Huddle", "HuddleWire"],
+            dependencies: [
+                "Huddle", "HuddleWire", "HuddleTransport", "HuddleMDNSCore", "HuddleDiscovery", "HuddleForeign",
+                "HuddleLocalSend", "HuddleKDEConnect",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
             swiftSettings: upcoming
         ),
         .executableTarget(
@@ -437,7 +443,11 @@ let package = Package(
         ),
         .testTarget(
             name: "HuddleAppTests",
-            dependencies: ["HuddleApp", "Huddle", "HuddleWire"],
+            dependencies: [
+                "HuddleApp", "Huddle", "HuddleWire", "HuddleForeign", "HuddleDiscovery", "HuddleLocalSend",
+                "HuddleKDEConnect",
+                "HuddleTestSupport",
+            ],
             swiftSettings: upcoming
         ),
         .testTarget(

@@ -14,6 +14,22 @@ extension PeerSession {
         await presence.advertisedName()
     }
 
+    /// The name other peers find this session under, once they can (``advertisedName()``), or ``displayName``
+    /// after `limit`. A program prints it before saying it is ready, so a script that waits for that line can
+    /// start the other side at once.
+    public func findableName(within limit: Duration = .seconds(5)) async -> String {
+        let (answers, continuation) = AsyncStream<String?>.makeStream()
+        Task { continuation.yield(await self.advertisedName()) }
+        let timer = Task {
+            try? await Task.sleep(for: limit)
+            continuation.yield(nil)
+        }
+        var iterator = answers.makeAsyncIterator()
+        let name = await iterator.next() ?? nil
+        timer.cancel()
+        return name ?? displayName
+    }
+
     /// Starts or stops advertising and browsing, leaving connections alone.
     ///
     /// - Throws: the directory's error when advertising fails; ``PeerSessionError/stopped`` after ``stop()``.

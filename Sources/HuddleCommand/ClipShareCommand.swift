@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Huddle
+import HuddleApp
 import HuddleClipboard
 import HuddlePasteboard
 
@@ -68,7 +69,9 @@ struct ClipShareCommand: AsyncParsableCommand {
     func share(_ item: PasteboardItem, sync: ClipboardSync, prompter: Prompter) async throws {
         let session = sync.session
         let syncEvents = sync.events
-        let peer = try await Rendezvous(session: session).connect(to: to, within: wait)
+        let peer = try await CommandFailure.run {
+            try await Rendezvous(session: session).connect(to: to, within: .milliseconds(Int(wait * 1000)))
+        }
         let name = await session.displayName(for: peer) ?? peer.rawValue
         // The sync's own view of the connection follows the session's events: wait for it to catch up.
         if await !sync.connectedPeers.contains(peer) {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Huddle
+import HuddleApp
 import HuddleClipboard
 import HuddlePasteboard
 import HuddleTransport
@@ -59,10 +60,10 @@ struct ClipSyncCommand: AsyncParsableCommand {
         let autoAccept = options.yes
         let events = sync.events
         // Until Ctrl-C or SIGTERM: the sync stops, then the session says goodbye to every peer.
-        let kdeConnect = foreign?.kdeConnect.map {
-            ClipSyncForeign(service: $0, foreign: foreign!, sync: sync, log: log, autoAccept: autoAccept)
+        let kdeConnect = foreign.map { service, peers in
+            ClipSyncForeign(service: service, foreign: peers, sync: sync, log: log, autoAccept: autoAccept)
         }
-        _ = try await CommandServices.run([session, sync] + (foreign?.lifecycle ?? [])) {
+        _ = try await CommandServices.run([session, sync] + (foreign?.1.lifecycle ?? [])) {
             if let kdeConnect { Task { await kdeConnect.run() } }
             for await event in events {
                 switch event {

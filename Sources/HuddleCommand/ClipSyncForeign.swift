@@ -1,3 +1,4 @@
+import HuddleApp
 import HuddleClipboard
 import HuddleForeign
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Huddle
+import HuddleApp
 import HuddleMDNSCore
 import HuddlePasteboard
 import HuddleTransport
@@ -42,6 +43,8 @@ enum CommandFailure {
             .cannotCreate
         case let error as PeerSessionError:
             exitCode(for: error)
+        case let error as RendezvousError:
+            error.needsTheUser ? .usage : .unavailable
         default:
             .failure
         }

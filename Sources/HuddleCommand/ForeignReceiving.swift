@@ -1,5 +1,6 @@
 import Foundation
 import Huddle
+import HuddleApp
 import HuddleForeign
 import HuddlePasteboard
 
@@ -111,23 +112,36 @@ struct ForeignReceiving {
             "fingerprint": from.fingerprint ?? "", "names": offer.files.map(\.name),
         ]
         let trust = foreign.trust(of: from)
-        var question =
+        let question =
             json
             ? Output.jsonText(fields).map { [$0] } ?? []
             : offer.fileLines + [
                 "? \(what) from \(from.name) (\(from.identityText), \(Self.state(trust ?? .unpinned))). Accept? [y/n]"
             ]
+        await answer(offer, asking: question, trust: trust)
+    }
+
+    /// Asks `question` about `offer` (after the certificate warning, when the sender's certificate changed),
+    /// pins the sender when the user takes it, and answers the service.
+    func answer(
+        _ offer: ForeignOffer,
+        asking question: [String],
+        trust: ForeignTrust?,
+        pinnedNeedsNoQuestion: Bool = false
+    ) async {
+        var question = question
         if case .changed(let pinned) = trust {
-            question.insert(ForeignTrustText.changed(from, pinned: pinned.fingerprint), at: 0)
+            question.insert(ForeignTrustText.changed(offer.from, pinned: pinned.fingerprint), at: 0)
         }
         let yes = await ForeignPairingQuestion.confirm(
             question,
             trust: trust,
-            peer: from,
+            peer: offer.from,
             autoAccept: autoAccept,
-            json: json
+            json: json,
+            pinnedNeedsNoQuestion: pinnedNeedsNoQuestion
         )
-        if yes, trust?.isPinned == false { foreign.pinAfterUse(from) }
+        if yes, trust?.isPinned == false { foreign.pinAfterUse(offer.from) }
         await service.answer(offer, with: yes ? .accept(into: directory) : .decline)
     }
 
@@ -142,26 +156,14 @@ struct ForeignReceiving {
             "fingerprint": from.fingerprint ?? "", "clipboard": pasteboard != nil,
         ]
         let target = pasteboard == nil ? "" : " for the clipboard"
-        var question =
+        let question =
             json
             ? Output.jsonText(fields).map { [$0] } ?? []
             : [
                 "? a text\(target) (\(text.utf8.count) bytes: \"\(DisplayText.sanitized(text, limit: 48))\") from "
                     + "\(from.name) (\(from.identityText), \(Self.state(trust ?? .unpinned))). Take it? [y/n]"
             ]
-        if case .changed(let pinned) = trust {
-            question.insert(ForeignTrustText.changed(from, pinned: pinned.fingerprint), at: 0)
-        }
-        let yes = await ForeignPairingQuestion.confirm(
-            question,
-            trust: trust,
-            peer: from,
-            autoAccept: autoAccept,
-            json: json,
-            pinnedNeedsNoQuestion: true
-        )
-        if yes, trust?.isPinned == false { foreign.pinAfterUse(from) }
-        await service.answer(offer, with: yes ? .accept(into: directory) : .decline)
+        await answer(offer, asking: question, trust: trust, pinnedNeedsNoQuestion: true)
     }
 }
 

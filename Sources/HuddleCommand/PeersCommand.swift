@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Huddle
+import HuddleApp
 import HuddleForeign
 import HuddleLocalSend
 import HuddleTransport
@@ -102,7 +103,7 @@ actor PeerPicker {
                 }
                 continue
             }
-            guard case .found(let peer) = event, peer.deviceModel != LocalSendConfiguration.huddleModel else {
+            guard case .found(let peer) = event, !peer.isHuddle else {
                 continue
             }
             if foreignPeers.updateValue(peer, forKey: peer.id) == nil { foreignOrder.append(peer.id) }

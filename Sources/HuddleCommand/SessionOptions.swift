@@ -200,24 +200,6 @@ struct SessionOptions: ParsableArguments {
     }
 }
 
-extension PeerSession {
-    /// The name other peers find this session under, once they can (after mDNS probing, about a second; with a
-    /// number added if another host holds the name), or the display name after `limit`. Commands print it before
-    /// saying they are ready, so a script that waits for that line can start the other side at once.
-    func findableName(within limit: Duration = .seconds(5)) async -> String {
-        let (answers, continuation) = AsyncStream<String?>.makeStream()
-        Task { continuation.yield(await self.advertisedName()) }
-        let timer = Task {
-            try? await Task.sleep(for: limit)
-            continuation.yield(nil)
-        }
-        var iterator = answers.makeAsyncIterator()
-        let name = await iterator.next() ?? nil
-        timer.cancel()
-        return name ?? displayName
-    }
-}
-
 extension SessionOptions {
     /// The wide-area domain of `--domain`, `--dns-server` and `--tsig-key`, or nil without `--domain`.
     func wideAreaConfiguration() throws -> WideAreaConfiguration? {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Huddle
+import HuddleApp
 import HuddleForeign
 import HuddleLocalSend
 import HuddleQR
@@ -61,7 +62,9 @@ struct ShareCommand: AsyncParsableCommand {
         )
         if let httpPort { share.httpPort = httpPort }
         let foreign = try foreignOptions.services(options: options, takesOffers: false, share: share)
-        guard let service = foreign.localSend else { throw ExitCode.failure }
+        guard let service = foreign.services.lazy.compactMap({ $0 as? LocalSendService }).first else {
+            throw ExitCode.failure
+        }
         try await CommandServices.interruptible(foreign.lifecycle) {
             try await serve(service)
         }

@@ -49,6 +49,13 @@ public struct ForeignPeer: Sendable, Hashable, Identifiable {
 
     public var `protocol`: ForeignProtocol { id.protocol }
 
+    /// The device model Huddle announces in foreign protocols; how one Huddle program tells another among their
+    /// devices.
+    public static let huddleModel = "Huddle"
+
+    /// True for another Huddle program: a Huddle peer, reached by Huddle's own protocol, not as a foreign device.
+    public var isHuddle: Bool { deviceModel == Self.huddleModel }
+
     /// "LocalSend, fingerprint 247E5F7C…": how the peer is known, said plainly.
     public var identityText: String {
         guard let fingerprint else {

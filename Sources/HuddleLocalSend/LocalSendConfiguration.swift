@@ -1,4 +1,5 @@
 public import Foundation
+import HuddleForeign
 public import HuddleLocalSendWire
 
 /// How this device takes part in LocalSend (docs/localsend.md).
@@ -41,7 +42,7 @@ public struct LocalSendConfiguration: Sendable {
 
 extension LocalSendConfiguration {
     /// The device model Huddle announces; how one Huddle program tells another among LocalSend devices.
-    public static let huddleModel = "Huddle"
+    public static let huddleModel = ForeignPeer.huddleModel
 }
 
 /// The files `huddle share` offers (docs/localsend.md, "Sharing").

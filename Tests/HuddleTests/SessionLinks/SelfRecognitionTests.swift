@@ -65,9 +65,12 @@ struct AvailabilityTests {
             let adaAtCy = try #require(await cy.found(named: "Ada")).id
             try await ada.session.connect(to: bobID)
             #expect(await ada.session.advertisedName() == "Ada")
+            #expect(await ada.session.findableName() == "Ada")
             try await ada.session.setAvailable(false)
             #expect(await ada.session.isAvailable == false)
             #expect(await ada.session.advertisedName() == nil)
+            // Unadvertised, it is found under no name: a program says its display name, without waiting.
+            #expect(await ada.session.findableName(within: .seconds(3600)) == "Ada")
             #expect(await cy.state(adaAtCy, .unavailable))
             #expect(await ada.session.peers(in: .connected) == [bobID])
             try await ada.session.send(Array("still here".utf8), to: [bobID])

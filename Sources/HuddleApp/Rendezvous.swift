@@ -1,22 +1,19 @@
-import ArgumentParser
 import Foundation
-import Huddle
-import HuddleForeign
-import HuddleTransport
-import HuddleWire
+public import Huddle
+public import HuddleForeign
 
 /// Someone to send to: a Huddle peer, or a device of another protocol (never taken for one another).
-enum Recipient: Sendable {
+public enum Recipient: Sendable {
     case huddle(PeerID)
     case foreign(ForeignPeer, any ForeignPeerService)
 
-    var huddlePeer: PeerID? {
+    public var huddlePeer: PeerID? {
         if case .huddle(let peer) = self { return peer }
         return nil
     }
 
     /// Whether `service` carries what is sent to this recipient.
-    func isSent(by service: any ForeignPeerService) -> Bool {
+    public func isSent(by service: any ForeignPeerService) -> Bool {
         if case .foreign(_, let carrier) = self { return carrier.protocolName == service.protocolName }
         return false
     }
@@ -24,7 +21,10 @@ enum Recipient: Sendable {
 
 /// Finds peers by name (or lets the user pick) and connects to them; the caller answers the code prompts.
 /// With `foreign`, devices of other protocols are found too, each shown with its protocol.
-struct Rendezvous {
+public struct Rendezvous: Sendable {
+    /// Asks the user a numbered question and returns their answer; nil when there is none (end of input).
+    public typealias Ask = @Sendable ([String]) async -> String?
+
     let session: PeerSession
     /// Subscribed before the peer list is read, so a peer found just after is not missed.
     let changes: PeerSessionEvents
@@ -33,7 +33,11 @@ struct Rendezvous {
     /// events have one reader); nil: the foreign peers are looked at again every quarter second instead.
     let foreignFinds: EventSubscription<ForeignPeer>?
 
-    init(session: PeerSession, foreign: ForeignPeers? = nil, foreignFinds: EventSubscription<ForeignPeer>? = nil) {
+    public init(
+        session: PeerSession,
+        foreign: ForeignPeers? = nil,
+        foreignFinds: EventSubscription<ForeignPeer>? = nil
+    ) {
         self.session = session
         self.changes = session.events
         self.foreign = foreign
@@ -56,7 +60,7 @@ struct Rendezvous {
     /// - Throws: `CancellationError` when the calling task is cancelled (the command was interrupted).
     /// - Returns: true when a change or a find ended the wait, false when the deadline did.
     @discardableResult
-    static func waitForChange(
+    public static func waitForChange(
         _ changes: PeerSessionEvents,
         orFind finds: EventSubscription<ForeignPeer>?,
         until deadline: ContinuousClock.Instant
@@ -82,27 +86,34 @@ struct Rendezvous {
     }
 
     /// One Huddle peer: the one named, else the only one found.
-    func connect(to name: String?, within seconds: Double) async throws -> PeerID {
-        guard let peer = try await connect(to: name.map { [$0] } ?? [], within: seconds, picker: nil)[0].huddlePeer
-        else { throw ExitCode.unavailable }
+    ///
+    /// - Throws: ``RendezvousError`` saying which peer was not found or could not be connected.
+    public func connect(to name: String?, within limit: Duration) async throws -> PeerID {
+        let chosen = try await connect(to: name.map { [$0] } ?? [], within: limit, ask: nil)
+        guard let peer = chosen.first?.huddlePeer else {
+            throw RendezvousError(.notFound, "\(name ?? "the peer") is not a Huddle peer")
+        }
         return peer
     }
 
-    /// The peers named, each once; with no names, the only peer found, or — when several are there and
-    /// `picker` reads from a person — the ones they pick from a numbered list.
+    /// The peers named, each once; with no names, the only peer found, or — when several are there and `ask`
+    /// reads from a person — the ones they pick from a numbered list.
     ///
-    /// - Throws: `ExitCode.unavailable` after saying which peers were not found or could not be connected.
-    func connect(to names: [String], within seconds: Double, picker: Prompter?) async throws -> [Recipient] {
-        let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
+    /// - Throws: ``RendezvousError`` saying which peers were not found or could not be connected, or why the
+    ///   choice is the user's to make; `CancellationError` when the task is cancelled.
+    public func connect(to names: [String], within limit: Duration, ask: Ask?) async throws -> [Recipient] {
+        let deadline = ContinuousClock.now + limit
         var chosen: [Recipient] = []
         if names.isEmpty {
-            chosen = try await pick(until: deadline, picker: picker)
+            chosen = try await pick(until: deadline, ask: ask)
         } else {
             for name in Self.unique(names) {
                 guard let peer = try await find(name, until: deadline) else {
                     let here = await present().map(\.name).joined(separator: ", ")
-                    Output.error("no peer called \(name) found" + (here.isEmpty ? "" : " (here: \(here))"))
-                    throw ExitCode.unavailable
+                    throw RendezvousError(
+                        .notFound,
+                        "no peer called \(name) found" + (here.isEmpty ? "" : " (here: \(here))")
+                    )
                 }
                 chosen.append(peer)
             }
@@ -111,8 +122,8 @@ struct Rendezvous {
             do {
                 try await session.connect(to: peer, timeout: .seconds(120))
             } catch {
-                Output.error("could not connect to \(await session.displayName(for: peer) ?? "\(peer)"): \(error)")
-                throw ExitCode.unavailable
+                let name = await session.displayName(for: peer) ?? "\(peer)"
+                throw RendezvousError(.unreachable, "could not connect to \(name): \(error)")
             }
         }
         return chosen
@@ -125,7 +136,7 @@ struct Rendezvous {
 
     /// The peers found so far (Huddle peers available or connected, then foreign devices), by name; a foreign
     /// device's name says its protocol: "Pixel 8 (LocalSend)".
-    func present() async -> [(peer: Recipient, name: String)] {
+    public func present() async -> [(peer: Recipient, name: String)] {
         var found: [(Recipient, String)] = []
         for peer in await session.peers(in: .available) + session.peers(in: .connected) {
             found.append((.huddle(peer), await session.displayName(for: peer) ?? peer.rawValue))
@@ -138,10 +149,10 @@ struct Rendezvous {
     }
 
     /// The Huddle peer or the foreign device called `name` ("localsend:NAME" or a fingerprint's start for a
-    /// LocalSend device only).
+    /// foreign device only).
     ///
-    /// - Throws: `ExitCode.usage` when a Huddle peer and a foreign device share the name: which is meant is said,
-    ///   never guessed. `CancellationError` when the task is cancelled (the command was interrupted).
+    /// - Throws: ``RendezvousError`` (``RendezvousError/Code/ambiguous``) when a Huddle peer and a foreign device
+    ///   share the name: which is meant is said, never guessed. `CancellationError` when the task is cancelled.
     func find(_ name: String, until deadline: ContinuousClock.Instant) async throws -> Recipient? {
         while true {
             let huddle =
@@ -151,14 +162,14 @@ struct Rendezvous {
             if huddle.count == 1 && others.isEmpty { return huddle[0].peer }
             if huddle.isEmpty && others.count == 1 { return .foreign(others[0].peer, others[0].service) }
             if !huddle.isEmpty && !others.isEmpty || others.count > 1 {
-                let listed = others.map { "\($0.peer.name) (\($0.peer.identityText))" }
-                Output.error(
-                    "several devices answer to \(name): "
-                        + (huddle.isEmpty ? [] : ["a Huddle peer"]).joined() + (huddle.isEmpty ? "" : ", ")
-                        + listed.joined(separator: ", ")
-                        + "; name a LocalSend device as localsend:NAME or by the start of its fingerprint"
+                let listed =
+                    (huddle.isEmpty ? [] : ["a Huddle peer"])
+                    + others.map { "\($0.peer.name) (\($0.peer.identityText))" }
+                throw RendezvousError(
+                    .ambiguous,
+                    "several devices answer to \(name): \(listed.joined(separator: ", ")); name a foreign device "
+                        + "as localsend:NAME, kdeconnect:NAME or by the start of its fingerprint"
                 )
-                throw ExitCode.usage
             }
             if ContinuousClock.now >= deadline { return nil }
             try await waitForChange(until: deadline)
@@ -166,7 +177,7 @@ struct Rendezvous {
     }
 
     /// With no names: wait for the first peer, give others a moment to show up, then take the only one or ask.
-    func pick(until deadline: ContinuousClock.Instant, picker: Prompter?) async throws -> [Recipient] {
+    func pick(until deadline: ContinuousClock.Instant, ask: Ask?) async throws -> [Recipient] {
         var found = await present()
         while found.isEmpty && ContinuousClock.now < deadline {
             try await waitForChange(until: deadline)
@@ -178,32 +189,29 @@ struct Rendezvous {
         }
         if found.count == 1 { return [found[0].peer] }
         guard !found.isEmpty else {
-            Output.error("no peer found in the session; is the other side running (huddle receive)?")
-            throw ExitCode.unavailable
+            throw RendezvousError(
+                .nobodyHere,
+                "no peer found in the session; is the other side running (huddle receive)?"
+            )
         }
         let names = found.map(\.name).joined(separator: ", ")
-        let refusal = "several peers are here (\(names)); name one or more with --to"
-        guard let picker else {
-            Output.error(refusal)
-            throw ExitCode.usage
-        }
+        let refusal = RendezvousError(.choiceNeeded, "several peers are here (\(names)); name one or more with --to")
         let question =
             ["Several peers are here:"] + found.enumerated().map { "  \($0 + 1)) \($1.name)" }
             + ["Send to which? (numbers separated by commas, or \"all\")"]
         // End of input (no terminal, as under a script) is no answer.
-        guard let answer = await picker.line(question) else {
-            Output.error(refusal)
-            throw ExitCode.usage
-        }
+        guard let ask, let answer = await ask(question) else { throw refusal }
         guard let indices = Self.choices(answer, count: found.count) else {
-            Output.error("\"\(answer)\" is not a choice: give numbers from 1 to \(found.count), or all")
-            throw ExitCode.usage
+            throw RendezvousError(
+                .choiceNeeded,
+                "\"\(answer)\" is not a choice: give numbers from 1 to \(found.count), or all"
+            )
         }
         return indices.map { found[$0].peer }
     }
 
     /// `2`, `1,3`, `all` → zero-based indices; nil for anything else.
-    static func choices(_ answer: String, count: Int) -> [Int]? {
+    public static func choices(_ answer: String, count: Int) -> [Int]? {
         let text = answer.trimmingCharacters(in: .whitespaces).lowercased()
         if text == "all" || text == "a" { return Array(0..<count) }
         var indices: [Int] = []
@@ -215,4 +223,33 @@ struct Rendezvous {
         }
         return indices.isEmpty ? nil : indices
     }
+}
+
+/// Why ``Rendezvous`` found no one to send to; its message says it in words a user reads.
+public struct RendezvousError: Error, CustomStringConvertible, Sendable {
+    public enum Code: Sendable, Equatable {
+        /// A peer named was not found in time.
+        case notFound
+        /// No peer at all was found in time.
+        case nobodyHere
+        /// A name answers to several devices: the user must say which.
+        case ambiguous
+        /// Several peers are here and none was named or picked.
+        case choiceNeeded
+        /// A Huddle peer was found but could not be connected.
+        case unreachable
+    }
+
+    public let code: Code
+    public let message: String
+
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { message }
+
+    /// True when the user's own words must settle it (a name, a pick); false when the peer was not there.
+    public var needsTheUser: Bool { code == .ambiguous || code == .choiceNeeded }
 }

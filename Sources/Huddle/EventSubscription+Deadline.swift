@@ -1,11 +1,9 @@
-import Huddle
-
 extension EventSubscription {
     /// The first element for which `matching` gives a value, waiting until `deadline`; nil at the deadline or
     /// when the events end. The subscription stays usable afterwards.
     ///
-    /// - Throws: `CancellationError` when the calling task is cancelled (the command was interrupted).
-    func first<T: Sendable>(
+    /// - Throws: `CancellationError` when the calling task is cancelled (the caller was interrupted).
+    public func first<T: Sendable>(
         until deadline: ContinuousClock.Instant,
         _ matching: @escaping @Sendable (Element) -> T?
     ) async throws -> T? {

@@ -2,7 +2,7 @@ import Huddle
 import HuddleForeign
 import Testing
 
-@testable import huddle
+@testable import HuddleApp
 
 /// `huddle send --to NAME` waits for NAME between looks at the peers found: a Huddle peer found or changing state
 /// ends the wait, and so does a foreign device found, passed on by the command's reader of the foreign services'

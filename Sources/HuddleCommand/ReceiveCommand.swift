@@ -1,0 +1,217 @@
+import ArgumentParser
+import Foundation
+import Huddle
+import HuddleApp
+import HuddleForeign
+import HuddleLocalSend
+import HuddlePasteboard
+import HuddleTransport
+import HuddleWire
+import Synchronization
+
+struct ReceiveCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "receive",
+        abstract: "Receive files and directories from peers into a directory.",
+        discussion: """
+            Waits for offers and asks before accepting each (--yes accepts all). Files are written to a hidden \
+            partial file, checked against their SHA-256, then given their name — or "name (2).ext" if that exists: \
+            nothing is overwritten. A broken transfer leaves its partial file, and the next offer of the same \
+            file continues from it. Names with paths, control characters or device names are refused.
+
+            A directory offer shows its file count and total size. It is built in a hidden staging directory \
+            (.NAME.<digest>.huddle-partial) where each file appears only once verified; when all are, the tree \
+            moves into place as NAME, or "NAME (2)" if that exists. Every path in it is checked first (no .., \
+            no absolute paths, no control characters, no device names, no duplicates): one bad path refuses the \
+            whole offer, and nothing is ever written outside --dir. If it breaks, the staging directory stays \
+            and the next offer of the same tree sends only what is missing. A directory whose name is hidden \
+            (.ssh) is declined without asking unless --allow-hidden.
+
+            Without --dir, files go to the XDG download directory ($XDG_DOWNLOAD_DIR, or its line in \
+            ~/.config/user-dirs.dirs, else ~/Downloads), made when missing; never the current directory.
+
+            Prints where each file or tree went; with --json one object per line: offer (name, size, files, \
+            directory, from, key), progress, received (path, files, directory), failed.
+
+            LocalSend and KDE Connect devices can send here too (their apps list this host under --name): their \
+            offers are asked about the same way, shown with their protocol and the sender's certificate \
+            fingerprint. Their files follow the same rules (hidden partial file, SHA-256 checked when the sender \
+            gives one, never overwriting), every file name is listed in the question, and a hidden name \
+            (.bash_profile) is kept unhidden (_bash_profile). A LocalSend text is asked about like files (its \
+            start shown) unless the sender's certificate is pinned; once taken it is printed, and with \
+            --clipboard put on the clipboard. --yes never takes from a LocalSend sender that shows no \
+            certificate, nor from one whose certificate changed. A KDE Connect device asks to pair first: compare the verification key shown here with \
+            the one on its screen before answering y (--yes pairs without comparing).
+
+              huddle receive
+              huddle receive --dir inbox --yes --count 1 --json
+            """
+    )
+
+    @Option(
+        help: ArgumentHelp(
+            "Where to put received files and directories.",
+            discussion: "Default: the XDG download directory ($XDG_DOWNLOAD_DIR, or its line in "
+                + "~/.config/user-dirs.dirs, else ~/Downloads), made when missing."
+        )
+    )
+    var dir: String?
+    @Flag(help: "Also take a Huddle directory offer whose name is hidden (starts with a dot, like .ssh).")
+    var allowHidden = false
+    @Flag(help: "Print one JSON object per line (offer, progress, received, failed).") var json = false
+    @Option(help: "Stop after this many transfers, a directory counting once (default: run until interrupted).")
+    var count: Int?
+    @Flag(
+        help: "Also put each text a LocalSend or KDE Connect device sends on the clipboard (X11, Wayland, macOS)."
+    )
+    var clipboard = false
+    @OptionGroup var options: SessionOptions
+    @OptionGroup var foreignOptions: ForeignOptions
+
+    func validate() throws {
+        guard let dir else { return }
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: dir, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw ValidationError("no such directory: \(dir)")
+        }
+    }
+
+    /// `--dir`, or the download directory (``DownloadDirectory``), made (0700) when missing.
+    func receivingDirectory() throws -> URL {
+        if let dir { return URL(fileURLWithPath: dir).standardizedFileURL }
+        let environment = ProcessInfo.processInfo.environment
+        let home = FileManager.default.homeDirectoryForCurrentUser.path
+        let config = environment["XDG_CONFIG_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? home + "/.config"
+        let userDirs = try? String(contentsOfFile: config + "/user-dirs.dirs", encoding: .utf8)
+        let path = DownloadDirectory.resolve(environment: environment, home: home, userDirs: userDirs)
+        do {
+            try FileManager.default.createDirectory(
+                atPath: path,
+                withIntermediateDirectories: true,
+                attributes: [.posixPermissions: 0o700]
+            )
+        } catch {
+            throw ValidationError("cannot make the download directory \(path) (give --dir): \(error)")
+        }
+        return URL(fileURLWithPath: path).standardizedFileURL
+    }
+
+    func run() async throws {
+        // The clipboard first: without a display to put texts on, say so before anything starts.
+        let pasteboard: (any GeneralPasteboard)? =
+            clipboard ? try await CommandFailure.run { try SystemPasteboard.make() } : nil
+        let directory = try receivingDirectory()
+        let session = try await options.startSession(mode: .peer)
+        let foreign = try foreignOptions.services(options: options, takesOffers: true)
+        try await CommandServices.interruptible([session] + foreign.lifecycle) {
+            try await receive(on: session, foreign: foreign, pasteboard: pasteboard, into: directory)
+        }
+    }
+
+    func receive(
+        on session: PeerSession,
+        foreign: ForeignPeers,
+        pasteboard: (any GeneralPasteboard)?,
+        into directory: URL
+    ) async throws {
+        let findable = await session.findableName()
+        Output.line("Receiving into \(directory.path) as \(findable). Ctrl-C to stop.")
+        let reporter = ProgressReporter(json: json)
+        let tally = ReceiveTally(limit: count)
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await receive(on: session, into: directory, reporter: reporter, tally: tally) }
+            for service in foreign.services {
+                group.addTask {
+                    await ForeignReceiving(
+                        service: service,
+                        foreign: foreign,
+                        directory: directory,
+                        reporter: reporter,
+                        json: json,
+                        autoAccept: options.yes,
+                        pasteboard: pasteboard
+                    ).run(tally: tally)
+                }
+            }
+            // The first loop to end (the count reached, or the session's events over) ends the others.
+            _ = await group.next()
+            group.cancelAll()
+        }
+        await session.stop()
+    }
+
+    func receive(
+        on session: PeerSession,
+        into directory: URL,
+        reporter: ProgressReporter,
+        tally: ReceiveTally
+    ) async {
+        var offered: [TransferID: IncomingTransfer] = [:]
+        let prompter = Prompter.standard
+        events: for await event in session.events {
+            switch event {
+            case .connectionRequest(let request):
+                let code = request.code.map { " Code: \($0)." } ?? ""
+                let lines =
+                    (request.namesakeWarning.map { [$0] } ?? [])
+                    + ["? \(request.displayName) (\(request.deviceID.shortID)) wants to connect.\(code) [y/n]"]
+                let yes = await request.answer(lines, autoAccept: options.yes, prompter: prompter)
+                if yes { await session.accept(request) } else { await session.deny(request) }
+            case .transferOffered(let transfer):
+                let from = await session.displayName(for: transfer.peer) ?? "?"
+                offered[transfer.id] = transfer
+                let what =
+                    transfer.isDirectory
+                    ? "directory \(transfer.name)/ (\(transfer.fileCount) files, \(transfer.size) bytes)"
+                    : "\(transfer.name) (\(transfer.size) bytes)"
+                let fields: [String: Any] = [
+                    "event": "offer", "name": transfer.name, "size": transfer.size, "from": from,
+                    "key": transfer.contentKey, "directory": transfer.isDirectory, "files": transfer.fileCount,
+                    "id": "\(transfer.id)",
+                ]
+                // The offer is shown when its question comes up (one question on screen at a time).
+                let question =
+                    json ? Output.jsonText(fields).map { [$0] } ?? [] : ["? \(what) from \(from). Accept? [y/n]"]
+                let yes: Bool
+                if transfer.isDirectory, HiddenNames.refusesDirectory(named: transfer.name, allowHidden: allowHidden) {
+                    Output.error(
+                        "declined directory \(transfer.name)/ from \(from): its name is hidden (give --allow-hidden "
+                            + "to take it)"
+                    )
+                    yes = false
+                } else if options.yes {
+                    for line in question { Output.line(line) }
+                    yes = true
+                } else {
+                    yes = await prompter.confirm(question, numbered: !json)
+                }
+                if yes {
+                    do { try await session.acceptTransfer(transfer, into: directory) } catch {
+                        Output.error("\(error)")
+                    }
+                } else {
+                    await session.declineTransfer(transfer)
+                }
+            case .transferProgress(let progress):
+                reporter.show(progress)
+            case .transferFinished(let id, _, let url):
+                let transfer = offered.removeValue(forKey: id)
+                let files = transfer?.fileCount ?? 1
+                let directory = transfer?.isDirectory == true
+                reporter.result(
+                    "received",
+                    ["path": url.path, "files": files, "directory": directory, "id": "\(id)"],
+                    text: directory ? "received \(url.path)/ (\(files) files, all verified)" : "received \(url.path)"
+                )
+                if await tally.add() { break events }
+            case .transferFailed(let id, _, let error):
+                if json { reporter.result("failed", ["id": "\(id)", "error": "\(error)"], text: "") }
+                Output.error("\(error)")
+            case .pairingPaused(let pause):
+                Output.error("\(pause)")
+            default:
+                continue
+            }
+        }
+    }
+}
