@@ -225,6 +225,8 @@ let package = Package(
             dependencies: [
                 "Huddle", "HuddleWire", "HuddleTransport", "HuddleMDNSCore", "HuddleDiscovery", "HuddleForeign",
                 "HuddleLocalSend", "HuddleKDEConnect",
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "Crypto", package: "swift-crypto"),

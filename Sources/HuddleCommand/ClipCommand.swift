@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Huddle
+import HuddleApp
 import HuddleClipboard
 import HuddlePasteboard
 import HuddleTransport

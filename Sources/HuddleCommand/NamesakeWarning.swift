@@ -1,4 +1,5 @@
 import Huddle
+import HuddleApp
 import HuddleWire
 
 extension PeerConnectionRequest {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Huddle
+import HuddleApp
 import HuddleDiscovery
 import HuddleMDNSCore
 import HuddleQR

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Huddle
+import HuddleApp
 import HuddleDNS
 import HuddleDiscovery
 import HuddleTransport

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HuddleApp
 import HuddleClipboard
 import HuddlePasteboard
 

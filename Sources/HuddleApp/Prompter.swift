@@ -10,13 +10,18 @@ import Foundation
 /// or still to come, is answered no. Which questions may wait, and in which order, is ``PromptQueueRule``'s: one
 /// per asker, a share for unknown askers, known askers first.
 ///
-/// Standard input is an `AsyncStream` of lines, which allows one reader at a time: every part of the CLI asks
-/// here (``standard``), so its stream has exactly one.
-actor Prompter {
+/// Its input is an `AsyncStream` of lines, which allows one reader at a time: every part of a program asks here
+/// (the command line's `Prompter.standard` reads standard input), so the stream has exactly one.
+public actor Prompter {
     /// A line of input and when it was read.
-    struct Line: Sendable {
-        var text: String
-        var at: ContinuousClock.Instant
+    public struct Line: Sendable {
+        public var text: String
+        public var at: ContinuousClock.Instant
+
+        public init(text: String, at: ContinuousClock.Instant) {
+            self.text = text
+            self.at = at
+        }
     }
 
     private enum Kind {
@@ -44,14 +49,11 @@ actor Prompter {
         let continuation: CheckedContinuation<Reply, Never>
     }
 
-    /// The process's prompter, reading standard input (from the first question on).
-    static let standard = Prompter(lines: InputLines.stream(), typedAfterShown: isatty(0) == 1)
-
     /// The most questions waiting at once; one more is answered no at once (a flood of requests cannot bury
     /// the screen).
-    static let maximumWaiting = 16
+    public static let maximumWaiting = 16
     /// How many of them unknown askers may hold (``PromptQueueRule``): half.
-    static let maximumUnknown = 8
+    public static let maximumUnknown = 8
 
     private let lines: AsyncStream<Line>
     private let show: @Sendable ([String]) -> Void
@@ -67,11 +69,11 @@ actor Prompter {
 
     /// - Parameters:
     ///   - lines: the input, read from the first question or ``unclaimedLines()`` call on.
-    ///   - show: prints a question's lines (standard output by default).
+    ///   - show: shows a question's lines (and the notes about answers: refused, typed too early).
     ///   - typedAfterShown: whether an answer must have been read after its question was shown (on a terminal).
-    init(
+    public init(
         lines: AsyncStream<Line>,
-        show: @escaping @Sendable ([String]) -> Void = { for line in $0 { Output.line(line) } },
+        show: @escaping @Sendable ([String]) -> Void,
         typedAfterShown: Bool = false
     ) {
         self.lines = lines
@@ -86,7 +88,7 @@ actor Prompter {
     ///   - key: names the question for ``withdraw(key:note:)``.
     ///   - numbered: whether to end the last line with the question's number (not for a JSON line).
     ///   - asker: who asks (``PromptQueueRule``): the user's own question unless told.
-    func confirm(
+    public func confirm(
         _ lines: [String],
         key: String? = nil,
         numbered: Bool = true,
@@ -96,16 +98,16 @@ actor Prompter {
     }
 
     /// Asks `question`; with `assumingYes` (a command's `--yes`) only prints it and answers yes.
-    func confirm(_ question: String, assumingYes: Bool) async -> Bool {
+    public func confirm(_ question: String, assumingYes: Bool) async -> Bool {
         guard !assumingYes else {
-            Output.line(question)
+            show([question])
             return true
         }
         return await confirm([question])
     }
 
     /// As ``confirm(_:key:numbered:)``, but nil when the question was withdrawn (nobody answered it).
-    func decide(
+    public func decide(
         _ lines: [String],
         key: String? = nil,
         numbered: Bool = true,
@@ -119,7 +121,7 @@ actor Prompter {
     }
 
     /// Asks for a line (any text answers); nil at the end of input.
-    func line(_ lines: [String]) async -> String? {
+    public func line(_ lines: [String]) async -> String? {
         guard case .typed(let line) = await ask(lines, kind: .line, key: nil, numbered: false, asker: .user) else {
             return nil
         }
@@ -128,7 +130,7 @@ actor Prompter {
 
     /// The lines that answer no question, for one reader (a chat's text and commands); finished at the end of
     /// input.
-    func unclaimedLines() -> AsyncStream<String> {
+    public func unclaimedLines() -> AsyncStream<String> {
         let (stream, continuation) = AsyncStream<String>.makeStream()
         if ended {
             continuation.finish()
@@ -142,7 +144,7 @@ actor Prompter {
     /// Takes back the question asked with `key` (answered no). If it was on screen, shows `note` and the next
     /// question, and returns true; else false (the caller may say `note` itself).
     @discardableResult
-    func withdraw(key: String, note: String? = nil) -> Bool {
+    public func withdraw(key: String, note: String? = nil) -> Bool {
         guard let question = rule.waiting.lazy.compactMap({ self.questions[$0.number] }).first(where: { $0.key == key })
         else { return false }
         let wasOnScreen = rule.remove(question.number)
@@ -155,7 +157,7 @@ actor Prompter {
     }
 
     /// How many questions wait, the one on screen included.
-    var waiting: Int { rule.waiting.count }
+    public var waiting: Int { rule.waiting.count }
 
     /// The question on screen.
     private var front: Question? { rule.front.flatMap { questions[$0] } }
@@ -270,7 +272,7 @@ actor Prompter {
 
     /// `y`, `yes`, `n`, `no` (any case), optionally followed by the question's number (`y 2`, `n #2`): whether
     /// yes, and the number given; nil for anything else.
-    static func answer(_ text: String) -> (yes: Bool, number: Int?)? {
+    public static func answer(_ text: String) -> (yes: Bool, number: Int?)? {
         let words = text.lowercased().split(whereSeparator: \.isWhitespace)
         guard (1...2).contains(words.count) else { return nil }
         let yes: Bool
@@ -283,21 +285,5 @@ actor Prompter {
         let digits = words[1].hasPrefix("#") ? words[1].dropFirst() : words[1][...]
         guard let number = Int(digits), number > 0 else { return nil }
         return (yes, number)
-    }
-}
-
-/// Standard input as an async sequence of lines, each stamped when read, read on a thread of its own. Only
-/// ``Prompter/standard`` reads it.
-enum InputLines {
-    static func stream() -> AsyncStream<Prompter.Line> {
-        let (stream, continuation) = AsyncStream<Prompter.Line>.makeStream()
-        let thread = Thread {
-            while let line = readLine(strippingNewline: true) {
-                continuation.yield(Prompter.Line(text: line, at: .now))
-            }
-            continuation.finish()
-        }
-        thread.start()
-        return stream
     }
 }

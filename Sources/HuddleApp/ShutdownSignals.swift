@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import NIOConcurrencyHelpers
 
 #if canImport(Glibc)
@@ -10,21 +10,21 @@ import Darwin
 /// SIGINT and SIGTERM, caught on whichever thread the kernel delivers them to, and handed to a thread that waits for
 /// them. (Dispatch's signal sources, which swift-service-lifecycle uses, lose a signal now and then on Linux: one
 /// delivered to a thread that has not blocked it is raised again at the thread that first registered the source,
-/// where nothing reads it. A command then ignored Ctrl-C: the process had to be killed, without goodbyes.)
+/// where nothing reads it. A program then ignored Ctrl-C: the process had to be killed, without goodbyes.)
 ///
 /// The handler only writes one byte to a pipe (async-signal-safe); a thread of this type's own reads the pipe and
 /// calls `onSignal` for each signal.
-enum ShutdownSignals {
+public enum ShutdownSignals {
     /// The pipe's write end, for the handler; -1 until ``catchSignals()``.
     nonisolated(unsafe) private static var writeEnd: Int32 = -1
     /// Who hears a signal, and whether one came before anyone listened.
     private static let listener = NIOLockedValueBox<(onSignal: (@Sendable () -> Void)?, pending: Bool)>((nil, false))
     /// A signal that nobody takes within this long ends the process as it would have without a handler.
-    static let unheardSignalDeadline: TimeInterval = 3
+    public static let unheardSignalDeadline: TimeInterval = 3
 
     /// Catches SIGINT and SIGTERM from now on and calls `onSignal` on a thread of its own for each one; a signal
     /// caught before (see ``catchSignals()``) is handed over at once.
-    static func install(_ onSignal: @escaping @Sendable () -> Void) {
+    public static func install(_ onSignal: @escaping @Sendable () -> Void) {
         catchSignals()
         let pending = listener.withLockedValue { state -> Bool in
             defer { state = (onSignal, false) }
@@ -33,10 +33,10 @@ enum ShutdownSignals {
         if pending { onSignal() }
     }
 
-    /// Catches SIGINT and SIGTERM before a command's service group runs (a session starting already answers
-    /// peers): a signal then waits for ``install(_:)``, so that it still ends the command gracefully, or ends the
+    /// Catches SIGINT and SIGTERM before a program's service group runs (a session starting already answers
+    /// peers): a signal then waits for ``install(_:)``, so that it still ends the program gracefully, or ends the
     /// process after ``unheardSignalDeadline`` when nothing takes it. Idempotent.
-    static func catchSignals() {
+    public static func catchSignals() {
         guard writeEnd == -1 else { return }
         var ends: [Int32] = [-1, -1]
         guard pipe(&ends) == 0 else { return }

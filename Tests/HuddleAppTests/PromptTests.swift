@@ -2,7 +2,7 @@ import Foundation
 import HuddleTestSupport
 import Testing
 
-@testable import huddle
+@testable import HuddleApp
 
 /// One reader of standard input for the whole process, and questions asked one at a time.
 @Suite("Prompts", .timeLimit(.minutes(1)))

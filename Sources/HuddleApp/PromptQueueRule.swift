@@ -11,19 +11,24 @@
 /// - A question from a known asker, or one of the user's own, goes ahead of every unknown asker's question that is
 ///   not yet on screen; otherwise questions come in the order asked. The question on screen stays there until
 ///   answered or withdrawn.
-struct PromptQueueRule {
+public struct PromptQueueRule: Sendable {
     /// Who asks a question.
-    struct Asker: Hashable, Sendable {
+    public struct Asker: Hashable, Sendable {
         /// The address or device it comes from; nil for the user's own questions (no other asker shares them).
-        var source: String?
+        public var source: String?
         /// Whether the asker is paired or pinned here (or the user's own).
-        var isKnown: Bool
+        public var isKnown: Bool
 
         /// The user's own question (a command asking before it acts).
-        static let user = Asker(source: nil, isKnown: true)
+        public static let user = Asker(source: nil, isKnown: true)
+
+        public init(source: String?, isKnown: Bool) {
+            self.source = source
+            self.isKnown = isKnown
+        }
     }
 
-    enum Admission: Equatable, Sendable {
+    public enum Admission: Equatable, Sendable {
         /// It waits at this place in the queue (0: on screen now).
         case queued(at: Int)
         /// The asker already has a question waiting.
@@ -33,20 +38,20 @@ struct PromptQueueRule {
     }
 
     /// The questions waiting, the first on screen: each question's number and asker.
-    private(set) var waiting: [(number: Int, asker: Asker)] = []
-    let maximumWaiting: Int
-    let maximumUnknown: Int
+    public private(set) var waiting: [(number: Int, asker: Asker)] = []
+    public let maximumWaiting: Int
+    public let maximumUnknown: Int
 
     /// - Parameters:
     ///   - maximumWaiting: the most questions waiting at once: more would bury the screen.
     ///   - maximumUnknown: how many of them unknown askers may hold.
-    init(maximumWaiting: Int = 16, maximumUnknown: Int = 8) {
+    public init(maximumWaiting: Int = 16, maximumUnknown: Int = 8) {
         self.maximumWaiting = maximumWaiting
         self.maximumUnknown = min(maximumUnknown, maximumWaiting)
     }
 
     /// Decides about question `number` from `asker`; `.queued` puts it in the queue.
-    mutating func admit(_ number: Int, from asker: Asker) -> Admission {
+    public mutating func admit(_ number: Int, from asker: Asker) -> Admission {
         if let source = asker.source, waiting.contains(where: { $0.asker.source == source }) { return .askerHasOne }
         guard waiting.count < maximumWaiting else { return .full }
         guard asker.isKnown else {
@@ -62,12 +67,12 @@ struct PromptQueueRule {
 
     /// Question `number` is answered or withdrawn; true when it was the one on screen.
     @discardableResult
-    mutating func remove(_ number: Int) -> Bool {
+    public mutating func remove(_ number: Int) -> Bool {
         guard let index = waiting.firstIndex(where: { $0.number == number }) else { return false }
         waiting.remove(at: index)
         return index == 0
     }
 
     /// The number of the question on screen.
-    var front: Int? { waiting.first?.number }
+    public var front: Int? { waiting.first?.number }
 }

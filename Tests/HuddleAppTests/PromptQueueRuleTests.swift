@@ -1,7 +1,7 @@
 import HuddleTestSupport
 import Testing
 
-@testable import huddle
+@testable import HuddleApp
 
 /// Devices that flood the user with questions cannot answer everyone else's "no", or hold them back: one question
 /// per asker, half the places for unknown askers, known askers first (docs/threat-model.md, "Foreign
