@@ -3,29 +3,28 @@ import HuddleMDNSCore
 /// Turns one rule's `expr` list (libnftables-json(5), "STATEMENTS", "EXPRESSIONS") into conditions and a verdict.
 struct NftablesExpressionReader {
     /// Named sets' elements by `family table name`.
-    var sets: [String: [Any]]
+    var sets: [String: [NftablesJSON]]
     /// `family table ` of the rule, to find its named sets.
     var setPrefix: String
 
-    func rule(_ expressions: [[String: Any]]) -> FilterRule {
+    func rule(_ expressions: [NftablesJSON]) -> FilterRule {
         var rule = FilterRule(conditions: [], verdict: .none, handle: 0, text: "")
         for expression in expressions {
-            guard let (kind, body) = expression.first else { continue }
+            guard let (kind, body) = expression.tagged else { continue }
             switch kind {
             case "match":
-                rule.conditions += self.match(body as? [String: Any] ?? [:])
+                rule.conditions += self.match(body)
             case "accept": rule.verdict = .accept
             case "drop": rule.verdict = .drop
             case "reject": rule.verdict = .reject
             case "return": rule.verdict = .return
             case "jump", "goto":
-                guard let target = (body as? [String: Any])?["target"] as? String else { continue }
+                guard let target = body["target"]?.string else { continue }
                 rule.verdict = kind == "jump" ? .jump(target) : .goto(target)
             case "xt":
                 // iptables-nft extensions, opaque in JSON: a comment always matches, REJECT and DROP are verdicts.
-                let xt = body as? [String: Any] ?? [:]
-                let name = xt["name"] as? String ?? "?"
-                if xt["type"] as? String == "target" {
+                let name = body["name"]?.string ?? "?"
+                if body["type"]?.string == "target" {
                     if name == "REJECT" { rule.verdict = .reject }
                 } else if name != "comment" {
                     rule.conditions.append(.unknown("-m \(name)"))
@@ -39,14 +38,12 @@ struct NftablesExpressionReader {
         return rule
     }
 
-    private func match(_ match: [String: Any]) -> [FilterCondition] {
-        let op = match["op"] as? String ?? "=="
-        guard let left = match["left"] as? [String: Any], let (kind, body) = left.first,
-            let fields = body as? [String: Any]
-        else { return [.unknown("match")] }
+    private func match(_ match: NftablesJSON) -> [FilterCondition] {
+        let op = match["op"]?.string ?? "=="
+        guard let (kind, fields) = match["left"]?.tagged, case .object = fields else { return [.unknown("match")] }
         let values = self.values(match["right"])
-        let protocolName = (fields["protocol"] ?? fields["name"]) as? String
-        let field = (fields["field"] ?? fields["key"]) as? String ?? ""
+        let protocolName = (fields["protocol"] ?? fields["name"])?.string
+        let field = (fields["field"] ?? fields["key"])?.string ?? ""
         var conditions: [FilterCondition]
         switch (kind, protocolName, field) {
         case ("payload", "udp", "dport"), ("payload", "tcp", "dport"), ("payload", "th", "dport"):
@@ -146,28 +143,25 @@ struct NftablesExpressionReader {
 
     /// The values of a right-hand side: a number, a string, a named set (`@name`), an anonymous set, a list of
     /// flags, a range, a prefix.
-    private func values(_ right: Any?) -> [Value] {
+    private func values(_ right: NftablesJSON?) -> [Value] {
         switch right {
-        case let number as Int:
+        case .number(let number):
             return [.text(String(number))]
-        case let text as String:
+        case .string(let text):
             if text.hasPrefix("@") { return (self.sets[self.setPrefix + text.dropFirst()] ?? []).flatMap(self.values) }
             return [.text(text)]
-        case let list as [Any]:
+        case .array(let list):
             return list.flatMap(self.values)
-        case let object as [String: Any]:
-            if let elements = object["set"] as? [Any] { return elements.flatMap(self.values) }
-            if let bounds = object["range"] as? [Any], bounds.count == 2, let low = bounds[0] as? Int,
-                let high = bounds[1] as? Int
+        case .object(let object):
+            if let elements = object["set"]?.array { return elements.flatMap(self.values) }
+            if let bounds = object["range"]?.array, bounds.count == 2, let low = bounds[0].int, let high = bounds[1].int
             {
                 return [.range(low, high)]
             }
-            if let prefix = object["prefix"] as? [String: Any], let address = prefix["addr"] as? String,
-                let length = prefix["len"] as? Int
-            {
+            if let prefix = object["prefix"], let address = prefix["addr"]?.string, let length = prefix["len"]?.int {
                 return [.text("\(address)/\(length)")]
             }
-            if let element = object["elem"] as? [String: Any] { return self.values(element["val"]) }
+            if let element = object["elem"], case .object = element { return self.values(element["val"]) }
             return [.range(-1, -1)]  // a concatenation or a map: never equal to a plain value
         default:
             return [.range(-1, -1)]

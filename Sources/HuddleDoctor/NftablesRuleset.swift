@@ -1,5 +1,3 @@
-import Foundation
-
 /// Reads `nft -j list ruleset` (libnftables-json(5)) into chains and rules doctor can follow.
 ///
 /// Each rule's `expr` list becomes conditions and a verdict; a match doctor does not understand becomes an
@@ -9,43 +7,34 @@ enum NftablesRuleset {
     /// in `skippingTables` (`"ip filter"`: those `iptables-nft` manages, read from `iptables-save` instead) are
     /// left out. Nil when `json` is not an nftables rule set.
     static func parse(json: String, listing: String = "", skippingTables: Set<String> = []) -> FilterRuleset? {
-        guard let data = json.data(using: .utf8),
-            let root = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-            let objects = root["nftables"] as? [[String: Any]]
-        else { return nil }
+        guard let document = NftablesDocument.decode(json) else { return nil }
         let texts = NftablesListing.ruleTexts(listing)
-        var sets: [String: [Any]] = [:]
+        var sets: [String: [NftablesJSON]] = [:]
         var chains: [FilterChain] = []
         var rules: [(String, FilterRule)] = []
-        for object in objects {
-            if let set = object["set"] as? [String: Any], let key = Self.key(set, name: set["name"]) {
-                sets[key] = set["elem"] as? [Any] ?? []
-            }
+        for set in document.nftables.compactMap(\.set) {
+            sets["\(set.family) \(set.table) \(set.name)"] = set.elem ?? []
         }
-        for object in objects {
-            if let chain = object["chain"] as? [String: Any], let family = chain["family"] as? String,
-                let table = chain["table"] as? String, let name = chain["name"] as? String,
-                !skippingTables.contains("\(family) \(table)")
-            {
+        for object in document.nftables {
+            if let chain = object.chain, !skippingTables.contains("\(chain.family) \(chain.table)") {
                 chains.append(
                     FilterChain(
                         source: .nftables,
-                        family: family,
-                        table: table,
-                        name: name,
-                        hook: chain["hook"] as? String,
-                        policy: chain["policy"] as? String,
+                        family: chain.family,
+                        table: chain.table,
+                        name: chain.name,
+                        hook: chain.hook,
+                        policy: chain.policy,
                         rules: []
                     )
                 )
             }
-            if let rule = object["rule"] as? [String: Any], let key = Self.key(rule, name: rule["chain"]),
-                let handle = rule["handle"] as? Int, let expressions = rule["expr"] as? [[String: Any]]
-            {
-                let reader = NftablesExpressionReader(sets: sets, setPrefix: Self.key(rule, name: "") ?? "")
-                var parsed = reader.rule(expressions)
-                parsed.handle = handle
-                parsed.text = texts[key + " \(handle)"] ?? ""
+            if let rule = object.rule {
+                let key = "\(rule.family) \(rule.table) \(rule.chain)"
+                let reader = NftablesExpressionReader(sets: sets, setPrefix: "\(rule.family) \(rule.table) ")
+                var parsed = reader.rule(rule.expr)
+                parsed.handle = rule.handle
+                parsed.text = texts[key + " \(rule.handle)"] ?? ""
                 rules.append((key, parsed))
             }
         }
@@ -56,13 +45,5 @@ enum NftablesRuleset {
             chains[index].rules.append(rule)
         }
         return FilterRuleset(chains: chains)
-    }
-
-    /// `family table name`, the key of a chain or set within the rule set.
-    private static func key(_ object: [String: Any], name: Any?) -> String? {
-        guard let family = object["family"] as? String, let table = object["table"] as? String,
-            let name = name as? String
-        else { return nil }
-        return "\(family) \(table) \(name)"
     }
 }
