@@ -19,6 +19,32 @@ struct DoctorNftablesTests {
         FirewallFindings(rulesets: [ruleset], links: Self.eth0, sessionPort: port).findings()
     }
 
+    @Test("an entry doctor cannot read is left out, not the rule set; text that is not a rule set is nil")
+    func unreadableEntries() throws {
+        let json = #"""
+            {"nftables": [
+              "not an object",
+              {"rule": {"family": "inet", "table": "hdtest", "chain": "input", "expr": []}},
+              {"chain": {"family": "inet", "table": "hdtest", "name": 7}},
+              {"chain": {"family": "inet", "table": "hdtest", "name": "input", "hook": "input", "policy": "accept"}},
+              {"rule": {"family": "inet", "table": "hdtest", "chain": "input", "handle": 4, "expr": [
+                {"counter": {"packets": 0, "bytes": 0}}, 17, {"match": {"op": "==", "left": {"payload": {"protocol": "udp",
+                "field": "dport"}}, "right": {"range": [5350, 5360]}}}, {"drop": null}]}}
+            ]}
+            """#
+        let ruleset = try Self.ruleset(json)
+        #expect(ruleset.chains.map(\.name) == ["input"])
+        #expect(ruleset.chains.first?.hook == "input")
+        let rules = try #require(ruleset.chains.first?.rules)
+        #expect(rules.map(\.handle) == [4], "the rule without a handle is left out")
+        #expect(rules.first?.verdict == .drop)
+        #expect(
+            rules.first?.conditions.contains(.destinationPort(PortSet(ranges: [5350...5360]), transport: .udp)) == true
+        )
+        #expect(NftablesRuleset.parse(json: "nft: not permitted") == nil)
+        #expect(NftablesRuleset.parse(json: #"{"tables": []}"#) == nil)
+    }
+
     @Test("a drop of udp dport 5353 is named by table, chain, handle and text, with an accept inserted before it")
     func dropOfTheMDNSPort() throws {
         let found = Self.findings(try Self.ruleset(DoctorFixtures.hdtestJSON, DoctorFixtures.hdtestListing))
