@@ -31,7 +31,7 @@ def chat(host, name: str, home: str, *extra: str):
 
 def code_of(proc, timeout: float = 20, start: int = 0) -> str:
     """The six-digit code a chat shows at first contact."""
-    line = proc.wait_line(lambda l: "first contact with" in l, timeout, start)
+    line = proc.wait_line(lambda l: l.startswith("? pair with "), timeout, start)
     return CODE.search(line).group(1)
 
 
@@ -106,8 +106,8 @@ def test_paired_peer_reconnects_without_code_and_killed_peer_is_reported(testbed
     ada = chat(a, "Ada", homes("a"), "--disconnect-timeout", "3")
     ada.wait_line(lambda l: l == "* connected to Bob", 20)
     bob.wait_line(lambda l: l == "* connected to Ada", 20, start=mark)
-    assert not any("first contact" in l for _, l in ada.lines)
-    assert not any("first contact" in l for _, l in bob.lines[mark:])
+    assert not any("? pair with" in l for _, l in ada.lines)
+    assert not any("? pair with" in l for _, l in bob.lines[mark:])
     ada.send("back again")
     bob.wait_line(lambda l: l == "Ada: back again", 5)
     mark = len(bob.lines)

@@ -272,7 +272,7 @@ def test_sync_pairs_once_by_code_and_refuses_an_unpaired_machine_with_a_reason(t
     bob = clip(b, homes("Bob"), x_bob, "Bob", "sync", stdin=True)
     codes = []
     for proc in (ada, bob):
-        line = proc.wait_line(lambda l: "asks to pair. Code:" in l, 30)
+        line = proc.wait_line(lambda l: l.startswith("? pair with ") and "Code:" in l, 30)
         codes.append(line.split("Code: ")[1].split(" —")[0])
     assert codes[0] == codes[1], codes
     ada.send("y")

@@ -27,7 +27,7 @@ def test_a_borrowed_name_is_warned_about_and_never_auto_accepted(testbed, huddle
     impostor = chat(c, "bob", homes("m"), "--yes")
     warning = ada.wait_line(lambda l: l.startswith("! bob (") and "name of a paired one" in l, 30)
     assert bob_short in warning, (bob_short, warning)
-    question = ada.wait_line(lambda l: l.startswith("? connect to bob ("), 10)
+    question = ada.wait_line(lambda l: l.startswith("? pair with bob ("), 10)
     assert not any(l.startswith("* accepting") for _, l in ada.lines), ada.output()
     ada.send("n")
     ada.wait_line(lambda l: l == "* refused bob", 15)

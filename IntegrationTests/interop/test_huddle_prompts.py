@@ -16,7 +16,7 @@ import pytest
 from huddle_cli import huddle_bin
 from test_huddle_clip import Tmux, xdisplays  # noqa: F401 (fixture)
 
-QUESTION = re.compile(r"\? (\w+) \(\w+\) asks to pair\. Code: \d{3} \d{3} .*\[y/n\]")
+QUESTION = re.compile(r"\? pair with (\w+) \(\w+\)\? Code: \d{3} \d{3} .*\[y/n\]")
 
 
 def client(host, name: str, home: str):
@@ -42,7 +42,7 @@ def test_interactive_clip_sync_takes_two_pairing_requests_at_once_one_question_a
             proc.wait_event(lambda e: e.get("event") == "found" and e.get("name") == "Ada", 30)
         for proc in peers.values():
             proc.send("1")
-        screen = pane.wait("asks to pair")
+        screen = pane.wait("? pair with")
         first = QUESTION.findall(screen)
         assert len(first) == 1, screen
         second_name = "Cy" if first[0] == "Bob" else "Bob"
@@ -52,7 +52,7 @@ def test_interactive_clip_sync_takes_two_pairing_requests_at_once_one_question_a
         pane.wait(f"+ {first[0]} connected")
         peers[second_name].wait_event(lambda e: e.get("event") == "request" and e.get("name") == "Ada", 60)
         peers[second_name].send("y")
-        screen = pane.wait(f"? {second_name} (")
+        screen = pane.wait(f"? pair with {second_name} (")
         # The second question came up after the first was answered: below the typed answer, not beside it.
         lines = screen.splitlines()
         asked = [i for i, line in enumerate(lines) if QUESTION.search(line)]

@@ -43,7 +43,7 @@ def test_two_hosts_of_one_host_name_pair_and_chat_without_host_or_interface(test
 
         def said(text: str) -> list[bool]:
             return [any(text in l for _, l in p.lines) for p in procs]
-        wait_until(lambda: all(said("first contact with")) or any(said("could not connect")), 20,
+        wait_until(lambda: all(said("? pair with")) or any(said("could not connect")), 20,
                    what="the code on both sides, or a failed dial")
         assert not any(said("could not connect")), "\n".join(p.output() for p in procs)
         assert code_of(ua) == code_of(ub)

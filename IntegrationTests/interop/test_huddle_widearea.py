@@ -94,7 +94,7 @@ def test_a_killed_session_leaves_records_that_its_next_start_takes_out(testbed, 
     wait_for(lambda: [i.split("\\032\\(")[0] for i in instances(dns) if i.startswith("Ada")] == ["Ada2"],
              "only the new registration of Ada's device")
     # Ada2 finds Bob in the domain and dials him: they meet (a first contact, as the device never paired).
-    bob.wait_line(lambda l: l.startswith("* first contact with Ada2 ("), 20)
+    bob.wait_line(lambda l: l.startswith("? pair with Ada2 ("), 20)
     assert len([l for _, l in bob.lines if l.startswith(f"! {a.ipv4}:47474: ")]) == 1, bob.output()
 
 

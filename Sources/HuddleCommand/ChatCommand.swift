@@ -143,26 +143,15 @@ actor ChatRoom {
 
     /// Shows the request and its question when no other question is on screen; answers it when answered.
     func ask(_ request: PeerConnectionRequest) {
-        let who = "\(request.displayName) (\(request.deviceID.shortID))"
-        var lines: [String] = []
-        if let code = request.code {
-            lines.append(
-                "* first contact with \(who). Code: \(code) — check that \(request.displayName) sees the same."
-            )
-        } else {
-            lines.append("* \(who) asks to connect (\(request.trust?.rawValue ?? "known") device)")
-        }
-        if !request.contextText.isEmpty { lines.append("  they say: \(request.contextText)") }
-        if let warning = request.namesakeWarning { lines.append(warning) }
         let session = self.session
         if request.mayBeAutoAccepted(autoAccept) {
-            for line in lines + ["* accepting (--yes)"] { Output.line(line) }
+            for line in request.question + ["* accepting (--yes)"] { Output.line(line) }
             Task { await session.accept(request) }
             return
         }
         let prompter = self.prompter
         Task {
-            switch await prompter.decide(lines + ["? connect to \(who)? [y/n]"], key: "\(request.id)") {
+            switch await request.decide(autoAccept: false, prompter: prompter) {
             case true?:
                 await session.accept(request)
                 Output.line("* accepted \(request.displayName)")

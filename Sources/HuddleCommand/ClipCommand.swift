@@ -106,13 +106,7 @@ enum ClipPairing {
         async
     {
         let who = "\(request.displayName) (\(request.deviceID.shortID))"
-        var lines = request.namesakeWarning.map { [$0] } ?? []
-        if let code = request.code {
-            lines.append("? \(who) asks to pair. Code: \(code) — check \(request.displayName) shows the same. [y/n]")
-        } else {
-            lines.append("? \(who) asks to connect. [y/n]")
-        }
-        let yes = await request.answer(lines, autoAccept: autoAccept, prompter: prompter)
+        let yes = await request.answer(autoAccept: autoAccept, prompter: prompter)
         if yes {
             await session.accept(request)
             return

@@ -161,10 +161,7 @@ actor PeerPicker {
                 ])
                 lines = event.map { [$0] } ?? []
             } else {
-                let code = request.code.map { " — code \($0), check that the other screen shows the same" } ?? ""
-                lines =
-                    (request.namesakeWarning.map { [$0] } ?? [])
-                    + ["? \(request.displayName) (\(request.deviceID.shortID))\(code). Connect? [y/n]"]
+                lines = request.question
             }
             if request.mayBeAutoAccepted(autoAccept) {
                 for line in lines { Output.line(line) }
@@ -173,7 +170,7 @@ actor PeerPicker {
             }
             let (session, prompter, json) = (self.session, self.prompter, self.json)
             Task {
-                switch await prompter.decide(lines, key: "\(request.id)", numbered: !json) {
+                switch await request.decide(lines, autoAccept: false, prompter: prompter, numbered: !json) {
                 case true?: await session.accept(request)
                 case false?: await session.deny(request)
                 case nil: break  // the request ended first

@@ -151,11 +151,7 @@ struct ReceiveCommand: AsyncParsableCommand {
         events: for await event in session.events {
             switch event {
             case .connectionRequest(let request):
-                let code = request.code.map { " Code: \($0)." } ?? ""
-                let lines =
-                    (request.namesakeWarning.map { [$0] } ?? [])
-                    + ["? \(request.displayName) (\(request.deviceID.shortID)) wants to connect.\(code) [y/n]"]
-                let yes = await request.answer(lines, autoAccept: options.yes, prompter: prompter)
+                let yes = await request.answer(autoAccept: options.yes, prompter: prompter)
                 if yes { await session.accept(request) } else { await session.deny(request) }
             case .transferOffered(let transfer):
                 let from = await session.displayName(for: transfer.peer) ?? "?"

@@ -94,11 +94,7 @@ struct SendCommand: AsyncParsableCommand {
                 case .transferProgress(let progress):
                     reporter.show(progress)
                 case .connectionRequest(let request):
-                    let code = request.code.map { " Code: \($0) — check the other screen shows the same." } ?? ""
-                    let lines =
-                        (request.namesakeWarning.map { [$0] } ?? [])
-                        + ["? connect to \(request.displayName) (\(request.deviceID.shortID))?\(code) [y/n]"]
-                    let yes = await request.answer(lines, autoAccept: autoAccept, prompter: prompter)
+                    let yes = await request.answer(autoAccept: autoAccept, prompter: prompter)
                     if yes { await session.accept(request) } else { await session.deny(request) }
                 default:
                     continue
