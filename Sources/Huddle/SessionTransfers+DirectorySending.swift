@@ -46,17 +46,8 @@ extension SessionTransfers {
             guard case .needed(let needed) = answer else {
                 throw PeerSessionError.transferFailed("the receiver answered a directory offer as a file")
             }
-            let sent: UInt64
-            do {
-                sent = try await streamer.streamDirectory(offer, scan: scan, needed: needed, to: peer)
-            } catch PeerSessionError.cancelled {
-                throw earlyFailure(id) ?? .cancelled
-            } catch let error as PeerSessionError {
-                // A file changed or could not be read: the receiver stops too, keeping the files it has verified.
-                if error.code == .transferFailed, let reason = error.reason {
-                    sendResourceNow(.cancel(id, reason: reason), to: peer)
-                }
-                throw error
+            let sent = try await streaming(id, to: peer) {
+                try await streamer.streamDirectory(offer, scan: scan, needed: needed, to: peer)
             }
             _ = try await ask(.end(id, sha256: nil), id: id, peer: peer)
             return DirectoryTransferReport(

@@ -79,17 +79,8 @@ extension SessionTransfers {
             guard offset <= send.size else {
                 throw PeerSessionError.transferFailed("the receiver asked to resume past the end")
             }
-            let sha256: [UInt8]
-            do {
-                sha256 = try await streamer.streamSingle(source, send, id: id, from: offset, to: peer)
-            } catch PeerSessionError.cancelled {
-                throw earlyFailure(id) ?? .cancelled
-            } catch let error as PeerSessionError {
-                // The file changed or could not be read: the receiver stops too, keeping what it has.
-                if error.code == .transferFailed, let reason = error.reason {
-                    sendResourceNow(.cancel(id, reason: reason), to: peer)
-                }
-                throw error
+            let sha256 = try await streaming(id, to: peer) {
+                try await streamer.streamSingle(source, send, id: id, from: offset, to: peer)
             }
             _ = try await ask(.end(id, sha256: sha256), id: id, peer: peer)
             return id
@@ -179,6 +170,25 @@ extension SessionTransfers {
     }
 
     // MARK: - Sending side
+
+    /// Runs `stream`, the bytes of transfer `id`. A file that changed or could not be read stops the receiver too,
+    /// which keeps what it has verified; a cancelled stream throws why the transfer ended early, if it did.
+    func streaming<T: Sendable>(
+        _ id: TransferID,
+        to peer: PeerID,
+        _ stream: () async throws -> T
+    ) async throws -> T {
+        do {
+            return try await stream()
+        } catch PeerSessionError.cancelled {
+            throw earlyFailure(id) ?? .cancelled
+        } catch let error as PeerSessionError {
+            if error.code == .transferFailed, let reason = error.reason {
+                sendResourceNow(.cancel(id, reason: reason), to: peer)
+            }
+            throw error
+        }
+    }
 
     func sendResourceNow(_ message: TransferMessage, to peer: PeerID) {
         guard let channel = flow.channel(for: peer) else { return }
