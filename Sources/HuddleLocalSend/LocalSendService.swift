@@ -116,6 +116,22 @@ public final class LocalSendService: ForeignPeerService, Service {
         }
         let share = try await makeShare()
         state.withLockedValue { $0.share = share }
+        let servers = LocalSendServers()
+        do {
+            try await serve(share: share, on: servers)
+        } catch {
+            await servers.shutDown(within: Self.serverShutdownLimit)
+            throw error
+        }
+        await servers.shutDown(within: Self.serverShutdownLimit)
+    }
+
+    /// How long the servers may take, once asked to stop, to serve the connections they accepted.
+    static let serverShutdownLimit: Duration = .seconds(2)
+
+    /// Starts the servers (the share page first, then the API) and the multicast announcer, and runs until the
+    /// service is asked to stop.
+    func serve(share: LocalSendShare?, on servers: LocalSendServers) async throws {
         try await withThrowingTaskGroup(of: Void.self) { tasks in
             if let share, let shareConfiguration = configuration.share {
                 let router = Router(context: LocalSendRequestContext.self)
@@ -124,13 +140,13 @@ public final class LocalSendService: ForeignPeerService, Service {
                     router,
                     tls: false,
                     ports: [shareConfiguration.httpPort, 0],
-                    in: &tasks
+                    on: servers
                 )
                 state.withLockedValue { $0.sharePort = port }
             }
             let router = LocalSendRoutes(service: self).router()
             if let share { LocalSendShareRoutes(service: self, share: share).add(to: router, page: false) }
-            let port = try await startServer(router, tls: true, ports: [configuration.port, 0], in: &tasks)
+            let port = try await startServer(router, tls: true, ports: [configuration.port, 0], on: servers)
             listeningPort.settle(port)
             let multicast =
                 configuration.usesMulticast
@@ -174,13 +190,13 @@ public final class LocalSendService: ForeignPeerService, Service {
         _ router: Router<LocalSendRequestContext>,
         tls: Bool,
         ports: [Int],
-        in tasks: inout ThrowingTaskGroup<Void, any Error>
+        on servers: LocalSendServers
     ) async throws -> Int {
         let addresses = configuration.listenAddresses
         guard let first = addresses.first else { throw LocalSendError.unreachable("no address to listen on") }
-        let port = try await startServer(router, tls: tls, on: first, ports: ports, in: &tasks)
+        let port = try await startServer(router, tls: tls, at: first, ports: ports, on: servers)
         for address in addresses.dropFirst() {
-            _ = try await startServer(router, tls: tls, on: address, ports: [port], in: &tasks)
+            _ = try await startServer(router, tls: tls, at: address, ports: [port], on: servers)
         }
         return port
     }
@@ -189,9 +205,9 @@ public final class LocalSendService: ForeignPeerService, Service {
     func startServer(
         _ router: Router<LocalSendRequestContext>,
         tls: Bool,
-        on address: String,
+        at address: String,
         ports: [Int],
-        in tasks: inout ThrowingTaskGroup<Void, any Error>
+        on servers: LocalSendServers
     ) async throws -> Int {
         for port in ports {
             let (running, runningContinuation) = AsyncStream<Int>.makeStream()
@@ -215,17 +231,19 @@ public final class LocalSendService: ForeignPeerService, Service {
                 eventLoopGroupProvider: .shared(group),
                 logger: Logger(label: "huddle.localsend", factory: { _ in SwiftLogNoOpLogHandler() })
             )
-            tasks.addTask {
-                do {
-                    try await app.run()
-                } catch {
-                    runningContinuation.finish()
-                    throw error
+            let server = servers.run(
+                ClosureService {
+                    do {
+                        try await app.run()
+                    } catch {
+                        runningContinuation.finish()
+                        throw error
+                    }
                 }
-            }
+            )
             for await bound in running { return bound }
-            // That port is taken: the task that failed is gone; try the next.
-            _ = try? await tasks.next()
+            // That port is taken: the server that failed has ended; try the next.
+            _ = await server.result
         }
         throw LocalSendError.unreachable("no port to listen on at \(address)")
     }

@@ -40,6 +40,21 @@ import Testing
             #expect(await Self.connects("127.0.0.1", port))
             #expect(!(await Self.connects("127.0.0.2", port)))
         }
+        // Stopped while connections it accepted wait to be served, the service ends cleanly: its servers are shut
+        // down gracefully, not cancelled (a cancelled server traps on such a connection, LocalSendServers).
+        let waiting = try await withThrowingTaskGroup(of: (any Channel).self) { group in
+            for port in Array(repeating: ada.port, count: 8) + Array(repeating: sharePort, count: 8) {
+                group.addTask {
+                    try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                        .connect(host: "127.0.0.1", port: port).get()
+                }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
         await ada.stop()
+        if case .failure(let error) = await ada.task.result {
+            #expect(error is CancellationError, "the run ended with \(error)")
+        }
+        for channel in waiting { try? await channel.close() }
     }
 }
