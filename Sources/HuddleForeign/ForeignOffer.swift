@@ -6,7 +6,8 @@ public struct ForeignOffer: Sendable, Identifiable {
     /// One file of the offer, as the sender describes it.
     public struct File: Sendable, Hashable {
         public let id: String
-        /// The name checked for safety (``ForeignFileName``): no path, no control characters.
+        /// The name checked for safety (`TransferName.validate`; hidden names are kept apart, `HiddenNames`): no
+        /// path, no control characters.
         public let name: String
         public let size: UInt64
         public let mimeType: String
