@@ -188,6 +188,7 @@ let package = Package(
             name: "HuddleKDEConnect",
             dependencies: [
                 "HuddleForeign", "HuddleKDEConnectWire", "Huddle", "HuddleTransport", "HuddleWire",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOTLS", package: "swift-nio"),
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),

@@ -7,6 +7,7 @@ public import HuddleKDEConnect
 public import HuddleLocalSend
 import HuddleMDNSCore
 import HuddleTransport
+public import Logging
 import ServiceLifecycle
 import X509
 
@@ -29,6 +30,8 @@ public struct ForeignSetup: Sendable {
     public var allowsPlainHTTP = false
     /// Files offered on LocalSend's download API (`huddle share`).
     public var share: LocalSendShareConfiguration?
+    /// Where the protocols say what they cannot report as an event (a pin they could not write).
+    public var logger = Logger(label: "huddle.foreign", factory: { _ in SwiftLogNoOpLogHandler() })
 
     public init(displayName: String, directory: URL, discovery: DiscoveryConfiguration) {
         self.displayName = displayName
@@ -155,6 +158,7 @@ public enum ForeignServices {
         configuration.usesInterface = context.usesInterface
         configuration.listenAddresses = context.listenAddresses
         configuration.announces = setup.discovery.families != [.v6]  // KDE Connect announces on IPv4
+        configuration.logger = setup.logger
         return KDEConnectService(
             configuration: configuration,
             credentials: .init(

@@ -68,11 +68,14 @@ struct ForeignOptions: ParsableArguments {
     }
 
     static func setup(_ options: SessionOptions) -> ForeignSetup {
-        ForeignSetup(
+        let session = options.configuration()
+        var setup = ForeignSetup(
             displayName: options.displayName,
-            directory: options.configuration().dataDirectory,
+            directory: session.dataDirectory,
             discovery: options.network.configuration()
         )
+        setup.logger = session.logger  // standard error, escaped, warnings and worse
+        return setup
     }
 
     /// Runs `make`; when the protocols cannot start, says why and what leaves them out, and fails.

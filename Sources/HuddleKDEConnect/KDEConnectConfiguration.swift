@@ -1,4 +1,5 @@
 public import HuddleKDEConnectWire
+public import Logging
 
 /// How this device takes part in KDE Connect (docs/kdeconnect.md).
 public struct KDEConnectConfiguration: Sendable {
@@ -28,6 +29,8 @@ public struct KDEConnectConfiguration: Sendable {
     /// Whether to link with other Huddle programs that speak KDE Connect (tests); they meet by Huddle's own
     /// protocol otherwise.
     public var linksWithHuddle = false
+    /// Where what the service cannot report as an event goes: a pin it could not write. Silent by default.
+    public var logger = Logger(label: "huddle.kdeconnect", factory: { _ in SwiftLogNoOpLogHandler() })
 
     public init(name: String) {
         self.name = name

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 public import HuddleForeign
 import HuddleKDEConnectWire
+import Logging
 import NIOConcurrencyHelpers
 import NIOCore
 
@@ -108,11 +109,29 @@ extension KDEConnectService {
             case .confirmUser:
                 emit(.pairingConfirmation(peer, verificationKey: verificationKey(device)))
             case .paired:
-                _ = try? pins.pin(peer)
+                do {
+                    try pins.pin(peer)
+                } catch {
+                    // Paired for this run; the next start meets the device as unpinned and asks again.
+                    configuration.logger.warning(
+                        "KDE Connect: the pairing with \(peer.name) could not be kept: \(error)",
+                        metadata: ["file": "\(pins.file.path)"]
+                    )
+                }
                 emit(.paired(peer))
                 resumeWaiters(deviceId, true)
             case .unpaired:
-                if let fingerprint = peer.fingerprint { try? pins.unpin(.kdeConnect, fingerprint: fingerprint) }
+                if let fingerprint = peer.fingerprint {
+                    do {
+                        try pins.unpin(.kdeConnect, fingerprint: fingerprint)
+                    } catch {
+                        // Still pinned on disk: the device is known at the next start, though it unpaired.
+                        configuration.logger.warning(
+                            "KDE Connect: the unpairing of \(peer.name) could not be kept: \(error)",
+                            metadata: ["file": "\(pins.file.path)"]
+                        )
+                    }
+                }
                 emit(.pairingEnded(peer, reason: "\(peer.name) unpaired"))
                 resumeWaiters(deviceId, false)
             case .failed(let reason):

@@ -4,10 +4,10 @@ public import HuddleForeign
 import HuddleKDEConnectWire
 import NIOConcurrencyHelpers
 import NIOCore
+import NIOFileSystem
 import NIOPosix
 import NIOSSL
 import SystemPackage
-import _NIOFileSystem
 
 #if canImport(Glibc)
 import Glibc

@@ -4,10 +4,10 @@ import HuddleForeign
 import HuddleKDEConnectWire
 import NIOConcurrencyHelpers
 import NIOCore
+import NIOFileSystem
 import NIOFoundationCompat
 import NIOPosix
 import NIOSSL
-import _NIOFileSystem
 
 #if canImport(Glibc)
 import Glibc

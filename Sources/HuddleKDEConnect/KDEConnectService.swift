@@ -3,7 +3,6 @@ import Huddle
 public import HuddleForeign
 import HuddleKDEConnectWire
 import HuddleTransport
-import Logging
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix

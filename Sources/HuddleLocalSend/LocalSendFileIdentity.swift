@@ -1,5 +1,5 @@
 import Foundation
-import _NIOFileSystem
+import NIOFileSystem
 
 #if canImport(Glibc)
 import Glibc

@@ -2,10 +2,10 @@ import Foundation
 import HuddleLocalSendWire
 import NIOConcurrencyHelpers
 import NIOCore
+import NIOFileSystem
 import NIOHTTP1
 import NIOPosix
 import NIOSSL
-import _NIOFileSystem
 
 /// The client side of LocalSend's API: one request per connection, HTTP/1.1 by SwiftNIO's codec, over TLS that
 /// pins the peer's certificate fingerprint during the handshake — before a byte of the request is sent

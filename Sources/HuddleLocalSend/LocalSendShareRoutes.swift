@@ -4,7 +4,7 @@ import HuddleForeign
 import HuddleLocalSendWire
 import Hummingbird
 import NIOCore
-import _NIOFileSystem
+import NIOFileSystem
 
 /// LocalSend's download API (prepare-download, download) for `huddle share`, on the HTTPS server for apps and on a
 /// plain HTTP server with the page for browsers, which refuse a self-signed certificate (docs/localsend.md,
