@@ -26,15 +26,7 @@ struct SessionOptions: ParsableArguments {
     @Option(help: "The name others see (default: this host's name).")
     var name: String?
 
-    @Option(
-        name: .customLong("data-dir"),
-        help: ArgumentHelp(
-            "Where the device key and trust store live (default: $HUDDLE_HOME, else $XDG_DATA_HOME/huddle, else "
-                + "$HOME/.local/share/huddle).",
-            valueName: "dir"
-        )
-    )
-    var dataDirectory: String?
+    @OptionGroup var data: DataDirectoryOption
 
     @Flag(
         help: ArgumentHelp(
@@ -146,7 +138,7 @@ struct SessionOptions: ParsableArguments {
 
     func configuration() -> PeerSessionConfiguration {
         var configuration = PeerSessionConfiguration()
-        if let dataDirectory { configuration.dataDirectory = URL(fileURLWithPath: dataDirectory) }
+        configuration.dataDirectory = data.url
         // Nobody compares a code under --yes either: such pins are trust-on-first-use, never "verified".
         configuration.trustsOnFirstUse = trustOnFirstUse || yes
         configuration.listenPort = port ?? PeerAddress.defaultPort
