@@ -102,7 +102,7 @@ extension KDEConnectService {
         try await server.executeThenClose { inbound in
             for await child in verifiedConnections(inbound) {
                 timer.cancel()
-                try await serve(handle, name: name, size: size, on: child)
+                try await serve(handle, name: name, size: size, on: child.channel)
                 done = true
                 break
             }
@@ -114,24 +114,27 @@ extension KDEConnectService {
 
     /// The accepted connections, each once it has finished TLS with the expected certificate: those that fail,
     /// close or keep silent past the deadline are closed and never yielded, and one does not hold up another.
+    ///
+    /// Every connection the listener accepted is taken from it until it closes, and each one not served is closed
+    /// as it is dropped (``AcceptedPayload``): an open `NIOAsyncChannel` dropped unserved traps the process, so a
+    /// second connection arriving while the first is served must not be left in a buffer.
     func verifiedConnections(
         _ inbound: NIOAsyncChannelInboundStream<(PayloadChannel, EventLoopFuture<Void>)>
-    ) -> AsyncStream<PayloadChannel> {
-        let (verified, continuation) = AsyncStream.makeStream(of: PayloadChannel.self)
-        let accepting = Task {
+    ) -> AsyncStream<AcceptedPayload> {
+        let (verified, continuation) = AsyncStream.makeStream(of: AcceptedPayload.self)
+        // Not cancelled when the reader stops: it ends when the listener closes, having taken every connection.
+        Task {
             do {
                 for try await (child, handshake) in inbound {
+                    let accepted = AcceptedPayload(child)
                     handshake.whenComplete { result in
-                        guard case .success = result, case .enqueued = continuation.yield(child) else {
-                            child.channel.close(promise: nil)
-                            return
-                        }
+                        guard case .success = result else { return }
+                        _ = continuation.yield(accepted)
                     }
                 }
             } catch {}
             continuation.finish()
         }
-        continuation.onTermination = { _ in accepting.cancel() }
         return verified
     }
 
@@ -222,5 +225,19 @@ extension KDEConnectService {
             "no TCP port from \(configuration.payloadPorts.lowerBound) to "
                 + "\(configuration.payloadPorts.upperBound) is free for the file"
         )
+    }
+}
+
+/// A payload connection the listener accepted, closed when dropped unserved. NIO traps when an open
+/// `NIOAsyncChannel` is released without `executeThenClose` ("Deinited NIOAsyncWriter without calling finish()",
+/// apple/swift-nio#3481); this one is kept alive until its close is done. Closing one already served does nothing.
+final class AcceptedPayload: Sendable {
+    let channel: KDEConnectService.PayloadChannel
+
+    init(_ channel: KDEConnectService.PayloadChannel) { self.channel = channel }
+
+    deinit {
+        let held = channel
+        held.channel.close().whenComplete { _ in withExtendedLifetime(held) {} }
     }
 }
