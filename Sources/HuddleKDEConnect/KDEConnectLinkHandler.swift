@@ -9,6 +9,9 @@ import NIOTLS
 /// the clear and then is the TLS *server*; the side that accepted reads that identity and is the TLS *client*.
 /// Both show certificates. From protocol version 8 on (both sides), each then sends its identity again inside TLS,
 /// and that one counts. The certificate's Common Name must be the device ID.
+///
+/// `@unchecked Sendable`: every mutable property is read and written only on its channel's event loop, in the
+/// pipeline's callbacks and in what they schedule there; it is sent only to be added to that pipeline.
 final class KDEConnectLinkHandler: ChannelInboundHandler, @unchecked Sendable {
     typealias InboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer

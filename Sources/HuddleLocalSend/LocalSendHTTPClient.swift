@@ -216,6 +216,9 @@ final class FingerprintPin: Sendable {
 }
 
 /// Gathers one HTTP response, refusing a body beyond its limit.
+///
+/// `@unchecked Sendable`: its mutable state is touched only on its channel's event loop (the pipeline's callbacks,
+/// and ``response(on:)``, which hops there with `flatSubmit`); the type is sent only to be added to that pipeline.
 final class ResponseCollector: ChannelInboundHandler, @unchecked Sendable {
     typealias InboundIn = HTTPClientResponsePart
 
