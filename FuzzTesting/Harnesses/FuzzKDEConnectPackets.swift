@@ -528,8 +528,10 @@ private func checkPairingStep(
         case (false, nil, .answer(accept: false)):
             break
         case (false, nil, .tick), (false, nil, .received):
+            // A stale request is refused in the unpaired state: the one before the step, or the one a pending
+            // request lapsed to as the step began.
             try require(
-                (isConfirming(before) && lapsed) || (stale && before == .unpaired),
+                (isConfirming(before) && lapsed) || (stale && (before == .unpaired || lapsed)),
                 "pair: false sent on: \(trace())"
             )
         default:

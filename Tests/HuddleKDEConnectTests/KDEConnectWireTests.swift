@@ -248,6 +248,25 @@ import Testing
         #expect(old.received(pair: true, timestamp: nil, at: 0, clock: clock) == [.askUser(timestamp: nil)])
     }
 
+    /// FailCases/FuzzKDEConnectPackets/lapsed-request-then-stale-request.bin: a request the user was asked about
+    /// lapses unanswered, and the next request, long after, carries a timestamp far from this clock: the first is
+    /// ended, the second refused, and the user is not asked.
+    @Test func aRequestThatLapsedThenAStaleOneIsEndedThenRefused() {
+        let clock: Int64 = 1_800_000_000
+        var pairing = KDEConnectPairing(paired: false)
+        #expect(
+            pairing.received(pair: true, timestamp: clock + 100, at: 107, clock: clock) == [
+                .askUser(timestamp: clock + 100)
+            ]
+        )
+        #expect(
+            pairing.received(pair: true, timestamp: clock - 1801, at: 212.5, clock: clock) == [
+                .failed("the request lapsed unanswered"), .send(pair: false, timestamp: nil),
+            ]
+        )
+        #expect(pairing.state == .unpaired)
+    }
+
     @Test func aPairedDeviceThatUnpairsIsUnpairedAndOneThatAsksAgainIsAnsweredYes() {
         var pairing = KDEConnectPairing(paired: true)
         #expect(pairing.received(pair: true, timestamp: nil, at: 0) == [.send(pair: true, timestamp: nil)])
