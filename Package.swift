@@ -224,8 +224,8 @@ let package = Package(
         .target(
             name: "HuddleApp",
             dependencies: [
-                "Huddle", "HuddleWire", "HuddleTransport", "HuddleMDNSCore", "HuddleDiscovery", "HuddleForeign",
-                "HuddleLocalSend", "HuddleKDEConnect",
+                "Huddle", "HuddleWire", "HuddleTransport", "HuddleDNS", "HuddleMDNSCore", "HuddleDiscovery",
+                "HuddleForeign", "HuddleLocalSend", "HuddleKDEConnect", "HuddlePasteboard", "HuddleClipboard",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -448,8 +448,10 @@ let package = Package(
             name: "HuddleAppTests",
             dependencies: [
                 "HuddleApp", "Huddle", "HuddleWire", "HuddleForeign", "HuddleDiscovery", "HuddleLocalSend",
-                "HuddleKDEConnect",
+                "HuddleKDEConnect", "HuddleMDNSCore",
                 "HuddleTestSupport",
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: upcoming
         ),

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HuddleApp
 import HuddleDNS
 import HuddleDiscovery
 import HuddleMDNSCore
@@ -113,17 +114,17 @@ struct AdvertiseCommand: AsyncParsableCommand {
         switch event {
         case .registered(_, let name):
             if json {
-                Output.json(["event": "registered", "name": name, "type": type, "port": port, "host": host])
+                Output.json(ServiceEventRecord.registered(name: name, type: type, port: Int(port), host: host))
             } else {
                 Output.line("Registered \"\(name)\" \(type) on \(host):\(port)")
             }
         case .renamed(_, let from, let to):
             json
-                ? Output.json(["event": "renamed", "from": from, "to": to])
+                ? Output.json(ServiceEventRecord.renamed(from: from, to: to))
                 : Output.line("Name conflict: \"\(from)\" is taken, trying \"\(to)\"")
         case .hostRenamed(let from, let to):
             json
-                ? Output.json(["event": "hostRenamed", "from": from, "to": to])
+                ? Output.json(ServiceEventRecord.renamed(from: from, to: to, host: true))
                 : Output.line("Host name conflict: \(from).local is taken, now \(to).local")
         }
     }

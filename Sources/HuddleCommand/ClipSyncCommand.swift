@@ -99,7 +99,7 @@ struct ClipSyncLog {
 
     func started(_ text: String) {
         if json {
-            Output.json(["event": "status", "text": text])
+            Output.json(ClipSyncRecord.status(text))
         } else if !quiet {
             Output.line(text)
         }
@@ -109,69 +109,34 @@ struct ClipSyncLog {
         if case .progress(let progress, let peer) = event {
             // Large items only; one line each in JSON, nothing in the plain log (the result line follows).
             if json {
-                Output.json([
-                    "event": "progress", "peer": peer, "direction": progress.direction == .sending ? "send" : "receive",
-                    "completed": progress.completed, "total": progress.total,
-                ])
+                Output.json(ProgressRecord(clipItem: progress, peer: peer))
             }
             return
         }
-        let (name, fields, text, isRefusal) = describe(event)
+        let (text, isRefusal) = describe(event)
         if json {
-            Output.json(fields.merging(["event": name]) { $1 })
+            Output.json(ClipSyncRecord(event))
         } else if !quiet || isRefusal {
             Output.line(text)
         }
     }
 
-    func describe(_ event: ClipboardSyncEvent) -> (String, [String: Any], String, Bool) {
+    /// The event's line, and whether it tells of something refused (shown even with --quiet).
+    func describe(_ event: ClipboardSyncEvent) -> (String, Bool) {
         switch event {
-        case .peerConnected(_, let name):
-            return ("connected", ["peer": name], "+ \(name) connected", false)
-        case .peerDisconnected(_, let name):
-            return ("disconnected", ["peer": name], "- \(name) left", false)
-        case .shared(let summary, let peers):
-            return (
-                "shared",
-                ["types": types(summary), "bytes": summary.byteCount, "peers": peers, "stamp": stamp(summary)],
-                "→ shared \(summary) with \(peers.joined(separator: ", "))", false
-            )
-        case .taken(let summary, let peer):
-            return (
-                "taken", ["types": types(summary), "bytes": summary.byteCount, "peer": peer, "stamp": stamp(summary)],
-                "← \(peer)'s copy is on the clipboard: \(summary)", false
-            )
-        case .notShared(let summary, let reason):
-            return (
-                "not-shared", ["types": types(summary), "bytes": summary.byteCount, "reason": reason],
-                "! not shared (\(summary)): \(reason)", true
-            )
+        case .peerConnected(_, let name): ("+ \(name) connected", false)
+        case .peerDisconnected(_, let name): ("- \(name) left", false)
+        case .shared(let summary, let peers): ("→ shared \(summary) with \(peers.joined(separator: ", "))", false)
+        case .taken(let summary, let peer): ("← \(peer)'s copy is on the clipboard: \(summary)", false)
+        case .notShared(let summary, let reason): ("! not shared (\(summary)): \(reason)", true)
         case .notTaken(let summary, let peer, let reason):
-            return (
-                "not-taken", ["types": summary.map(types) ?? [], "peer": peer, "reason": reason],
-                "! not taken from \(peer)\(summary.map { " (\($0))" } ?? ""): \(reason)", true
-            )
-        case .refusedByPeer(let peer, let reason):
-            return ("refused-by-peer", ["peer": peer, "reason": reason], "! \(peer) refused our copy: \(reason)", true)
+            ("! not taken from \(peer)\(summary.map { " (\($0))" } ?? ""): \(reason)", true)
+        case .refusedByPeer(let peer, let reason): ("! \(peer) refused our copy: \(reason)", true)
         case .shareOffered(let offer):
-            return (
-                "share-declined", ["peer": offer.peerName, "types": types(offer.summary)],
-                "! declined a share from \(offer.peerName): use huddle clip receive to take shared items", true
-            )
-        case .problem(let text):
-            return ("problem", ["text": text], "! \(text)", true)
-        case .progress(_, let peer):
-            return ("progress", ["peer": peer], "", false)
-        case .connectionRequest(let request):
-            return ("pairing", ["peer": request.displayName], "? \(request.displayName) asks to pair", false)
+            ("! declined a share from \(offer.peerName): use huddle clip receive to take shared items", true)
+        case .problem(let text): ("! \(text)", true)
+        case .progress: ("", false)
+        case .connectionRequest(let request): ("? \(request.displayName) asks to pair", false)
         }
-    }
-
-    func stamp(_ summary: ClipItemSummary) -> String {
-        summary.stamp?.description ?? ""
-    }
-
-    func types(_ summary: ClipItemSummary) -> [String] {
-        summary.types.map { $0.mimeType ?? $0.rawValue }
     }
 }

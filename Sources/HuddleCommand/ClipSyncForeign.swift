@@ -25,13 +25,12 @@ struct ClipSyncForeign {
             case .clipboardReceived(let text, let peer, let copiedAt):
                 await sync.linkedClipboardChanged(text, copiedAt: copiedAt, from: peer.id.description)
             case .pairingRequested(let peer, let key):
-                let question = ForeignPairingQuestion(
-                    service: service,
-                    foreign: foreign,
+                let printer = InboxPrinter(
+                    reporter: ProgressReporter(json: log.json),
                     json: log.json,
-                    autoAccept: autoAccept
+                    assumeYes: autoAccept
                 )
-                Task { await question.ask(peer, key: key) }
+                Task { await printer.questions(foreign).answerPairing(peer, key: key, accepted: false, via: service) }
             case .pairingEnded(let peer, let reason):
                 await sync.unlinkClipboard(peer.id.description)
                 log.note("pairingEnded", peer, text: "- \(peer.name): \(reason)", isRefusal: true)
@@ -78,10 +77,7 @@ extension ClipSyncLog {
     /// One line about a foreign device: plain text, or JSON with its name and protocol.
     func note(_ event: String, _ peer: ForeignPeer, text: String, isRefusal: Bool = false) {
         if json {
-            Output.json([
-                "event": event, "peer": peer.name, "protocol": peer.protocol.rawValue,
-                "fingerprint": peer.fingerprint ?? "",
-            ])
+            Output.json(ClipDeviceRecord(event, peer))
         } else if !quiet || isRefusal {
             Output.line(text)
         }

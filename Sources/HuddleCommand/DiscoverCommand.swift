@@ -1,4 +1,5 @@
 import ArgumentParser
+import HuddleApp
 import HuddleDNS
 import HuddleDiscovery
 import HuddleMDNSCore
@@ -91,24 +92,24 @@ struct DiscoverCommand: AsyncParsableCommand {
     static func print(_ event: MDNSBrowseEvent, formatter: ServiceFormatter, json: Bool) -> Bool {
         switch event {
         case .added(let service):
-            json ? Output.json(formatter.json("added", service)) : Output.line(formatter.row("+", service))
+            json ? Output.json(formatter.record("added", service)) : Output.line(formatter.row("+", service))
             return true
         case .updated(let service):
-            json ? Output.json(formatter.json("updated", service)) : Output.line(formatter.row("~", service))
+            json ? Output.json(formatter.record("updated", service)) : Output.line(formatter.row("~", service))
         case .removed(let name):
             let type = name.labels.dropFirst().dropLast().map { String(decoding: $0, as: UTF8.self) }
             if json {
-                Output.json(["event": "removed", "name": name.firstLabel, "type": type.joined(separator: ".")])
+                Output.json(ServiceEventRecord.removed(name: name.firstLabel, type: type.joined(separator: ".")))
             } else {
                 Output.line("- " + ServiceFormatter.pad(name.firstLabel, 28) + " " + type.joined(separator: "."))
             }
         case .typeFound(let name):
             let text = ServiceFormatter.hostText(name).replacingSuffix(".local", with: "")
-            json ? Output.json(["event": "type", "type": text]) : Output.line("+ \(text)")
+            json ? Output.json(ServiceEventRecord.type(text, found: true)) : Output.line("+ \(text)")
             return true
         case .typeLost(let name):
             let text = ServiceFormatter.hostText(name).replacingSuffix(".local", with: "")
-            json ? Output.json(["event": "typeRemoved", "type": text]) : Output.line("- \(text)")
+            json ? Output.json(ServiceEventRecord.type(text, found: false)) : Output.line("- \(text)")
         }
         return false
     }

@@ -82,7 +82,7 @@ struct DoctorCommand: AsyncParsableCommand {
             listenSeconds: self.timeout
         ).run()
         if self.json {
-            Output.json(report.jsonObject)
+            Output.json(report)
         } else {
             for line in report.textLines { Output.line(line) }
         }

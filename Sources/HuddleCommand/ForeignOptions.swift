@@ -107,19 +107,4 @@ extension ForeignPeers {
             return nil
         }
     }
-
-    /// Pins `peer` after the user accepted a transfer with it, and says so.
-    func pinAfterUse(_ peer: ForeignPeer) {
-        guard let fingerprint = peer.fingerprint else { return }
-        do {
-            if try pins.pin(peer) {
-                Output.line(
-                    "* pinned \(peer.protocol.rawValue) device \(peer.name) (fingerprint \(fingerprint.prefix(16))…) on "
-                        + "first use: nothing verified it; another certificate under this name will be warned about"
-                )
-            }
-        } catch {
-            Output.error("could not pin \(peer.name): \(error)")
-        }
-    }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Huddle
+import HuddleApp
 import HuddleDNS
 import HuddleDoctor
 import HuddleMDNSCore
@@ -18,38 +19,20 @@ enum Output {
         FileHandle.standardError.write(Data(("huddle: " + self.text(text) + "\n").utf8))
     }
 
-    /// One JSON object on one line, keys sorted.
-    static func json(_ object: [String: Any]) {
-        guard let text = jsonText(object) else { return }
+    /// One JSON object on one line (``JSONLine``).
+    static func json(_ record: some Encodable) {
+        guard let text = JSONLine.text(record) else { return }
         FileHandle.standardOutput.write(Data((text + "\n").utf8))
+    }
+
+    /// A record as the lines of a question (one JSON object; none when it cannot be encoded).
+    static func jsonLines(_ record: some Encodable) -> [String] {
+        JSONLine.text(record).map { [$0] } ?? []
     }
 
     /// A line as printed: with terminal controls made visible.
     static func text(_ text: String) -> String {
         DisplayText.escaped(text)
-    }
-
-    /// One JSON object as printed: keys sorted, and every character ``DisplayText/escaped(_:)`` would show
-    /// written as a `\u` escape (the same JSON value, with no control character in the output).
-    static func jsonText(_ object: [String: Any]) -> String? {
-        guard
-            let data = try? JSONSerialization.data(
-                withJSONObject: object,
-                options: [.sortedKeys, .withoutEscapingSlashes]
-            )
-        else { return nil }
-        let text = String(decoding: data, as: UTF8.self)
-        guard text.unicodeScalars.contains(where: DisplayText.isEscaped) else { return text }
-        var out = ""
-        for scalar in text.unicodeScalars {
-            if DisplayText.isEscaped(scalar) {
-                let hex = String(scalar.value, radix: 16, uppercase: false)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            } else {
-                out.unicodeScalars.append(scalar)
-            }
-        }
-        return out
     }
 }
 
@@ -67,27 +50,14 @@ struct ServiceFormatter {
     /// A host name without the trailing dot.
     static func hostText(_ name: DNSName) -> String { name.hostText }
 
-    /// TXT as JSON: values as strings, attributes without `=` as true.
-    static func txtObject(_ txt: MDNSTXTRecord) -> [String: Any] {
-        var object: [String: Any] = [:]
-        for entry in txt.entries {
-            object[entry.key] = entry.value.map { String(decoding: $0, as: UTF8.self) } ?? true
-        }
-        return object
-    }
-
-    func json(_ event: String, _ service: MDNSResolvedService) -> [String: Any] {
-        [
-            "event": event,
-            "name": service.instanceName,
-            "type": service.type,
-            "domain": service.domain,
-            "host": Self.hostText(service.host),
-            "port": Int(service.port),
-            "addresses": service.addresses.map(self.text),
-            "txt": Self.txtObject(service.txt),
-            "interface": self.interfaceNames[service.interfaceIndex] ?? String(service.interfaceIndex),
-        ]
+    /// A resolved service's JSON record (`added` or `updated`).
+    func record(_ event: String, _ service: MDNSResolvedService) -> ServiceRecord {
+        ServiceRecord(
+            event,
+            service,
+            addresses: service.addresses.map(self.text),
+            interface: self.interfaceNames[service.interfaceIndex] ?? String(service.interfaceIndex)
+        )
     }
 
     /// The column header of ``row(_:_:)``.

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HuddleApp
 import HuddlePasteboard
 
 struct PasteboardListCommand: AsyncParsableCommand {
@@ -14,15 +15,7 @@ struct PasteboardListCommand: AsyncParsableCommand {
     func run() async throws {
         let list = try await CommandFailure.run { try NamedPasteboardStore().list() }
         if self.json {
-            for info in list {
-                var object: [String: Any] = [
-                    "name": info.name, "persistent": info.persistent, "bytes": info.byteCount,
-                    "types": info.types.map(\.rawValue), "secret": info.isSecret,
-                    "created": Int(info.created.timeIntervalSince1970),
-                ]
-                if let expires = info.expires { object["expires"] = Int(expires.timeIntervalSince1970) }
-                Output.json(object)
-            }
+            for info in list { Output.json(PasteboardInfoRecord(info)) }
             return
         }
         guard !list.isEmpty else { return Output.line("No named pasteboards.") }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HuddleApp
 import HuddlePasteboard
 
 struct PasteboardWatchCommand: AsyncParsableCommand {
@@ -46,23 +47,11 @@ struct PasteboardWatchCommand: AsyncParsableCommand {
         _ = try await CommandServices.run([]) {
             var seen = 0
             for await change in changes {
-                if json { Output.json(Self.object(change)) } else { Output.line(Self.line(change)) }
+                if json { Output.json(PasteboardChangeRecord(change)) } else { Output.line(Self.line(change)) }
                 seen += 1
                 if let limit, seen >= limit { return }
             }
         }
-    }
-
-    static func object(_ change: PasteboardChange) -> [String: Any] {
-        var object: [String: Any] = [
-            "sequence": change.sequence,
-            "types": change.types.map(\.rawValue),
-            "secret": change.isSecret,
-            "empty": change.isEmpty,
-            "bytes": change.item.byteCount,
-        ]
-        if !change.isSecret, let text = change.item.string { object["text"] = String(text.prefix(1000)) }
-        return object
     }
 
     static func line(_ change: PasteboardChange) -> String {

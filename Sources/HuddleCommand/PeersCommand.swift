@@ -86,18 +86,14 @@ actor PeerPicker {
     func followForeign(_ service: any ForeignPeerService) async {
         for await event in service.events {
             if case .pairingRequested(let peer, let key) = event, let foreign {
-                let question = ForeignPairingQuestion(
-                    service: service,
-                    foreign: foreign,
-                    json: json,
-                    autoAccept: autoAccept
-                )
-                Task { await question.ask(peer, key: key) }
+                let questions = InboxPrinter(reporter: ProgressReporter(json: json), json: json, assumeYes: autoAccept)
+                    .questions(foreign)
+                Task { await questions.answerPairing(peer, key: key, accepted: false, via: service) }
                 continue
             }
             if case .paired(let peer) = event {
                 if json {
-                    Output.json(["event": "paired", "protocol": peer.protocol.rawValue, "name": peer.name])
+                    Output.json(NamedDeviceRecord.paired(peer))
                 } else {
                     Output.line("* paired with \(peer.protocol.rawValue) device \(peer.name)")
                 }
@@ -109,12 +105,7 @@ actor PeerPicker {
             if foreignPeers.updateValue(peer, forKey: peer.id) == nil { foreignOrder.append(peer.id) }
             let trust = foreign?.trust(of: peer) ?? .unpinned
             if json {
-                Output.json([
-                    "event": "found", "protocol": peer.protocol.rawValue, "name": peer.name,
-                    "fingerprint": peer.fingerprint ?? "", "address": peer.address,
-                    "deviceType": peer.deviceType ?? "", "deviceModel": peer.deviceModel ?? "",
-                    "trust": ForeignReceiving.trustWord(trust), "verified": false,
-                ])
+                Output.json(DeviceFoundRecord(peer, trust: trust))
             } else {
                 if case .changed(let pinned) = trust {
                     Output.line("! " + ForeignTrustText.changed(peer, pinned: pinned.fingerprint))
@@ -138,15 +129,10 @@ actor PeerPicker {
         switch event {
         case .peerFound(let info):
             if !order.contains(info.id) { order.append(info.id) }
-            if json {
-                Output.json([
-                    "event": "found", "peer": info.id.rawValue, "name": info.displayName,
-                    "device": info.deviceID?.shortID ?? "", "dialledAt": info.dialledAt ?? "",
-                ])
-            }
+            if json { Output.json(PeerFoundRecord(info)) }
         case .stateChanged(let peer, let state):
             if json {
-                Output.json(["event": "state", "peer": peer.rawValue, "state": state.rawValue])
+                Output.json(PeerEventRecord.state(state, of: peer))
             } else {
                 await printList()
             }
@@ -154,12 +140,7 @@ actor PeerPicker {
             // Shown when its question comes up (with JSON too: a request event, then y or n answers it).
             let lines: [String]
             if json {
-                let event = Output.jsonText([
-                    "event": "request", "peer": request.peer.rawValue, "name": request.displayName,
-                    "code": request.code?.description ?? "", "device": request.deviceID.shortID,
-                    "namesakes": request.namesakes.map(\.shortID),
-                ])
-                lines = event.map { [$0] } ?? []
+                lines = Output.jsonLines(ConnectionRequestRecord(request))
             } else {
                 lines = request.question
             }
@@ -181,29 +162,25 @@ actor PeerPicker {
             if await !prompter.withdraw(key: "\(id)", note: note), let note { Output.line(note) }
         case .pairingPaused(let pause):
             if json {
-                Output.json([
-                    "event": "pairingPaused", "message": "\(pause)", "seconds": "\(pause.duration.components.seconds)",
-                ])
+                Output.json(PeerEventRecord.pairingPaused(pause))
             } else {
                 Output.line("! \(pause)")
             }
         case .addressUnreachable(let address, let error):
             if json {
-                Output.json([
-                    "event": "unreachable", "address": "\(address)", "message": DirectAddressText.reason(error),
-                ])
+                Output.json(PeerEventRecord.unreachable(address, message: DirectAddressText.reason(error)))
             } else {
                 Output.line("! \(DirectAddressText.unreachable(address, error))")
             }
         case .pairedByLink(let peer, let device):
             if json {
-                Output.json(["event": "pairedByLink", "peer": peer.rawValue, "device": device.shortID])
+                Output.json(PeerEventRecord.pairedByLink(peer, device: device))
             } else {
                 Output.line("* paired with \(device.shortID) by the pairing link: verified")
             }
         case .peerError(let peer, let error):
             if json {
-                Output.json(["event": "error", "peer": peer?.rawValue ?? "", "message": "\(error)"])
+                Output.json(PeerEventRecord.error(error, peer: peer))
             } else {
                 Output.line("! \(error)")
             }
@@ -225,7 +202,7 @@ actor PeerPicker {
         }
         for id in foreignOrder {
             guard let peer = foreignPeers[id] else { continue }
-            let trust = ForeignReceiving.state(foreign?.trust(of: peer) ?? .unpinned)
+            let trust = (foreign?.trust(of: peer) ?? .unpinned).phrase
             Output.line("  - \(peer.name) (\(peer.identityText)) — \(trust), at \(peer.address)")
         }
     }

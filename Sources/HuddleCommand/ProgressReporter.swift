@@ -1,5 +1,6 @@
 import Foundation
 import Huddle
+import HuddleApp
 import HuddleForeign
 import HuddleWire
 import NIOConcurrencyHelpers
@@ -22,24 +23,7 @@ final class ProgressReporter: Sendable {
             return (true, .now)
         }
         let (rate, secondsLeft) = progress.estimate(elapsed: since.duration(to: .now))
-        if json {
-            var fields: [String: Any] = [
-                "event": "progress", "id": "\(progress.id)",
-                "direction": progress.direction == .sending ? "send" : "receive",
-                "completed": progress.completed, "total": progress.total, "startedAt": progress.startedAt,
-                "bytesPerSecond": Int(rate),
-            ]
-            if let secondsLeft { fields["etaSeconds"] = Int(secondsLeft.rounded(.up)) }
-            if let file = progress.file {
-                fields["file"] = file.path
-                fields["fileCompleted"] = file.completed
-                fields["fileTotal"] = file.total
-                fields["filesCompleted"] = file.filesCompleted
-                fields["fileCount"] = file.fileCount
-            }
-            Output.json(fields)
-            return
-        }
+        if json { return Output.json(ProgressRecord(progress, bytesPerSecond: rate, secondsLeft: secondsLeft)) }
         if first, progress.startedAt > 0 {
             let files = progress.file.map { " (\($0.filesCompleted) of \($0.fileCount) files present)" } ?? ""
             Output.line("resuming \(progress.id) at \(progress.startedAt) bytes\(files)")
@@ -68,10 +52,10 @@ final class ProgressReporter: Sendable {
         total == 0 ? 100 : Int(completed * 100 / total)
     }
 
-    /// A result line, or an object with `event` and `fields`.
-    func result(_ event: String, _ fields: [String: Any], text: String) {
+    /// A result line, or its JSON record.
+    func result(_ record: some Encodable, text: String) {
         if json {
-            Output.json(fields.merging(["event": event]) { $1 })
+            Output.json(record)
         } else {
             Output.line(text)
         }
@@ -82,14 +66,7 @@ extension ProgressReporter {
     /// A foreign transfer's progress: as JSON, or a line at every 16 MiB and at the end (redrawn on a terminal).
     func show(_ progress: ForeignProgress) {
         let verb = progress.isOutgoing ? "sending" : "receiving"
-        if json {
-            Output.json([
-                "event": "progress", "id": progress.offerID, "file": progress.fileName,
-                "direction": progress.isOutgoing ? "send" : "receive", "completed": progress.completed,
-                "total": progress.total,
-            ])
-            return
-        }
+        if json { return Output.json(ProgressRecord(progress)) }
         let percent = Self.percent(progress.completed, of: progress.total)
         let line = "\(verb) \(progress.fileName): \(percent)% (\(progress.completed)/\(progress.total) bytes)"
         let done = progress.completed == progress.total

@@ -116,98 +116,15 @@ struct ReceiveCommand: AsyncParsableCommand {
     ) async throws {
         let findable = await session.findableName()
         Output.line("Receiving into \(directory.path) as \(findable). Ctrl-C to stop.")
-        let reporter = ProgressReporter(json: json)
-        let tally = ReceiveTally(limit: count)
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask { await receive(on: session, into: directory, reporter: reporter, tally: tally) }
-            for service in foreign.services {
-                group.addTask {
-                    await ForeignReceiving(
-                        service: service,
-                        foreign: foreign,
-                        directory: directory,
-                        reporter: reporter,
-                        json: json,
-                        autoAccept: options.yes,
-                        pasteboard: pasteboard
-                    ).run(tally: tally)
-                }
-            }
-            // The first loop to end (the count reached, or the session's events over) ends the others.
-            _ = await group.next()
-            group.cancelAll()
+        var printer = InboxPrinter(reporter: ProgressReporter(json: json), json: json, assumeYes: options.yes)
+        printer.toClipboard = pasteboard != nil
+        var inbox = Inbox(session: session, directory: directory, questions: printer.questions(foreign))
+        inbox.allowsHidden = allowHidden
+        if let pasteboard {
+            inbox.clipboard = { text in try await pasteboard.keep(PasteboardItem(text: text), in: .clipboard) }
         }
+        inbox.limit = count
+        await inbox.run()
         await session.stop()
-    }
-
-    func receive(
-        on session: PeerSession,
-        into directory: URL,
-        reporter: ProgressReporter,
-        tally: ReceiveTally
-    ) async {
-        var offered: [TransferID: IncomingTransfer] = [:]
-        let prompter = Prompter.standard
-        events: for await event in session.events {
-            switch event {
-            case .connectionRequest(let request):
-                let yes = await request.answer(autoAccept: options.yes, prompter: prompter)
-                if yes { await session.accept(request) } else { await session.deny(request) }
-            case .transferOffered(let transfer):
-                let from = await session.displayName(for: transfer.peer) ?? "?"
-                offered[transfer.id] = transfer
-                let what =
-                    transfer.isDirectory
-                    ? "directory \(transfer.name)/ (\(transfer.fileCount) files, \(transfer.size) bytes)"
-                    : "\(transfer.name) (\(transfer.size) bytes)"
-                let fields: [String: Any] = [
-                    "event": "offer", "name": transfer.name, "size": transfer.size, "from": from,
-                    "key": transfer.contentKey, "directory": transfer.isDirectory, "files": transfer.fileCount,
-                    "id": "\(transfer.id)",
-                ]
-                // The offer is shown when its question comes up (one question on screen at a time).
-                let question =
-                    json ? Output.jsonText(fields).map { [$0] } ?? [] : ["? \(what) from \(from). Accept? [y/n]"]
-                let yes: Bool
-                if transfer.isDirectory, HiddenNames.refusesDirectory(named: transfer.name, allowHidden: allowHidden) {
-                    Output.error(
-                        "declined directory \(transfer.name)/ from \(from): its name is hidden (give --allow-hidden "
-                            + "to take it)"
-                    )
-                    yes = false
-                } else if options.yes {
-                    for line in question { Output.line(line) }
-                    yes = true
-                } else {
-                    yes = await prompter.confirm(question, numbered: !json)
-                }
-                if yes {
-                    do { try await session.acceptTransfer(transfer, into: directory) } catch {
-                        Output.error("\(error)")
-                    }
-                } else {
-                    await session.declineTransfer(transfer)
-                }
-            case .transferProgress(let progress):
-                reporter.show(progress)
-            case .transferFinished(let id, _, let url):
-                let transfer = offered.removeValue(forKey: id)
-                let files = transfer?.fileCount ?? 1
-                let directory = transfer?.isDirectory == true
-                reporter.result(
-                    "received",
-                    ["path": url.path, "files": files, "directory": directory, "id": "\(id)"],
-                    text: directory ? "received \(url.path)/ (\(files) files, all verified)" : "received \(url.path)"
-                )
-                if await tally.add() { break events }
-            case .transferFailed(let id, _, let error):
-                if json { reporter.result("failed", ["id": "\(id)", "error": "\(error)"], text: "") }
-                Output.error("\(error)")
-            case .pairingPaused(let pause):
-                Output.error("\(pause)")
-            default:
-                continue
-            }
-        }
     }
 }

@@ -117,13 +117,9 @@ struct SendCommand: AsyncParsableCommand {
                                 + "verification key \(key)"
                         )
                     case .pairingConfirmation(let peer, let key):
-                        let question = ForeignPairingQuestion(
-                            service: service,
-                            foreign: foreign,
-                            json: json,
-                            autoAccept: autoAccept
-                        )
-                        Task { await question.confirmKey(peer, key: key) }
+                        let questions = InboxPrinter(reporter: reporter, json: json, assumeYes: autoAccept)
+                            .questions(foreign)
+                        Task { await questions.answerPairing(peer, key: key, accepted: true, via: service) }
                     case .paired(let peer): Output.line("* paired with \(peer.protocol.rawValue) device \(peer.name)")
                     case .fingerprintChanged(let peer, let pinned):
                         Output.error(ForeignTrustText.changed(peer, pinned: pinned))
@@ -134,7 +130,8 @@ struct SendCommand: AsyncParsableCommand {
             }
         }
         // What a foreign send needs first (LocalSend: each file's SHA-256) is worked out while the peer is found.
-        let files = filePaths
+        let foreignDelivery = foreignDelivery(foreign)
+        let files = foreignDelivery.files
         if text == nil && !files.isEmpty { for service in foreign.services { service.prepareToSend(files: files) } }
         let peers: [Recipient]
         do {
@@ -154,6 +151,7 @@ struct SendCommand: AsyncParsableCommand {
             service.cancelPreparedSends()
         }
         // Each peer gets the files in order; several peers are served at once, so a slow one holds up no other.
+        let delivery = HuddleDelivery(session: session, paths: paths)
         let failures = await withTaskGroup(of: Int.self) { group in
             for recipient in peers {
                 group.addTask {
@@ -164,9 +162,9 @@ struct SendCommand: AsyncParsableCommand {
                         return 1
                     case .huddle(let peer):
                         let name = peers.count > 1 ? await session.displayName(for: peer) : nil
-                        return await send(to: peer, named: name, on: session, reporter: reporter)
+                        return await delivery.send(to: peer, named: name) { show($0, reporter) }
                     case .foreign(let peer, let service):
-                        return await send(to: peer, via: service, foreign: foreign, reporter: reporter)
+                        return await foreignDelivery.send(to: peer, via: service) { show($0, reporter) }
                     }
                 }
             }
@@ -178,168 +176,54 @@ struct SendCommand: AsyncParsableCommand {
         if failures > 0 { throw ExitCode.failure }
     }
 
-    /// Sends every path to one peer; returns how many failed. `name` is set when there are several peers.
-    ///
-    /// Small files overlap (``SendWindow``): each costs two round trips (offer → accept, end → verified) that
-    /// would otherwise be idle time between files. Results are reported in the order of the paths.
-    func send(to peer: PeerID, named name: String?, on session: PeerSession, reporter: ProgressReporter) async -> Int {
-        let suffix = name.map { " to \($0)" } ?? ""
-        var failed = 0
-        var report = OrderedResults<String?>()
-        func flush() {
-            for (index, error) in report.takeReady() {
-                let file = URL(fileURLWithPath: paths[index]).lastPathComponent
-                if let error {
-                    if json { reporter.result("failed", ["file": file, "error": error], text: "") }
-                    Output.error("\(file)\(suffix): \(error)")
-                    failed += 1
-                } else if !SendWindow.isDirectory(paths[index]) {
-                    var fields: [String: Any] = ["file": file]
-                    if let name { fields["peer"] = name }
-                    reporter.result("sent", fields, text: "sent \(file)\(suffix): verified by the receiver")
-                }
+    /// The foreign send: the PIN and the changed certificate asked of the user (never answered by --yes).
+    func foreignDelivery(_ foreign: ForeignPeers) -> ForeignDelivery {
+        var delivery = ForeignDelivery(
+            foreign: foreign,
+            paths: paths,
+            askLine: { question in await Prompter.standard.line(["? " + question]) },
+            confirmChangedCertificate: { peer, pinned in
+                Output.error(ForeignTrustText.changed(peer, pinned: pinned))
+                return await Prompter.standard.confirm(
+                    ["? send to \(peer.name) anyway, and pin its new fingerprint? [y/n]"],
+                    numbered: false
+                )
             }
-        }
-        await withTaskGroup(of: (Int, UInt64, String?).self) { group in
-            var window = SendWindow()
-            let weights = SendWindow.weights(of: paths)
-            for (index, path) in paths.enumerated() {
-                let weight = weights[index]
-                while !window.admits(weight), let (done, doneWeight, error) = await group.next() {
-                    window.finished(doneWeight)
-                    report.add(error, at: done)
-                    flush()
-                }
-                window.started(weight)
-                group.addTask {
-                    do {
-                        let url = URL(fileURLWithPath: path)
-                        if SendWindow.isDirectory(path) {
-                            try await sendDirectory(url, to: peer, on: session, reporter: reporter)
-                        } else {
-                            try await session.sendFile(at: url, to: peer)
-                        }
-                        return (index, weight, nil)
-                    } catch {
-                        return (index, weight, "\(error)")
-                    }
-                }
-            }
-            for await (done, _, error) in group {
-                report.add(error, at: done)
-                flush()
-            }
-        }
-        return failed
-    }
-
-    /// Sends every file to a foreign device in one offer; returns how many failed.
-    func send(
-        to peer: ForeignPeer,
-        via service: any ForeignPeerService,
-        foreign: ForeignPeers,
-        reporter: ProgressReporter
-    ) async -> Int {
-        let who = "\(peer.name) (\(peer.identityText) — not verified)"
-        if let text {
-            do {
-                try await service.send(text: text, to: peer, pin: pin)
-            } catch {
-                Output.error("\(peer.name): \(error)")
-                return 1
-            }
-            reporter.result(
-                "sent",
-                ["text": true, "peer": peer.name, "protocol": peer.protocol.rawValue],
-                text: "sent the text to \(who)"
-            )
-            return 0
-        }
-        let directories = paths.filter(SendWindow.isDirectory)
-        for path in directories {
-            Output.error(
-                "\(path): directories go to Huddle peers only; \(peer.name) is a \(peer.protocol.rawValue) device"
-            )
-        }
-        let files = filePaths
-        guard !files.isEmpty else { return directories.count }
-        guard let trust = foreign.trust(of: peer) else {
-            Output.error("\(peer.name): not sent (the pin file cannot be read)")
-            return files.count + directories.count
-        }
-        if case .changed(let pinned) = trust {
-            Output.error(ForeignTrustText.changed(peer, pinned: pinned.fingerprint))
-            // Never under --yes: only a person who knows the device changed may say so.
-            let go = await Prompter.standard.confirm(
-                ["? send to \(peer.name) anyway, and pin its new fingerprint? [y/n]"],
-                numbered: false
-            )
-            guard go else {
-                Output.error("\(peer.name): not sent (its certificate changed)")
-                return files.count + directories.count
-            }
-        }
-        do {
-            try await sendAskingForPIN(files, to: peer, via: service)
-        } catch {
-            for file in files {
-                if json { reporter.result("failed", ["file": file.lastPathComponent, "error": "\(error)"], text: "") }
-            }
-            Output.error("\(peer.name): \(error)")
-            return files.count + directories.count
-        }
-        for file in files {
-            reporter.result(
-                "sent",
-                ["file": file.lastPathComponent, "peer": peer.name, "protocol": peer.protocol.rawValue],
-                text: "sent \(file.lastPathComponent) to \(who)"
-            )
-        }
-        // KDE Connect pins when it pairs; LocalSend has only this first accepted use.
-        if case .pinned = trust {} else if peer.protocol == .localSend { foreign.pinAfterUse(peer) }
-        return directories.count
-    }
-
-    /// The paths that are files, not directories (foreign devices take files only).
-    var filePaths: [URL] { paths.filter { !SendWindow.isDirectory($0) }.map { URL(fileURLWithPath: $0) } }
-
-    /// Sends, and when the device asks for a PIN (or refuses the one given) asks the user for it, up to three
-    /// times; without a terminal to ask, the device's refusal stands.
-    func sendAskingForPIN(_ files: [URL], to peer: ForeignPeer, via service: any ForeignPeerService) async throws {
-        var pin = self.pin
-        for attempt in 1... {
-            do {
-                return try await service.send(files: files, to: peer, pin: pin)
-            } catch let error as LocalSendError where error == .pinRequired || error == .pinRejected {
-                let question =
-                    error == .pinRequired ? "\(peer.name) asks for a PIN:" : "\(peer.name) refused the PIN; PIN:"
-                guard attempt <= 3, let answer = await Prompter.standard.line(["? " + question]), !answer.isEmpty else {
-                    throw error
-                }
-                pin = answer.trimmingCharacters(in: .whitespaces)
-            }
-        }
-    }
-
-    func sendDirectory(_ url: URL, to peer: PeerID, on session: PeerSession, reporter: ProgressReporter) async throws {
-        let report = try await session.sendDirectory(at: url, to: peer)
-        let name = url.standardizedFileURL.resolvingSymlinksInPath().lastPathComponent
-        for path in report.skipped {
-            reporter.result(
-                "skipped",
-                ["file": name + "/" + path, "reason": "not a regular file or directory"],
-                text: "skipped \(name)/\(path): links and special files are not sent"
-            )
-        }
-        reporter.result(
-            "sent",
-            [
-                "file": name, "directory": true, "id": "\(report.id)", "files": report.fileCount,
-                "bytes": report.totalSize, "filesSent": report.filesSent, "bytesSent": report.bytesSent,
-                "skipped": report.skipped.count,
-            ],
-            text: "sent \(name)/: \(report.fileCount) files, \(report.totalSize) bytes (this run: \(report.filesSent) "
-                + "files, \(report.bytesSent) bytes), all verified by the receiver"
         )
+        delivery.text = text
+        delivery.pin = pin
+        return delivery
+    }
+
+    /// Prints one result: a line, or its JSON record (a failure also on standard error).
+    func show(_ outcome: DeliveryOutcome, _ reporter: ProgressReporter) {
+        switch outcome {
+        case .sent(let record, let device):
+            let who = device.map { "\($0.name) (\($0.identityText) — not verified)" }
+            let text: String
+            if record.text == true {
+                text = "sent the text to \(who ?? record.peer ?? "")"
+            } else if record.directory == true {
+                text =
+                    "sent \(record.file ?? "")/: \(record.files ?? 0) files, \(record.bytes ?? 0) bytes (this run: "
+                    + "\(record.filesSent ?? 0) files, \(record.bytesSent ?? 0) bytes), all verified by the receiver"
+            } else if let who {
+                text = "sent \(record.file ?? "") to \(who)"
+            } else {
+                text = "sent \(record.file ?? "")\(record.peer.map { " to \($0)" } ?? ""): verified by the receiver"
+            }
+            reporter.result(record, text: text)
+        case .skipped(let record):
+            reporter.result(record, text: "skipped \(record.file): links and special files are not sent")
+        case .failed(let record):
+            if json { Output.json(record) }
+            let subject = [record.file, record.peer].compactMap { $0 }.joined(separator: " to ")
+            Output.error("\(subject): \(record.error)")
+        case .offerFailed(let files, let device, let error):
+            if json { for file in files { Output.json(FailedRecord(file: file, error: error)) } }
+            Output.error("\(device.name): \(error)")
+        case .pinned(let peer):
+            Output.line(ForeignTrustText.pinned(peer))
+        }
     }
 }

@@ -78,7 +78,7 @@ struct ShareCommand: AsyncParsableCommand {
         let hosts = (try? HostAddresses.current(options.network.configuration()))?.filter { !$0.contains(":") } ?? []
         let urls = hosts.map { "http://\($0):\(port)/" }
         if json {
-            Output.json(["event": "sharing", "urls": urls, "files": paths.count, "pin": pin != nil])
+            Output.json(ShareRecord.sharing(urls: urls, files: paths.count, pin: pin != nil))
         } else {
             let total = paths.compactMap { try? FileManager.default.attributesOfItem(atPath: $0)[.size] as? UInt64 }
                 .reduce(0, +)
@@ -99,8 +99,7 @@ struct ShareCommand: AsyncParsableCommand {
                 let who = request.host + (request.client.map { " (\(DisplayText.sanitized($0, limit: 60)))" } ?? "")
                 let question =
                     json
-                    ? Output.jsonText(["event": "request", "host": request.host, "client": request.client ?? ""])
-                        .map { [$0] } ?? []
+                    ? Output.jsonLines(ShareRecord.request(host: request.host, client: request.client))
                     : ["? \(who) asks for the shared files. Let it? [y/n]"]
                 let allow: Bool
                 if options.yes {
@@ -116,7 +115,7 @@ struct ShareCommand: AsyncParsableCommand {
                 await service.answer(request, allow: allow)
             case .downloaded(let name, let host):
                 if json {
-                    Output.json(["event": "downloaded", "file": name, "host": host])
+                    Output.json(ShareRecord.downloaded(name, by: host))
                 } else {
                     Output.line("\(name) downloaded by \(host)")
                 }

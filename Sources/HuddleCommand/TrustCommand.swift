@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Huddle
+import HuddleApp
 import HuddleTransport
 import HuddleWire
 
@@ -24,11 +25,7 @@ struct TrustCommand: ParsableCommand {
             if !json && store.records.isEmpty { Output.line("No known devices.") }
             for record in store.records {
                 if json {
-                    Output.json([
-                        "deviceID": record.deviceID, "name": record.displayName, "trust": record.trust.rawValue,
-                        "firstSeen": formatter.string(from: record.firstSeen),
-                        "lastSeen": formatter.string(from: record.lastSeen),
-                    ])
+                    Output.json(TrustRecordLine(record))
                 } else {
                     let short = String(record.deviceID.prefix(7))
                     Output.line(

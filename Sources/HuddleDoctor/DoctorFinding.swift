@@ -90,12 +90,4 @@ struct RuleDescription: Hashable, Sendable {
         let number = self.tool == FilterSource.nftables.rawValue ? "handle \(handle)" : "rule \(handle)"
         return self.text.isEmpty ? "\(place), \(number)" : "\(place), \(number): \(self.text)"
     }
-
-    var jsonObject: [String: Any] {
-        var object: [String: Any] = [
-            "tool": self.tool, "family": self.family, "table": self.table, "chain": self.chain, "text": self.text,
-        ]
-        object["handle"] = self.handle
-        return object
-    }
 }

@@ -6,7 +6,7 @@ import HuddleDiscovery
 /// `/proc/<pid>/fd`, which only root can read for other users' processes.
 struct PortHolders: Hashable, Sendable {
     /// A process holding at least one of the sockets.
-    struct Holder: Hashable, Sendable {
+    struct Holder: Hashable, Sendable, Encodable {
         var pid: Int
         var name: String
     }

@@ -43,6 +43,36 @@ public enum ForeignTrust: Sendable, Hashable {
     case changed(pinned: ForeignPin)
 }
 
+extension ForeignTrust {
+    /// The trust in one word: `pinned`, `unpinned` or `changed`.
+    public var word: String {
+        switch self {
+        case .pinned: "pinned"
+        case .unpinned: "unpinned"
+        case .changed: "changed"
+        }
+    }
+
+    /// The trust as the user is told it.
+    public var phrase: String {
+        switch self {
+        case .pinned: "pinned on first use, not verified"
+        case .unpinned: "not pinned, not verified"
+        case .changed: "CERTIFICATE CHANGED"
+        }
+    }
+
+    public var isChanged: Bool {
+        if case .changed = self { return true }
+        return false
+    }
+
+    public var isPinned: Bool {
+        if case .pinned = self { return true }
+        return false
+    }
+}
+
 /// The pins, and the rule that reads them. Pure: ``ForeignPinStore`` keeps them on disk.
 public struct ForeignPinBook: Sendable, Hashable, Codable {
     public private(set) var pins: [ForeignPin] = []

@@ -412,10 +412,3 @@ public enum KDEConnectError: Error, Sendable, Hashable, CustomStringConvertible 
         }
     }
 }
-
-extension ForeignTrust {
-    var isPinned: Bool {
-        if case .pinned = self { return true }
-        return false
-    }
-}

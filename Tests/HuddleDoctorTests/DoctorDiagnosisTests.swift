@@ -1,3 +1,4 @@
+import Foundation
 import HuddleDNS
 import HuddleDiscovery
 import HuddleMDNSCore
@@ -85,11 +86,35 @@ struct DoctorDiagnosisTests {
         let text = report.textLines.joined(separator: "\n")
         #expect(text.contains("    fix: nft insert rule inet hdtest input handle 2 udp dport 5353 accept"))
         #expect(text.contains("Problems found: 2."))
-        let json = report.jsonObject
+        let encoded = try JSONEncoder().encode(report)
+        let json = try #require(try JSONSerialization.jsonObject(with: encoded) as? [String: Any])
         #expect(json["ok"] as? Bool == false)
         let first = try #require((json["findings"] as? [[String: Any]])?.first)
         #expect(first["code"] as? String == "firewall-drops-mdns")
         #expect((first["rule"] as? [String: Any])?["handle"] as? Int == 2)
+        #expect(first["fix"] as? String == "nft insert rule inet hdtest input handle 2 udp dport 5353 accept")
+        let last = try #require((json["findings"] as? [[String: Any]])?.last)
+        #expect(last["rule"] == nil)
+        #expect(
+            (json["multicast"] as? [String: Any])?["questions"] as? [String] == ["_services._dns-sd._udp.local PTR"]
+        )
+        #expect(json["port5353"] == nil)
+    }
+
+    @Test("a finding with nothing to fix has fix null in JSON, not left out")
+    func fixIsNullWhenThereIsNone() throws {
+        let report = DoctorReport(
+            observed: DoctorObservations(),
+            findings: [DoctorFinding("other-responder", .info, "Avahi shares the port.")],
+            questions: []
+        )
+        let encoded = try JSONEncoder().encode(report)
+        let json = try #require(try JSONSerialization.jsonObject(with: encoded) as? [String: Any])
+        let finding = try #require((json["findings"] as? [[String: Any]])?.first)
+        #expect(finding["fix"] is NSNull)
+        #expect(finding["severity"] as? String == "info")
+        #expect(json["ok"] as? Bool == true)
+        #expect(json["multicast"] == nil)
     }
 
     @Test("Avahi on port 5353 is reported as shared, not as a problem; an unknown owner as another user's")

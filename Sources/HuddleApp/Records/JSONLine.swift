@@ -1,0 +1,31 @@
+import Foundation
+import Huddle
+
+/// One JSON object on one line, as the commands print it with `--json` (and as a control socket will carry it):
+/// keys sorted, slashes as they are, and every character ``DisplayText/escaped(_:)`` would show written as a `\u`
+/// escape — the same JSON value, with no control character in the output (docs/design.md, "JSON output").
+public enum JSONLine {
+    /// The line, without its newline; nil only when `value` cannot be encoded (a non-finite number).
+    public static func text(_ value: some Encodable) -> String? {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        guard let data = try? encoder.encode(value) else { return nil }
+        return escapingControls(String(decoding: data, as: UTF8.self))
+    }
+
+    /// `text` with every scalar that ``DisplayText/isEscaped(_:)`` names written as `\uXXXX` (inside JSON strings
+    /// that is the same character; JSON's own syntax never contains one).
+    static func escapingControls(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: DisplayText.isEscaped) else { return text }
+        var out = ""
+        for scalar in text.unicodeScalars {
+            if DisplayText.isEscaped(scalar) {
+                let hex = String(scalar.value, radix: 16, uppercase: false)
+                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            } else {
+                out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
+    }
+}
