@@ -226,6 +226,8 @@ let package = Package(
             dependencies: [
                 "Huddle", "HuddleWire", "HuddleTransport", "HuddleDNS", "HuddleMDNSCore", "HuddleDiscovery",
                 "HuddleForeign", "HuddleLocalSend", "HuddleKDEConnect", "HuddlePasteboard", "HuddleClipboard",
+                "HuddleWideArea",
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -448,8 +450,9 @@ let package = Package(
             name: "HuddleAppTests",
             dependencies: [
                 "HuddleApp", "Huddle", "HuddleWire", "HuddleForeign", "HuddleDiscovery", "HuddleLocalSend",
-                "HuddleKDEConnect", "HuddleMDNSCore",
+                "HuddleKDEConnect", "HuddleMDNSCore", "HuddleWideArea", "HuddleDNS",
                 "HuddleTestSupport",
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],

@@ -2,12 +2,9 @@ import ArgumentParser
 import Foundation
 import Huddle
 import HuddleApp
-import HuddleDNS
 import HuddleDiscovery
-import HuddleTransport
 import HuddleWideArea
 import Logging
-import NIOCore
 
 /// Options shared by the session commands (`chat`, `peers`): which session, under which name, with which identity.
 struct SessionOptions: ParsableArguments {
@@ -194,68 +191,23 @@ struct SessionOptions: ParsableArguments {
 }
 
 extension SessionOptions {
-    /// The wide-area domain of `--domain`, `--dns-server` and `--tsig-key`, or nil without `--domain`.
+    /// The wide-area domain of `--domain`, `--dns-server` and `--tsig-key` (``WideAreaSetup``), or nil without
+    /// `--domain`.
     func wideAreaConfiguration() throws -> WideAreaConfiguration? {
         guard let domain else {
             if dnsServer != nil || tsigKey != nil { throw ValidationError("--dns-server and --tsig-key need --domain") }
             return nil
         }
-        guard let name = try? DNSName(parsing: domain.hasSuffix(".") ? domain : domain + ".") else {
-            throw ValidationError("--domain: \(domain) is not a DNS name")
-        }
-        let serverText = dnsServer ?? Self.resolvConfNameserver()
-        guard let serverText else {
-            throw ValidationError("--domain needs --dns-server: /etc/resolv.conf names no nameserver")
-        }
-        let server: PeerAddress
         do {
-            server = try PeerAddress(parsing: serverText)
-        } catch let error as PeerSessionError {
-            throw ValidationError("--dns-server: \(error.reason ?? "\(error)")")
-        }
-        // A port only when one was written: DNS's own is 53, not a peer's default.
-        let colons = serverText.filter { $0 == ":" }.count
-        let portWritten = serverText.hasPrefix("[") ? serverText.contains("]:") : colons == 1
-        guard let address = try? SocketAddress(ipAddress: server.host, port: portWritten ? server.port : 53) else {
-            throw ValidationError("--dns-server takes an IP address, not \(server.host)")
-        }
-        return WideAreaConfiguration(domain: name, server: address, key: try tsigKey.map(Self.tsigKey(at:)))
-    }
-
-    /// The key of `--tsig-key`. It lets whoever reads it change the zone, so, like the device key, it is read
-    /// only from a regular file of this user that neither its group nor others may read or write (not through a
-    /// symbolic link).
-    static func tsigKey(at path: String) throws -> TSIGKey {
-        let bytes: [UInt8]?
-        do throws(PrivateFileError) {
-            bytes = try DataDirectory.readPrivateFile(URL(fileURLWithPath: path), refusing: 0o077)
-        } catch .openToOthers(let mode) {
-            throw ValidationError(
-                "--tsig-key \(path) \(PrivateFileError.openToOthers(mode: mode)), and it holds the zone's secret: "
-                    + "it was not used; run: chmod 600 \(path)"
+            let resolvConf = try? String(contentsOfFile: "/etc/resolv.conf", encoding: .utf8)
+            return try WideAreaSetup.configuration(
+                domain: domain,
+                server: dnsServer,
+                keyFile: tsigKey,
+                resolvConf: resolvConf
             )
-        } catch .cannotRead(let code) where code == ELOOP {
-            throw ValidationError("--tsig-key \(path) is a symbolic link: give the key file itself")
         } catch {
-            throw ValidationError(
-                "--tsig-key \(path) \(error): it was not used; keep the key in a file of your own, mode 600"
-            )
+            throw ValidationError("--\(error)")
         }
-        guard let bytes else { throw ValidationError("--tsig-key \(path) cannot be read: there is no such file") }
-        do {
-            return try TSIGKey(bindKeyFile: String(decoding: bytes, as: UTF8.self))
-        } catch {
-            throw ValidationError("--tsig-key \(path): \(error)")
-        }
-    }
-
-    /// The first `nameserver` line of /etc/resolv.conf.
-    static func resolvConfNameserver() -> String? {
-        guard let text = try? String(contentsOfFile: "/etc/resolv.conf", encoding: .utf8) else { return nil }
-        for line in text.split(separator: "\n") {
-            let words = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
-            if words.count >= 2, words[0] == "nameserver" { return String(words[1]) }
-        }
-        return nil
     }
 }
