@@ -159,7 +159,7 @@ let package = Package(
         .target(
             name: "HuddleLocalSend",
             dependencies: [
-                "HuddleForeign", "HuddleLocalSendWire", "Huddle", "HuddleTransport",
+                "HuddleForeign", "HuddleLocalSendWire", "Huddle", "HuddleTransport", "HuddleWire",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),

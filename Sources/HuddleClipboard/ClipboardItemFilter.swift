@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 public import HuddlePasteboard
+import HuddleWire
 
 /// Which clipboard items may leave (or enter) this machine: never secret ones, only the chosen kinds of data, and
 /// none larger than the cap.
@@ -91,7 +92,7 @@ public struct ClipboardItemFilter: Hashable, Sendable {
             hasher.update(data: Self.lengthPrefix(representation.data.count))
             hasher.update(data: representation.data)
         }
-        return hasher.finalize().map { String(format: "%02x", $0) }.joined()
+        return Hex.encode(hasher.finalize())
     }
 
     static func lengthPrefix(_ count: Int) -> [UInt8] {

@@ -1,4 +1,5 @@
 import Crypto
+import HuddleWire
 import SwiftASN1
 import X509
 
@@ -19,10 +20,7 @@ struct KDEConnectCertificate: Sendable, Hashable {
         subjectPublicKeyInfo = spki
         commonName = certificate.subject.flatMap { $0 }.first { $0.type == .RDNAttributeType.commonName }
             .flatMap { String($0.value) }
-        fingerprint = SHA256.hash(data: der).map { byte in
-            let digits = Array("0123456789ABCDEF")
-            return String([digits[Int(byte >> 4)], digits[Int(byte & 0x0F)]])
-        }.joined()
+        fingerprint = Hex.encode(SHA256.hash(data: der), uppercase: true)
     }
 
     /// The SubjectPublicKeyInfo's own DER bytes: the seventh field of the TBSCertificate (the sixth when the

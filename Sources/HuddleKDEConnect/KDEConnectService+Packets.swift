@@ -110,6 +110,6 @@ extension KDEConnectService {
     }
 
     static func token() -> String {
-        (0..<16).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
+        Hex.randomToken(byteCount: 16)
     }
 }

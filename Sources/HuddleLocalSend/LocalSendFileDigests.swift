@@ -1,5 +1,6 @@
 import Foundation
 import Huddle
+import HuddleWire
 import NIOConcurrencyHelpers
 
 /// The SHA-256 of each file to send, which a LocalSend offer carries (docs/localsend.md, "Sending"): worked out
@@ -64,7 +65,7 @@ final class LocalSendFileDigests: Sendable {
             let running = Task {
                 let (digest, size) = try await FileDigest.sha256(ofFileAt: url)
                 guard size == version.size else { throw LocalSendError.fileChanged(url.lastPathComponent) }
-                return digest.map { String(format: "%02x", $0) }.joined()
+                return Hex.encode(digest)
             }
             work[version] = running
             return running

@@ -2,6 +2,7 @@ import Foundation
 import Huddle
 import HuddleForeign
 import HuddleLocalSendWire
+import HuddleWire
 
 /// The receiving side of LocalSend: one session at a time, from prepare-upload (the offer, answered by the
 /// user) through each file's upload to the end or a cancel (docs/localsend.md, "Receiving").
@@ -190,7 +191,7 @@ actor LocalSendInbox {
     }
 
     static func token() -> String {
-        (0..<16).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
+        Hex.randomToken(byteCount: 16)
     }
 }
 

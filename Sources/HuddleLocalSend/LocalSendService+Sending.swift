@@ -2,6 +2,7 @@ import Crypto
 public import Foundation
 public import HuddleForeign
 import HuddleLocalSendWire
+import HuddleWire
 import NIOConcurrencyHelpers
 import NIOHTTP1
 
@@ -40,7 +41,7 @@ extension LocalSendService {
             fileName: "\(id.prefix(8)).txt",
             size: UInt64(bytes.count),
             fileType: "text/plain",
-            sha256: SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined(),
+            sha256: Hex.encode(SHA256.hash(data: bytes)),
             preview: text
         )
         guard let answer = try await prepareUpload([id: file], at: target, pin: pin), let token = answer.files[id]

@@ -1,13 +1,11 @@
 import Crypto
+import HuddleWire
 
 /// LocalSend's name for a certificate: SHA-256 of its DER encoding in uppercase hex (docs/localsend.md,
 /// "Fingerprints"). Sent uppercase; compared without regard to case, since some implementations send lowercase.
 public enum LocalSendFingerprint {
     public static func of(certificateDER: [UInt8]) -> String {
-        SHA256.hash(data: certificateDER).map { byte in
-            let digits = Array("0123456789ABCDEF")
-            return String([digits[Int(byte >> 4)], digits[Int(byte & 0x0F)]])
-        }.joined()
+        Hex.encode(SHA256.hash(data: certificateDER), uppercase: true)
     }
 
     public static func matches(_ lhs: String, _ rhs: String) -> Bool {

@@ -45,7 +45,7 @@ public struct PairingLink: Hashable, Sendable, CustomStringConvertible {
             fields[String(parts[0])] = value
         }
         guard let idText = fields["id"], let device = try? DeviceID(idText) else { throw invalid("no valid id") }
-        guard let secretText = fields["s"], let secret = Self.bytes(hex: secretText),
+        guard let secretText = fields["s"], let secret = Hex.decode(secretText),
             secret.count == PairingLinkProof.secretSize
         else { throw invalid("no valid secret") }
         guard let expiresText = fields["x"], let seconds = Int64(expiresText) else { throw invalid("no expiry") }
@@ -95,24 +95,11 @@ public struct PairingLink: Hashable, Sendable, CustomStringConvertible {
                 bytes.append(first)
                 continue
             }
-            guard rest.count >= 2, let byte = Self.bytes(hex: String(decoding: rest.prefix(2), as: UTF8.self))?.first
+            guard rest.count >= 2, let byte = Hex.decode(String(decoding: rest.prefix(2), as: UTF8.self))?.first
             else { return nil }
             bytes.append(byte)
             rest = rest.dropFirst(2)
         }
         return String(validating: bytes, as: UTF8.self)
-    }
-
-    static func bytes(hex text: String) -> [UInt8]? {
-        let digits = Array(text.utf8)
-        guard digits.count % 2 == 0 else { return nil }
-        var bytes: [UInt8] = []
-        for index in stride(from: 0, to: digits.count, by: 2) {
-            guard let byte = UInt8(String(decoding: digits[index...index + 1], as: UTF8.self), radix: 16) else {
-                return nil
-            }
-            bytes.append(byte)
-        }
-        return bytes
     }
 }

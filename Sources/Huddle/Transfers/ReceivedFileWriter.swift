@@ -34,7 +34,7 @@ public final class ReceivedFileWriter {
         }
         self.expectedSize = expectedSize
         self.directory = directory
-        let key = (0..<8).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
+        let key = Hex.randomToken(byteCount: 8)
         partial = directory.appendingPathComponent(".\(self.name).\(key).huddle-partial")
         (handle, _, _, identity) = try PartialFile.openForWriting(partial, limit: 0)
     }
@@ -63,7 +63,7 @@ public final class ReceivedFileWriter {
             )
         }
         if let expectedSHA256 {
-            let digest = hasher.digest().map { String(format: "%02x", $0) }.joined()
+            let digest = Hex.encode(hasher.digest())
             guard digest == expectedSHA256.lowercased() else {
                 unlink(partial.path)
                 throw PeerSessionError.transferFailed("\(name): the SHA-256 does not match the sender's; nothing kept")
@@ -82,5 +82,5 @@ public final class ReceivedFileWriter {
     }
 
     /// The SHA-256 of what was written, lowercase hex.
-    public var sha256: String { hasher.digest().map { String(format: "%02x", $0) }.joined() }
+    public var sha256: String { Hex.encode(hasher.digest()) }
 }

@@ -24,7 +24,7 @@ public struct DatagramConnectionID: Hashable, Sendable, CustomStringConvertible 
     }
 
     public var description: String {
-        bytes.map { ($0 < 0x10 ? "0" : "") + String($0, radix: 16) }.joined()
+        Hex.encode(bytes)
     }
 }
 

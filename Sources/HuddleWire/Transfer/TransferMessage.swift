@@ -9,7 +9,7 @@ public struct TransferID: Hashable, Sendable, CustomStringConvertible {
         self.bytes = bytes
     }
 
-    public var description: String { bytes.prefix(4).map { String($0, radix: 16) }.joined() }
+    public var description: String { Hex.encode(bytes.prefix(4)) }
 }
 
 /// What a sender proposes: one file, its size and the key a resume finds it by.

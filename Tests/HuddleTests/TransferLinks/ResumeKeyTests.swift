@@ -1,6 +1,7 @@
 import Foundation
 import HuddleTestSupport
 import HuddleTransport
+import HuddleWire
 import NIOCore
 import Testing
 
