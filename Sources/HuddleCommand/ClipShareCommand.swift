@@ -70,7 +70,7 @@ struct ClipShareCommand: AsyncParsableCommand {
         let session = sync.session
         let syncEvents = sync.events
         let peer = try await CommandFailure.run {
-            try await Rendezvous(session: session).connect(to: to, within: .milliseconds(Int(wait * 1000)))
+            try await Rendezvous(session: session).connect(to: to, within: .seconds(wait))
         }
         let name = await session.displayName(for: peer) ?? peer.rawValue
         // The sync's own view of the connection follows the session's events: wait for it to catch up.

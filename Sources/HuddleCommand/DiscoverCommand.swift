@@ -80,7 +80,7 @@ struct DiscoverCommand: AsyncParsableCommand {
                     }
                 }
                 if let timeout {
-                    group.addTask { try? await Task.sleep(for: .milliseconds(Int(timeout * 1000))) }
+                    group.addTask { try? await Task.sleep(for: .seconds(timeout)) }
                 }
                 await group.next()
                 group.cancelAll()

@@ -168,7 +168,7 @@ struct PairCommand: AsyncParsableCommand {
         let who =
             link.name.isEmpty ? link.device.shortID : "\(DisplayText.sanitized(link.name)) (\(link.device.shortID))"
         Output.line("Looking for \(who) at \(link.addresses.map(\.description).joined(separator: ", "))…")
-        let timeout = Duration.milliseconds(Int64(self.timeout * 1000))
+        let timeout = Duration.seconds(self.timeout)
         let result = try await CommandServices.run([session]) {
             try await CommandFailure.run { try await session.pair(using: link, timeout: timeout) }
         }

@@ -138,7 +138,7 @@ struct SendCommand: AsyncParsableCommand {
             peers = try await CommandFailure.run {
                 try await Rendezvous(session: session, foreign: foreign, foreignFinds: found).connect(
                     to: to,
-                    within: .milliseconds(Int(wait * 1000)),
+                    within: .seconds(wait),
                     ask: { await prompter.line($0) }
                 )
             }

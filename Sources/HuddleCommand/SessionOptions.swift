@@ -142,7 +142,7 @@ struct SessionOptions: ParsableArguments {
         configuration.listenPortFallsBack = port == nil
         configuration.peerAddresses = (try? peerAddresses()) ?? []
         configuration.wideArea = try? wideAreaConfiguration()
-        configuration.disconnectTimeout = .milliseconds(Int64(disconnectTimeout * 1000))
+        configuration.disconnectTimeout = .seconds(disconnectTimeout)
         // What the session cannot report as an event (a trust store it could not write) goes to standard error,
         // escaped: a message may carry a peer's words.
         var logger = Logger(label: "huddle", factory: { _ in EscapingLogHandler() })

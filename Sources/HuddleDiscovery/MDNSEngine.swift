@@ -68,10 +68,7 @@ final class MDNSEngine: @unchecked Sendable {
         }
         try await eventLoop.flatSubmit { engine.apply(found) }.get()
         try await eventLoop.submit {
-            let interval = TimeAmount.nanoseconds(
-                Int64(configuration.interfaceCheckInterval.components.seconds) * 1_000_000_000
-                    + configuration.interfaceCheckInterval.components.attoseconds / 1_000_000_000
-            )
+            let interval = TimeAmount(configuration.interfaceCheckInterval)
             engine.interfaceWatch = eventLoop.scheduleRepeatedTask(initialDelay: interval, delay: interval) { _ in
                 engine.rescanInterfaces()
             }

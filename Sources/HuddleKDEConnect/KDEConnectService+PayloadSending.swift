@@ -190,7 +190,7 @@ extension KDEConnectService {
         context: NIOSSLContext,
         verifier: PresentedCertificate
     ) async throws -> (PayloadListener, Int) {
-        let handshake = TimeAmount.milliseconds(Int64(configuration.limits.handshakeSeconds * 1000))
+        let handshake = TimeAmount(.seconds(configuration.limits.handshakeSeconds))
         let idleSeconds = configuration.limits.payloadIdleSeconds
         for port in configuration.payloadPorts {
             do {
@@ -202,7 +202,7 @@ extension KDEConnectService {
                             let sync = channel.pipeline.syncOperations
                             try sync.addHandlers(tls, PayloadHandshakeGate(verified: verified, deadline: handshake))
                             try sync.addHandler(
-                                IdleStateHandler(writeTimeout: .milliseconds(Int64(idleSeconds * 1000))),
+                                IdleStateHandler(writeTimeout: TimeAmount(.seconds(idleSeconds))),
                                 name: Self.writeDeadline
                             )
                             try sync.addHandler(

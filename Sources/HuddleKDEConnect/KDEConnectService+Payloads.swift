@@ -50,7 +50,7 @@ extension KDEConnectService {
                         )
                         try channel.pipeline.syncOperations.addHandlers(
                             tls,
-                            IdleStateHandler(readTimeout: .milliseconds(Int64(idleSeconds * 1000))),
+                            IdleStateHandler(readTimeout: TimeAmount(.seconds(idleSeconds))),
                             PayloadIdleHandler(
                                 reason: "\(offered.offer.from.name) sent nothing for \(Int(idleSeconds)) s"
                             )

@@ -67,8 +67,7 @@ public final class KDEConnectService: ForeignPeerService, Service {
     func emit(_ event: ForeignEvent) { continuation.yield(event) }
 
     var now: Double {
-        let elapsed = started.duration(to: .now)
-        return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
+        started.duration(to: .now) / .seconds(1)
     }
 
     /// This device's identity, with the TCP port it listens on.

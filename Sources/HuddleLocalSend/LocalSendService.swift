@@ -86,7 +86,7 @@ public final class LocalSendService: ForeignPeerService, Service {
     var now: Double { Self.seconds(started.duration(to: clock.now)) }
 
     static func seconds(_ elapsed: Duration) -> Double {
-        Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
+        elapsed / .seconds(1)
     }
 
     /// What this device says about itself.
@@ -216,7 +216,7 @@ public final class LocalSendService: ForeignPeerService, Service {
             let admission = self.admission
             let http = HTTP1Channel.Configuration(
                 additionalChannelHandlers: [ForeignConnectionCap(admission)],
-                idleTimeout: .milliseconds(Int64(configuration.limits.idleSeconds * 1000))
+                idleTimeout: TimeAmount(.seconds(configuration.limits.idleSeconds))
             )
             let app = Application(
                 router: router,

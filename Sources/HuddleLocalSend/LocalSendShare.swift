@@ -39,8 +39,7 @@ actor LocalSendShare {
     var files: [String: LocalSendFileMetadata] { rules.files }
 
     var now: Double {
-        let elapsed = started.duration(to: .now)
-        return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
+        started.duration(to: .now) / .seconds(1)
     }
 
     func prepare(session: String?, pin: String?, host: String, client: String?) async -> Prepared {

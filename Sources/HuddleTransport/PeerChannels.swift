@@ -59,10 +59,9 @@ public enum PeerChannels {
         onChannel: @escaping @Sendable (any Channel) -> Void = { _ in }
     ) async throws -> any Channel {
         let timeout = wiring.setup.configuration.connectTimeout
-        let milliseconds = timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000
         do {
             return try await ClientBootstrap(group: group)
-                .connectTimeout(.milliseconds(milliseconds))
+                .connectTimeout(TimeAmount(timeout))
                 .channelOption(.socketOption(.tcp_nodelay), value: 1)
                 .channelOption(receiveBuffer, value: receiveBufferBytes)
                 .channelOption(unsentLowWater, value: unsentLowWaterBytes)

@@ -53,8 +53,7 @@ extension PeerConnectionHandler {
             acknowledgementQueued = false
             return acknowledge(context: context)
         }
-        let nanoseconds = delay.components.seconds * 1_000_000_000 + delay.components.attoseconds / 1_000_000_000
-        context.eventLoop.scheduleTask(in: .nanoseconds(nanoseconds), send)
+        context.eventLoop.scheduleTask(in: TimeAmount(delay), send)
     }
 
     /// Writes the cumulative ACK, unflushed, if messages arrived since the last one; whether it did.

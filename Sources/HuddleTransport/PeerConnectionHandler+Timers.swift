@@ -20,8 +20,7 @@ extension PeerConnectionHandler {
     ) {
         timer?.cancel()
         let bound = NIOLoopBound((self, context, body), eventLoop: context.eventLoop)
-        let nanoseconds = delay.components.seconds * 1_000_000_000 + delay.components.attoseconds / 1_000_000_000
-        timer = context.eventLoop.scheduleTask(in: .nanoseconds(max(0, nanoseconds))) {
+        timer = context.eventLoop.scheduleTask(in: TimeAmount(max(.zero, delay))) {
             let (handler, context, body) = bound.value
             body(handler, context)
         }

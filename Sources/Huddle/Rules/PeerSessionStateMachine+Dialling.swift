@@ -129,7 +129,7 @@ extension PeerSessionStateMachine {
     mutating func reconnectDelay(attempt: Int) -> Duration {
         let base = min(30.0, 0.5 * Double(1 << min(attempt, 6)))
         let delay = base * Double.random(in: 0.8...1.2, using: &generator)
-        return .milliseconds(Int(delay * 1000))
+        return .seconds(delay)
     }
 
     mutating func reconnectDue(_ peer: PeerID, attempt: Int) {

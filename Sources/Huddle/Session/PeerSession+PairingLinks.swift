@@ -18,7 +18,7 @@ extension PeerSession {
         var generator = SystemRandomNumberGenerator()
         let secret = (0..<PairingLinkProof.secretSize).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
         pairingLinks.issue(secret: secret, lifetime: lifetime)
-        let seconds = Double(lifetime.components.seconds) + Double(lifetime.components.attoseconds) / 1e18
+        let seconds = lifetime / .seconds(1)
         return PairingLink(
             device: identity.deviceID,
             name: displayName,

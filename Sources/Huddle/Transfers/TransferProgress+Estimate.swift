@@ -3,7 +3,7 @@ extension TransferProgress {
     /// Bytes a second of this run (resumed bytes are not counted) over `elapsed`, and the seconds left at that
     /// rate: `nil` while nothing has moved yet, zero when complete.
     public func estimate(elapsed: Duration) -> (bytesPerSecond: Double, secondsLeft: Double?) {
-        let seconds = max(0.001, Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+        let seconds = max(0.001, elapsed / .seconds(1))
         let rate = Double(completed - min(completed, startedAt)) / seconds
         if completed >= total { return (rate, 0) }
         guard rate > 0 else { return (rate, nil) }

@@ -104,8 +104,7 @@ final class X11Connection {
             if found != 0 { return event }
             let remaining = ContinuousClock.now.duration(to: deadline)
             if remaining <= .zero { return nil }
-            let milliseconds =
-                remaining.components.seconds * 1000 + remaining.components.attoseconds / 1_000_000_000_000_000
+            let milliseconds = Int64(remaining / .milliseconds(1))
             self.poll(timeoutMilliseconds: Int32(clamping: max(1, milliseconds)), wake: nil)
         }
         return nil
