@@ -3,6 +3,7 @@ import Huddle
 public import HuddleForeign
 import HuddleKDEConnectWire
 import HuddleTransport
+import HuddleWire
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
@@ -48,7 +49,7 @@ public final class KDEConnectService: ForeignPeerService, Service {
         var devices: [String: Device] = [:]
         var dialling: Set<String> = []
         /// When the dials of the last second started: at most 10 a second, whatever floods of announcements say.
-        var recentDials: [Double] = []
+        var recentDials = RateWindow<String, Double>(limit: 10)
         var offered: [String: Offered] = [:]
         var announcer: KDEConnectAnnouncer?
     }
@@ -214,12 +215,13 @@ public final class KDEConnectService: ForeignPeerService, Service {
             if state.devices[identity.deviceId]?.link != nil || state.dialling.contains(identity.deviceId) {
                 return false
             }
-            state.recentDials.removeAll { now - $0 >= 1 }
-            guard state.dialling.count < configuration.limits.maximumPendingLinks, state.recentDials.count < 10 else {
+            guard state.dialling.count < configuration.limits.maximumPendingLinks,
+                state.recentDials.allows("", after: now - 1)
+            else {
                 return false
             }
             state.dialling.insert(identity.deviceId)
-            state.recentDials.append(now)
+            state.recentDials.record("", at: now)
             return true
         }
         guard dial else { return }

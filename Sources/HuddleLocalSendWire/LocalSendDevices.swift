@@ -1,3 +1,5 @@
+import HuddleWire
+
 /// The LocalSend devices heard from, bounded (docs/localsend.md, "Discovery"). Pure: time comes in as seconds on
 /// the caller's clock.
 public struct LocalSendDevices: Sendable {
@@ -38,13 +40,15 @@ public struct LocalSendDevices: Sendable {
     public let ownFingerprint: String
     public let limits: LocalSendLimits
     public private(set) var devices: [String: Device] = [:]
-    var answered: [String: [Double]] = [:]
-    /// Answers of the last second, to every device.
-    var lastSecond: [Double] = []
+    var answered: RateWindow<String, Double>
+    /// Answers of the last second, to every device (one key).
+    var lastSecond: RateWindow<String, Double>
 
     public init(ownFingerprint: String, limits: LocalSendLimits = .init()) {
         self.ownFingerprint = ownFingerprint.uppercased()
         self.limits = limits
+        self.answered = RateWindow(limit: limits.registerAnswersPerMinute)
+        self.lastSecond = RateWindow(limit: limits.registerAnswersPerSecond)
     }
 
     /// Records `info`, heard from `host` at `now`. Beyond ``LocalSendLimits/maximumDevices`` the device heard from
@@ -87,20 +91,15 @@ public struct LocalSendDevices: Sendable {
     /// when it is forgotten and heard again meanwhile; in return, answers go to at most
     /// ``LocalSendLimits/maximumDevices`` devices a minute, which bounds what is kept.
     public mutating func mayAnswer(_ fingerprint: String, at now: Double) -> Bool {
-        lastSecond.removeAll { now - $0 >= 1 }
-        guard lastSecond.count < limits.registerAnswersPerSecond else { return false }
+        guard lastSecond.allows("", after: now - 1) else { return false }
         let key = fingerprint.uppercased()
-        let recent = (answered[key] ?? []).filter { now - $0 < 60 }
-        guard recent.count < limits.registerAnswersPerMinute else {
-            answered[key] = recent
-            return false
+        guard answered.allows(key, after: now - 60) else { return false }
+        if !answered.contains(key), answered.keyCount >= limits.maximumDevices {
+            answered.forget(before: now - 60)
+            guard answered.keyCount < limits.maximumDevices else { return false }
         }
-        if answered[key] == nil, answered.count >= limits.maximumDevices {
-            answered = answered.filter { _, times in times.contains { now - $0 < 60 } }
-            guard answered.count < limits.maximumDevices else { return false }
-        }
-        answered[key] = recent + [now]
-        lastSecond.append(now)
+        answered.record(key, at: now)
+        lastSecond.record("", at: now)
         return true
     }
 

@@ -1,3 +1,5 @@
+import HuddleWire
+
 /// Who may take the files `huddle share` offers (docs/localsend.md, "Sharing"): a browser or an app first asks
 /// for the list (prepare-download), with the PIN when there is one, and the user lets each new one in; then it takes
 /// files with the session it was given, from the same address. Pure: time in as seconds.
@@ -21,7 +23,7 @@ public struct LocalSendShareRules: Sendable {
     /// At most this many sessions are kept; the oldest goes first.
     public let maximumSessions: Int
     public private(set) var sessions: [(id: String, host: String)] = []
-    var wrongPins: [String: [Double]] = [:]
+    var wrongPins: RateWindow<String, Double>
 
     public init(
         files: [String: LocalSendFileMetadata],
@@ -33,17 +35,16 @@ public struct LocalSendShareRules: Sendable {
         self.pin = pin
         self.pinTriesPerMinute = pinTriesPerMinute
         self.maximumSessions = maximumSessions
+        self.wrongPins = RateWindow(limit: pinTriesPerMinute)
     }
 
     /// A prepare-download from `host`, naming a session it had (or not) and a PIN (or not).
     public mutating func prepare(session: String?, pin given: String?, host: String, at now: Double) -> Decision {
-        let recent = (wrongPins[host] ?? []).filter { now - $0 < 60 }
-        wrongPins[host] = recent.isEmpty ? nil : recent
-        guard recent.count < pinTriesPerMinute else { return .tooManyTries }
+        guard wrongPins.allows(host, after: now - 60) else { return .tooManyTries }
         if let pin {
             guard let given else { return .pinRequired }
             guard given == pin else {
-                wrongPins[host] = recent + [now]
+                wrongPins.record(host, at: now)
                 return .pinRejected
             }
         }

@@ -1,3 +1,5 @@
+import HuddleWire
+
 /// How often one address may send a text (docs/localsend.md, "Receiving"). Pure: time comes in as seconds on the
 /// caller's clock.
 ///
@@ -9,27 +11,24 @@ public struct LocalSendTextRate: Sendable {
     public let limit: Int
     public let window: Double
     public let maximumAddresses: Int
-    var recent: [String: [Double]] = [:]
+    var recent: RateWindow<String, Double>
 
     public init(limits: LocalSendLimits = .init(), window: Double = 60, maximumAddresses: Int = 256) {
         self.limit = limits.textsPerMinute
         self.window = window
         self.maximumAddresses = maximumAddresses
+        self.recent = RateWindow(limit: limits.textsPerMinute)
     }
 
     /// Whether a text from `host` at `now` may be asked about; counts it when it may.
     public mutating func mayTake(from host: String, at now: Double) -> Bool {
-        var times = (recent[host] ?? []).filter { now - $0 < window }
-        guard times.count < limit else {
-            recent[host] = times
-            return false
+        let start = now - window
+        guard recent.allows(host, after: start) else { return false }
+        if !recent.contains(host), recent.keyCount >= maximumAddresses {
+            recent.forget(before: start)
+            guard recent.keyCount < maximumAddresses else { return false }
         }
-        if recent[host] == nil, recent.count >= maximumAddresses {
-            recent = recent.filter { entry in entry.value.contains { now - $0 < window } }
-            guard recent.count < maximumAddresses else { return false }
-        }
-        times.append(now)
-        recent[host] = times
+        recent.record(host, at: now)
         return true
     }
 }
