@@ -226,7 +226,7 @@ let package = Package(
             dependencies: [
                 "Huddle", "HuddleWire", "HuddleTransport", "HuddleDNS", "HuddleMDNSCore", "HuddleDiscovery",
                 "HuddleForeign", "HuddleLocalSend", "HuddleKDEConnect", "HuddlePasteboard", "HuddleClipboard",
-                "HuddleWideArea",
+                "HuddleWideArea", "HuddleDoctor",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),

@@ -97,6 +97,11 @@ public actor Prompter {
         await decide(lines, key: key, numbered: numbered, asker: asker) ?? false
     }
 
+    /// Shows `lines` without asking anything (what a `--yes` answers, a note about a request).
+    public func say(_ lines: [String]) {
+        show(lines)
+    }
+
     /// Asks `question`; with `assumingYes` (a command's `--yes`) only prints it and answers yes.
     public func confirm(_ question: String, assumingYes: Bool) async -> Bool {
         guard !assumingYes else {

@@ -100,8 +100,21 @@ public struct ClipboardItemFilter: Hashable, Sendable {
     }
 }
 
-/// Sizes for people: `512 B`, `12.5 KiB`, `3.2 MiB`.
+/// Sizes for people: `512 B`, `12.5 KiB`, `3.2 MiB`; and sizes from people: `123`, `512K`, `16M`, `16MiB`.
 public enum ByteCountText {
+    /// A size as typed: bytes, or with K or M (binary units; `B`, `KB`, `KiB` and lower case read too); nil for
+    /// anything else.
+    public static func parse(_ text: String) -> Int? {
+        let upper = text.uppercased().replacingOccurrences(of: "IB", with: "").replacingOccurrences(of: "B", with: "")
+        let (digits, scale) =
+            switch upper.last {
+            case "K": (upper.dropLast(), 1024)
+            case "M": (upper.dropLast(), 1024 * 1024)
+            default: (Substring(upper), 1)
+            }
+        return Int(digits).flatMap { $0.multipliedReportingOverflow(by: scale).overflow ? nil : $0 * scale }
+    }
+
     public static func describe(_ count: Int) -> String {
         if count < 1024 { return "\(count) B" }
         let units = ["KiB", "MiB", "GiB"]

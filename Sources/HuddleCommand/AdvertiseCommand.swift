@@ -88,7 +88,7 @@ struct AdvertiseCommand: AsyncParsableCommand {
             throw ExitCode.unavailable
         }
         let handle = try await stack.register(registration)
-        let hostName = ServiceFormatter.hostText(await stack.hostName)
+        let hostName = await stack.hostName.hostText
         let json = self.json
         let type = registration.type.description
         let port = Int(registration.port)
@@ -132,25 +132,15 @@ struct AdvertiseCommand: AsyncParsableCommand {
     /// Reads control commands from standard input until `quit` or end of input.
     static func readCommands(stack: MDNSStack, id: MDNSServiceID, json: Bool) async {
         for await line in StandardInput.lines() {
-            let words = line.split(separator: " ").map(String.init)
-            guard let command = words.first else { continue }
-            switch command {
-            case "txt":
-                do {
-                    await stack.update(id, txt: try MDNSTXTRecord(arguments: Array(words.dropFirst())))
-                } catch {
-                    Output.error("\(error)")
+            do {
+                switch try ServiceControl(line) {
+                case .txt(let txt): await stack.update(id, txt: txt)
+                case .port(let port): await stack.update(id, port: port)
+                case .quit: return
+                case nil: continue
                 }
-            case "port":
-                if words.count == 2, let port = UInt16(words[1]), port > 0 {
-                    await stack.update(id, port: port)
-                } else {
-                    Output.error("usage: port N (1-65535)")
-                }
-            case "quit":
-                return
-            default:
-                Output.error("unknown command '\(command)' (txt k=v …, port N, quit)")
+            } catch {
+                Output.error("\(error)")
             }
         }
         // End of input: keep advertising until a signal arrives (the command's service group then cancels this).

@@ -60,22 +60,10 @@ struct ClipFilterOptions: ParsableArguments {
         } catch {
             throw ValidationError("--types: \(error)")
         }
-        guard let bytes = Self.bytes(maxSize), bytes > 0, bytes <= Self.ceiling else {
+        guard let bytes = ByteCountText.parse(maxSize), bytes > 0, bytes <= Self.ceiling else {
             throw ValidationError("--max-size takes a size from 1 byte to 256M, e.g. 512K or 16M")
         }
         return ClipboardItemFilter(kinds: kinds, maximumBytes: bytes)
-    }
-
-    /// `123`, `512K`, `16M` (binary units).
-    static func bytes(_ text: String) -> Int? {
-        let upper = text.uppercased().replacingOccurrences(of: "IB", with: "").replacingOccurrences(of: "B", with: "")
-        let (digits, scale) =
-            switch upper.last {
-            case "K": (upper.dropLast(), 1024)
-            case "M": (upper.dropLast(), 1024 * 1024)
-            default: (Substring(upper), 1)
-            }
-        return Int(digits).map { $0 * scale }
     }
 
     /// Joins the clipboard session for deliberate shares only (share / receive): no clipboard watching, no sync.

@@ -61,7 +61,9 @@ struct ClipSyncCommand: AsyncParsableCommand {
         let events = sync.events
         // Until Ctrl-C or SIGTERM: the sync stops, then the session says goodbye to every peer.
         let kdeConnect = foreign.map { service, peers in
-            ClipSyncForeign(service: service, foreign: peers, sync: sync, log: log, autoAccept: autoAccept)
+            let questions = InboxPrinter(reporter: ProgressReporter(json: json), json: json, assumeYes: autoAccept)
+                .questions(peers)
+            return ForeignClipboardLinks(service: service, sync: sync, questions: questions, note: log.show)
         }
         _ = try await CommandServices.run([session, sync] + (foreign?.1.lifecycle ?? [])) {
             if let kdeConnect { Task { await kdeConnect.run() } }
@@ -108,35 +110,23 @@ struct ClipSyncLog {
     func show(_ event: ClipboardSyncEvent) {
         if case .progress(let progress, let peer) = event {
             // Large items only; one line each in JSON, nothing in the plain log (the result line follows).
-            if json {
-                Output.json(ProgressRecord(clipItem: progress, peer: peer))
-            }
+            if json { Output.json(ProgressRecord(clipItem: progress, peer: peer)) }
             return
         }
-        let (text, isRefusal) = describe(event)
+        let (line, isRefusal) = event.text
         if json {
             Output.json(ClipSyncRecord(event))
         } else if !quiet || isRefusal {
-            Output.line(text)
+            Output.line(line)
         }
     }
 
-    /// The event's line, and whether it tells of something refused (shown even with --quiet).
-    func describe(_ event: ClipboardSyncEvent) -> (String, Bool) {
-        switch event {
-        case .peerConnected(_, let name): ("+ \(name) connected", false)
-        case .peerDisconnected(_, let name): ("- \(name) left", false)
-        case .shared(let summary, let peers): ("→ shared \(summary) with \(peers.joined(separator: ", "))", false)
-        case .taken(let summary, let peer): ("← \(peer)'s copy is on the clipboard: \(summary)", false)
-        case .notShared(let summary, let reason): ("! not shared (\(summary)): \(reason)", true)
-        case .notTaken(let summary, let peer, let reason):
-            ("! not taken from \(peer)\(summary.map { " (\($0))" } ?? ""): \(reason)", true)
-        case .refusedByPeer(let peer, let reason): ("! \(peer) refused our copy: \(reason)", true)
-        case .shareOffered(let offer):
-            ("! declined a share from \(offer.peerName): use huddle clip receive to take shared items", true)
-        case .problem(let text): ("! \(text)", true)
-        case .progress: ("", false)
-        case .connectionRequest(let request): ("? \(request.displayName) asks to pair", false)
+    /// One line about a foreign device: plain text, or JSON with its name and protocol.
+    func show(_ note: ForeignClipboardLinks.Note) {
+        if json {
+            Output.json(note.record)
+        } else if !quiet || note.isRefusal {
+            Output.line(note.line)
         }
     }
 }

@@ -54,7 +54,7 @@ struct DiscoverCommand: AsyncParsableCommand {
             throw ExitCode.unavailable
         }
         let names = Dictionary(await stack.interfaces.map { ($0.index, $0.name) }, uniquingKeysWith: { a, _ in a })
-        let formatter = ServiceFormatter(interfaceNames: names)
+        let table = ServiceTable(interfaceNames: names)
         let events: AsyncStream<MDNSBrowseEvent>
         if let type {
             events = stack.browse(try MDNSServiceType(parsing: type, strict: false))
@@ -64,7 +64,7 @@ struct DiscoverCommand: AsyncParsableCommand {
         if !self.json {
             let interfaceList = names.values.sorted().joined(separator: ", ")
             Output.line("Browsing \(self.type ?? "service types") on \(interfaceList) (Ctrl-C to stop)")
-            if self.type != nil { Output.line(ServiceFormatter.header) }
+            if self.type != nil { Output.line(ServiceTable.header) }
         }
         let limit = self.count
         let json = self.json
@@ -75,7 +75,7 @@ struct DiscoverCommand: AsyncParsableCommand {
                 group.addTask {
                     var found = 0
                     for await event in events {
-                        if Self.print(event, formatter: formatter, json: json) { found += 1 }
+                        if Self.print(event, table: table, json: json) { found += 1 }
                         if let limit, found >= limit { return }
                     }
                 }
@@ -89,34 +89,9 @@ struct DiscoverCommand: AsyncParsableCommand {
     }
 
     /// Prints one event; returns whether it counts towards --count (a new instance or type).
-    static func print(_ event: MDNSBrowseEvent, formatter: ServiceFormatter, json: Bool) -> Bool {
-        switch event {
-        case .added(let service):
-            json ? Output.json(formatter.record("added", service)) : Output.line(formatter.row("+", service))
-            return true
-        case .updated(let service):
-            json ? Output.json(formatter.record("updated", service)) : Output.line(formatter.row("~", service))
-        case .removed(let name):
-            let type = name.labels.dropFirst().dropLast().map { String(decoding: $0, as: UTF8.self) }
-            if json {
-                Output.json(ServiceEventRecord.removed(name: name.firstLabel, type: type.joined(separator: ".")))
-            } else {
-                Output.line("- " + ServiceFormatter.pad(name.firstLabel, 28) + " " + type.joined(separator: "."))
-            }
-        case .typeFound(let name):
-            let text = ServiceFormatter.hostText(name).replacingSuffix(".local", with: "")
-            json ? Output.json(ServiceEventRecord.type(text, found: true)) : Output.line("+ \(text)")
-            return true
-        case .typeLost(let name):
-            let text = ServiceFormatter.hostText(name).replacingSuffix(".local", with: "")
-            json ? Output.json(ServiceEventRecord.type(text, found: false)) : Output.line("- \(text)")
-        }
-        return false
-    }
-}
-
-extension String {
-    func replacingSuffix(_ suffix: String, with replacement: String) -> String {
-        self.hasSuffix(suffix) ? String(self.dropLast(suffix.count)) + replacement : self
+    static func print(_ event: MDNSBrowseEvent, table: ServiceTable, json: Bool) -> Bool {
+        let entry = table.entry(for: event)
+        json ? Output.json(entry.record) : Output.line(entry.line)
+        return entry.isNew
     }
 }

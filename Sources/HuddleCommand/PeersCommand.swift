@@ -63,10 +63,7 @@ actor PeerPicker {
     let autoAccept: Bool
     let prompter: Prompter
     let foreign: ForeignPeers?
-    var order: [PeerID] = []
-    /// Foreign devices by protocol and identifier, in the order found.
-    var foreignOrder: [ForeignPeer.ID] = []
-    var foreignPeers: [ForeignPeer.ID: ForeignPeer] = [:]
+    var roster = PeerRoster()
 
     init(
         session: PeerSession,
@@ -102,7 +99,7 @@ actor PeerPicker {
             guard case .found(let peer) = event, !peer.isHuddle else {
                 continue
             }
-            if foreignPeers.updateValue(peer, forKey: peer.id) == nil { foreignOrder.append(peer.id) }
+            roster.found(peer)
             let trust = foreign?.trust(of: peer) ?? .unpinned
             if json {
                 Output.json(DeviceFoundRecord(peer, trust: trust))
@@ -128,7 +125,7 @@ actor PeerPicker {
     func handle(_ event: PeerSessionEvent) async {
         switch event {
         case .peerFound(let info):
-            if !order.contains(info.id) { order.append(info.id) }
+            roster.found(info.id)
             if json { Output.json(PeerFoundRecord(info)) }
         case .stateChanged(let peer, let state):
             if json {
@@ -160,30 +157,8 @@ actor PeerPicker {
         case .connectionRequestEnded(let id, let error):
             let note = json ? nil : "* request ended: \(error)"
             if await !prompter.withdraw(key: "\(id)", note: note), let note { Output.line(note) }
-        case .pairingPaused(let pause):
-            if json {
-                Output.json(PeerEventRecord.pairingPaused(pause))
-            } else {
-                Output.line("! \(pause)")
-            }
-        case .addressUnreachable(let address, let error):
-            if json {
-                Output.json(PeerEventRecord.unreachable(address, message: DirectAddressText.reason(error)))
-            } else {
-                Output.line("! \(DirectAddressText.unreachable(address, error))")
-            }
-        case .pairedByLink(let peer, let device):
-            if json {
-                Output.json(PeerEventRecord.pairedByLink(peer, device: device))
-            } else {
-                Output.line("* paired with \(device.shortID) by the pairing link: verified")
-            }
-        case .peerError(let peer, let error):
-            if json {
-                Output.json(PeerEventRecord.error(error, peer: peer))
-            } else {
-                Output.line("! \(error)")
-            }
+        case .pairingPaused, .addressUnreachable, .pairedByLink, .peerError:
+            if let (line, record) = event.notice { json ? Output.json(record) : Output.line(line) }
         case .received, .undelivered, .transferOffered, .transferProgress, .transferFinished, .transferReceivedData,
             .transferFailed:
             break
@@ -191,32 +166,24 @@ actor PeerPicker {
     }
 
     func printList() async {
-        var index = 0
-        for peer in order {
-            guard let info = await session.info(for: peer) else { continue }
-            index += 1
-            let dialled = info.dialledAt.map { " (dialled at \($0), not found nearby)" } ?? ""
-            Output.line(
-                "  \(index)) \(info.displayName) (\(info.deviceID?.shortID ?? "?")) — \(info.state.rawValue)\(dialled)"
-            )
-        }
-        for id in foreignOrder {
-            guard let peer = foreignPeers[id] else { continue }
-            let trust = (foreign?.trust(of: peer) ?? .unpinned).phrase
-            Output.line("  - \(peer.name) (\(peer.identityText)) — \(trust), at \(peer.address)")
+        let foreign = self.foreign
+        for line in await roster.lines(of: session, trust: { foreign?.trust(of: $0) ?? .unpinned }) {
+            Output.line(line)
         }
     }
 
     func handle(line: String) async -> Bool {
         if line == "/quit" { return false }
-        if await PeerAddressCommand.handle(line, session: session) { return true }
-        guard let number = Int(line), number >= 1, number <= order.count else {
+        if case .lookAt(let address) = ChatInput(line) {
+            Output.line(await PeerAddressInput.add(address, to: session))
+            return true
+        }
+        guard let peer = roster.peer(picked: line) else {
             if !line.isEmpty {
                 Output.line("(type a peer's number, y/n to answer a request, /peer HOST[:PORT], or /quit)")
             }
             return true
         }
-        let peer = order[number - 1]
         let session = self.session
         Task {
             do {

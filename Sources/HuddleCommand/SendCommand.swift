@@ -162,9 +162,9 @@ struct SendCommand: AsyncParsableCommand {
                         return 1
                     case .huddle(let peer):
                         let name = peers.count > 1 ? await session.displayName(for: peer) : nil
-                        return await delivery.send(to: peer, named: name) { show($0, reporter) }
+                        return await delivery.send(to: peer, named: name) { show($0) }
                     case .foreign(let peer, let service):
-                        return await foreignDelivery.send(to: peer, via: service) { show($0, reporter) }
+                        return await foreignDelivery.send(to: peer, via: service) { show($0) }
                     }
                 }
             }
@@ -195,35 +195,14 @@ struct SendCommand: AsyncParsableCommand {
         return delivery
     }
 
-    /// Prints one result: a line, or its JSON record (a failure also on standard error).
-    func show(_ outcome: DeliveryOutcome, _ reporter: ProgressReporter) {
-        switch outcome {
-        case .sent(let record, let device):
-            let who = device.map { "\($0.name) (\($0.identityText) — not verified)" }
-            let text: String
-            if record.text == true {
-                text = "sent the text to \(who ?? record.peer ?? "")"
-            } else if record.directory == true {
-                text =
-                    "sent \(record.file ?? "")/: \(record.files ?? 0) files, \(record.bytes ?? 0) bytes (this run: "
-                    + "\(record.filesSent ?? 0) files, \(record.bytesSent ?? 0) bytes), all verified by the receiver"
-            } else if let who {
-                text = "sent \(record.file ?? "") to \(who)"
-            } else {
-                text = "sent \(record.file ?? "")\(record.peer.map { " to \($0)" } ?? ""): verified by the receiver"
-            }
-            reporter.result(record, text: text)
-        case .skipped(let record):
-            reporter.result(record, text: "skipped \(record.file): links and special files are not sent")
-        case .failed(let record):
-            if json { Output.json(record) }
-            let subject = [record.file, record.peer].compactMap { $0 }.joined(separator: " to ")
-            Output.error("\(subject): \(record.error)")
-        case .offerFailed(let files, let device, let error):
-            if json { for file in files { Output.json(FailedRecord(file: file, error: error)) } }
-            Output.error("\(device.name): \(error)")
-        case .pinned(let peer):
-            Output.line(ForeignTrustText.pinned(peer))
+    /// Prints one result: a line, or its JSON records (a failure also on standard error; a pin in words only).
+    func show(_ outcome: DeliveryOutcome) {
+        let (line, isFailure) = outcome.text
+        if json { for record in outcome.records { Output.json(record) } }
+        if isFailure {
+            Output.error(line)
+        } else if !json || outcome.records.isEmpty {
+            Output.line(line)
         }
     }
 }

@@ -67,17 +67,6 @@ struct SessionOptions: ParsableArguments {
     )
     var peerAddressTexts: [String] = []
 
-    /// The parsed `--peer` addresses.
-    func peerAddresses() throws -> [PeerAddress] {
-        try peerAddressTexts.map { text in
-            do {
-                return try PeerAddress(parsing: text)
-            } catch let error as PeerSessionError {
-                throw ValidationError("--peer: \(error.reason ?? "\(error)")")
-            }
-        }
-    }
-
     @Option(
         help: ArgumentHelp(
             "Also register in and browse this wide-area DNS-SD domain (RFC 6763 §11) on a unicast DNS server, "
@@ -115,41 +104,35 @@ struct SessionOptions: ParsableArguments {
 
     @OptionGroup var network: NetworkOptions
 
-    var displayName: String {
-        if let name, !name.isEmpty { return name }
-        return ProcessInfo.processInfo.hostName.split(separator: ".").first.map(String.init) ?? "Huddle"
-    }
-
-    func validate() throws {
-        if session?.isEmpty == true { throw ValidationError("--session must not be empty") }
-        if let name, name.isEmpty || name.utf8.count > 63 {
-            throw ValidationError("--name takes 1 to 63 bytes of text")
-        }
-        if let port, !(0...65535).contains(port) { throw ValidationError("--port takes 0 to 65535") }
-        _ = try peerAddresses()
-        _ = try wideAreaConfiguration()
-        if !(disconnectTimeout >= 1 && disconnectTimeout <= 3600) {
-            throw ValidationError("--disconnect-timeout takes 1 to 3600 seconds")
-        }
-    }
-
-    func configuration() -> PeerSessionConfiguration {
-        var configuration = PeerSessionConfiguration()
-        configuration.dataDirectory = data.url
+    /// The session settings given (``SessionSetup``); `--domain` and its companions unchecked until ``validate()``.
+    var setup: SessionSetup {
+        var setup = SessionSetup()
+        (setup.name, setup.sessionID, setup.port, setup.peerAddresses) = (name, session, port, peerAddressTexts)
+        setup.disconnectTimeout = disconnectTimeout
         // Nobody compares a code under --yes either: such pins are trust-on-first-use, never "verified".
-        configuration.trustsOnFirstUse = trustOnFirstUse || yes
-        configuration.listenPort = port ?? PeerAddress.defaultPort
-        configuration.listenPortFallsBack = port == nil
-        configuration.peerAddresses = (try? peerAddresses()) ?? []
-        configuration.wideArea = try? wideAreaConfiguration()
-        configuration.disconnectTimeout = .seconds(disconnectTimeout)
+        setup.trustsOnFirstUse = trustOnFirstUse || yes
+        setup.wideArea = try? wideAreaConfiguration()
+        setup.dataDirectory = data.url
         // What the session cannot report as an event (a trust store it could not write) goes to standard error,
         // escaped: a message may carry a peer's words.
         var logger = Logger(label: "huddle", factory: { _ in EscapingLogHandler() })
         logger.logLevel = .warning
-        configuration.logger = logger
-        return configuration
+        setup.logger = logger
+        return setup
     }
+
+    var displayName: String { setup.displayName(hostName: ProcessInfo.processInfo.hostName) }
+
+    func validate() throws {
+        do {
+            try setup.validate()
+        } catch {
+            throw ValidationError("--\(error)")
+        }
+        _ = try wideAreaConfiguration()
+    }
+
+    func configuration() -> PeerSessionConfiguration { setup.configuration() }
 
     /// Starts a session on multicast DNS with these options.
     func startSession(

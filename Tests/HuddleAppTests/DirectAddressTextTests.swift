@@ -1,9 +1,8 @@
 import Huddle
+import HuddleApp
 import HuddleTransport
 import HuddleWire
 import Testing
-
-@testable import huddle
 
 /// How the commands word a direct address that did not answer.
 @Suite("Direct address failures in words")

@@ -1,16 +1,16 @@
-import Huddle
+public import Huddle
 import HuddleTransport
 import HuddleWire
 
 /// How the commands word a direct address (`--peer`) that did not answer as a peer of the session.
-enum DirectAddressText {
+public enum DirectAddressText {
     /// `10.1.2.3:47474: nothing answers there (…); trying again`.
-    static func unreachable(_ address: PeerAddress, _ error: PeerSessionError) -> String {
+    public static func unreachable(_ address: PeerAddress, _ error: PeerSessionError) -> String {
         "\(address): \(reason(error)); trying again"
     }
 
     /// What the failure means for someone who typed the address.
-    static func reason(_ error: PeerSessionError) -> String {
+    public static func reason(_ error: PeerSessionError) -> String {
         guard let failure = error.connectionError else { return "\(error)" }
         switch failure {
         case .connectFailed(let detail):
@@ -34,7 +34,7 @@ enum DirectAddressText {
     }
 
     /// A failed TCP connect in a few words, from the socket error's text.
-    static func socketFailure(_ detail: String) -> String {
+    public static func socketFailure(_ detail: String) -> String {
         let lower = detail.lowercased()
         let known: [(String, String)] = [
             ("connection refused", "connection refused: nothing listens on that port (is Huddle running there?)"),
