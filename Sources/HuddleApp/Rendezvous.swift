@@ -29,8 +29,8 @@ public struct Rendezvous: Sendable {
     /// Subscribed before the peer list is read, so a peer found just after is not missed.
     let changes: PeerSessionEvents
     let foreign: ForeignPeers?
-    /// The foreign devices found, as the command's reader of the foreign services' events passes them on (those
-    /// events have one reader); nil: the foreign peers are looked at again every quarter second instead.
+    /// The foreign devices found, as the command's reader of the foreign services' events passes them on; nil:
+    /// the foreign peers are looked at again every quarter second instead.
     let foreignFinds: EventSubscription<ForeignPeer>?
 
     public init(

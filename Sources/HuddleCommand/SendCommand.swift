@@ -101,9 +101,9 @@ struct SendCommand: AsyncParsableCommand {
                 }
             }
         }
-        // This is the one reader of the foreign services' events: it shows progress, and passes each device found
-        // on to the rendezvous, which then looks at once (a LocalSend device is found when it answers the
-        // announcement, a few milliseconds after start).
+        // This reader of the foreign services' events shows progress, and passes each device found on to the
+        // rendezvous, which then looks at once (a LocalSend device is found when it answers the announcement, a
+        // few milliseconds after start).
         let finds = EventBroadcast<ForeignPeer>(bufferLimit: 64)
         let found = finds.subscribe()
         let foreignProgress = foreign.services.map { service in

@@ -1,12 +1,14 @@
 public import Foundation
+public import Huddle
 
 /// One foreign protocol, as the command line uses it: find peers, send them files, answer their offers.
 ///
 /// A third protocol is a new conformance, not a change to the commands (docs/design.md, "Foreign peers").
 public protocol ForeignPeerService: Sendable {
     var protocolName: ForeignProtocol { get }
-    /// Everything the service has to say, from the moment it runs; one reader.
-    var events: AsyncStream<ForeignEvent> { get }
+    /// Everything the service has to say, in order: each access is a subscription of its own, with every event
+    /// from then on (the first subscriber also gets those from before it subscribed), read at its own pace.
+    var events: EventSubscription<ForeignEvent> { get }
     /// The peers found so far.
     func peers() async -> [ForeignPeer]
     /// Sends the files to `peer`, in order, and returns when the peer has taken them all.

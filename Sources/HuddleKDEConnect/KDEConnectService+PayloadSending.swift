@@ -140,7 +140,7 @@ extension KDEConnectService {
 
     /// Writes the open file, then half-closes and waits for the receiver to close.
     func serve(_ handle: ReadFileHandle, name: String, size: UInt64, on child: PayloadChannel) async throws {
-        let emit = continuation
+        let emit = broadcast
         let offerID = Self.token()
         try await child.executeThenClose { inbound, outbound in
             var sent: UInt64 = 0

@@ -1,5 +1,5 @@
 import Foundation
-import Huddle
+public import Huddle
 public import HuddleForeign
 import HuddleKDEConnectWire
 import HuddleTransport
@@ -13,8 +13,9 @@ public import ServiceLifecycle
 /// devices it hears or that dial it, pairs with them when a person says so, and shares texts and files.
 public final class KDEConnectService: ForeignPeerService, Service {
     public let protocolName = ForeignProtocol.kdeConnect
-    public let events: AsyncStream<ForeignEvent>
-    let continuation: AsyncStream<ForeignEvent>.Continuation
+    /// Every subscriber's events (``ForeignPeerService/events``); the newest 4,096 wait for a slow reader.
+    let broadcast = EventBroadcast<ForeignEvent>(bufferLimit: 4096)
+    public var events: EventSubscription<ForeignEvent> { broadcast.subscribe() }
     let configuration: KDEConnectConfiguration
     let credentials: KDEConnectCredentials
     let pins: ForeignPinStore
@@ -62,10 +63,9 @@ public final class KDEConnectService: ForeignPeerService, Service {
             maximumTotal: configuration.limits.maximumLinks,
             maximumPerAddress: configuration.limits.maximumLinksPerAddress
         )
-        (events, continuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(4096))
     }
 
-    func emit(_ event: ForeignEvent) { continuation.yield(event) }
+    func emit(_ event: ForeignEvent) { broadcast.yield(event) }
 
     var now: Double {
         started.duration(to: .now) / .seconds(1)
@@ -96,7 +96,7 @@ public final class KDEConnectService: ForeignPeerService, Service {
     ///   read: every paired device would look new.
     public func run() async throws {
         defer {
-            continuation.finish()
+            broadcast.finish()
             listeningPort.settle(nil)
         }
         _ = try pins.load()

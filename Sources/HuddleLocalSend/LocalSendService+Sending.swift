@@ -1,5 +1,6 @@
 import Crypto
 public import Foundation
+import Huddle
 public import HuddleForeign
 import HuddleLocalSendWire
 import HuddleWire
@@ -141,7 +142,7 @@ extension LocalSendService {
     ) async throws {
         let file = chosen.metadata
         let path = "/api/localsend/v2/upload?sessionId=\(session)&fileId=\(file.id)&token=\(token)"
-        let emit = continuation
+        let emit = broadcast
         let name = file.fileName
         let reached = NIOLockedValueBox<UInt64>(0)
         let response = try await client.request(

@@ -1,5 +1,5 @@
 import Foundation
-import Huddle
+public import Huddle
 public import HuddleForeign
 import HuddleLocalSendWire
 import HuddleTransport
@@ -17,8 +17,9 @@ public import ServiceLifecycle
 /// (docs/localsend.md).
 public final class LocalSendService: ForeignPeerService, Service {
     public let protocolName = ForeignProtocol.localSend
-    public let events: AsyncStream<ForeignEvent>
-    let continuation: AsyncStream<ForeignEvent>.Continuation
+    /// Every subscriber's events (``ForeignPeerService/events``); the newest 4,096 wait for a slow reader.
+    let broadcast = EventBroadcast<ForeignEvent>(bufferLimit: 4096)
+    public var events: EventSubscription<ForeignEvent> { broadcast.subscribe() }
     let configuration: LocalSendConfiguration
     let credentials: LocalSendCredentials
     let group: any EventLoopGroup
@@ -58,8 +59,7 @@ public final class LocalSendService: ForeignPeerService, Service {
         self.credentials = credentials
         self.group = group
         client = try LocalSendHTTPClient(credentials: credentials, group: group)
-        (events, continuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(4096))
-        let emit = continuation
+        let emit = broadcast
         let startedAt = ContinuousClock.now
         inbox = LocalSendInbox(
             takesOffers: configuration.takesOffers,
@@ -81,7 +81,7 @@ public final class LocalSendService: ForeignPeerService, Service {
     public var port: Int? { listeningPort.port }
     public var fingerprint: String { credentials.fingerprint }
 
-    func emit(_ event: ForeignEvent) { continuation.yield(event) }
+    func emit(_ event: ForeignEvent) { broadcast.yield(event) }
 
     var now: Double { Self.seconds(started.duration(to: clock.now)) }
 
@@ -110,7 +110,7 @@ public final class LocalSendService: ForeignPeerService, Service {
 
     public func run() async throws {
         defer {
-            continuation.finish()
+            broadcast.finish()
             listeningPort.settle(nil)
             digests.cancelAll()
         }
@@ -172,7 +172,7 @@ public final class LocalSendService: ForeignPeerService, Service {
         guard let shared = configuration.share else { return nil }
         var files: [LocalSendChosenFile] = []
         for url in shared.files { files.append(try await chosen(url)) }
-        let emit = continuation
+        let emit = broadcast
         return LocalSendShare(files: files, pin: shared.pin) { emit.yield($0) }
     }
 

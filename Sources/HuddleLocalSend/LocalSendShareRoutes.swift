@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import Huddle
 import HuddleForeign
 import HuddleLocalSendWire
 import Hummingbird
@@ -105,7 +106,7 @@ struct LocalSendShareRoutes: Sendable {
             .init("X-Content-Type-Options")!: "nosniff",
             .cacheControl: "no-store",
         ]
-        let emit = service.continuation
+        let emit = service.broadcast
         let body = ResponseBody(contentLength: Int(file.size)) { writer in
             var sent: UInt64 = 0
             try await FileSystem.shared.withFileHandle(forReadingAt: FilePath(url.path)) { handle in

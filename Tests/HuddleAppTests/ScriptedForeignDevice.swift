@@ -1,4 +1,5 @@
 import Foundation
+import Huddle
 import HuddleForeign
 import HuddleLocalSend
 import NIOConcurrencyHelpers
@@ -9,7 +10,12 @@ import ServiceLifecycle
 /// suites and the interop suite speak them for real.
 final class ScriptedForeignDevice: ForeignPeerService, Service {
     let protocolName = ForeignProtocol.localSend
-    let events = AsyncStream<ForeignEvent> { $0.finish() }
+    /// Says nothing: the tests drive it by its methods.
+    var events: EventSubscription<ForeignEvent> {
+        let silent = EventBroadcast<ForeignEvent>()
+        silent.finish()
+        return silent.subscribe()
+    }
     let pin: String?
     let taken = NIOLockedValueBox<[(files: [String], pin: String?)]>([])
     let answers = NIOLockedValueBox<[ForeignOfferAnswer]>([])

@@ -1,3 +1,4 @@
+import Huddle
 public import HuddleClipboard
 public import HuddleForeign
 
