@@ -371,6 +371,9 @@ let package = Package(
             dependencies: [
                 "HuddleTestSupport", "HuddleLocalSend", "HuddleLocalSendWire", "HuddleForeign", "HuddleTransport",
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),

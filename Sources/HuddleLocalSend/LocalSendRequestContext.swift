@@ -7,14 +7,15 @@ import NIOSSL
 /// and the connection, whose client certificate proves who sends.
 struct LocalSendRequestContext: RequestContext {
     var coreContext: CoreRequestContextStorage
-    let remoteHost: String?
     let channel: any Channel
 
     init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
         channel = source.channel
-        remoteHost = source.channel.remoteAddress?.ipAddress.map(LocalSendRequestContext.unmapped)
     }
+
+    /// The address the request came from, as the connection says.
+    var remoteHost: String? { channel.remoteAddress?.ipAddress.map(Self.unmapped) }
 
     /// "::ffff:10.1.2.3" (an IPv4 peer reaching a dual-stack socket) as "10.1.2.3".
     static func unmapped(_ address: String) -> String {

@@ -15,6 +15,12 @@ struct LocalSendRoutes: Sendable {
 
     func router() -> Router<LocalSendRequestContext> {
         let router = Router(context: LocalSendRequestContext.self)
+        add(to: router)
+        return router
+    }
+
+    /// Adds the API's routes to `router`.
+    func add(to router: Router<LocalSendRequestContext>) {
         let api = "/api/localsend/v2"
         // Version 1's info too: some senders ask it before every upload.
         for path in ["/api/localsend/v1/info", "\(api)/info"] {
@@ -34,7 +40,6 @@ struct LocalSendRoutes: Sendable {
             let cancelled = await inbox.cancel(session: session, host: context.remoteHost ?? "")
             return cancelled ? Response(status: .ok) : refusal(.init(403, "no such session from this address"))
         }
-        return router
     }
 
     func register(_ request: Request, _ context: LocalSendRequestContext) async throws -> Response {

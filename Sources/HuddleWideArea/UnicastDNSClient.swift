@@ -1,13 +1,49 @@
 public import NIOCore
 import NIOPosix
 
+/// Carries a DNS message to one server and brings back its answer: over UDP (``UnicastDNSClient``), or, in tests,
+/// in memory. Either way the answer is chosen by the same rule (``AnswerChoice``).
+public protocol DNSExchange: Sendable {
+    /// Sends `message` (its first two bytes are its ID) and returns the first answer to it that `judge` accepts,
+    /// else the first one it kept as a fallback.
+    func exchange(
+        _ message: [UInt8],
+        judging judge: @escaping @Sendable ([UInt8]) -> UnicastDNSClient.Verdict
+    ) async throws -> [UInt8]
+}
+
+extension DNSExchange {
+    /// ``exchange(_:judging:)`` taking the first answer.
+    public func exchange(_ message: [UInt8]) async throws -> [UInt8] {
+        try await exchange(message) { _ in .accept }
+    }
+}
+
+/// Which of the answers to one attempt is taken: the first that the caller accepts at once; else, when the
+/// attempt ends, the first it kept as a fallback (``UnicastDNSClient/Verdict``).
+public struct AnswerChoice: Sendable {
+    /// The first answer judged a fallback, if any.
+    public private(set) var fallback: [UInt8]?
+
+    public init() {}
+
+    /// Notes `answer` as judged; returns it when it is accepted (the attempt is then over).
+    public mutating func take(_ answer: [UInt8], _ verdict: UnicastDNSClient.Verdict) -> [UInt8]? {
+        switch verdict {
+        case .accept: return answer
+        case .fallback: if fallback == nil { fallback = answer }
+        }
+        return nil
+    }
+}
+
 /// Asks one DNS server over UDP (RFC 1035 §4.2.1): a message out, the answer with the same ID back, tried again
 /// after `timeout`, `attempts` times in all.
 ///
 /// An answer is taken only from the server's address and port, with the query's ID, and with the query's question
 /// section (RFC 5452 §9.1); anything else arriving on the socket is dropped. The ID (16 bits) and the random port
 /// are then what an off-path forger must guess, and the forged source address is what it must send from.
-public struct UnicastDNSClient: Sendable {
+public struct UnicastDNSClient: DNSExchange {
     public var server: SocketAddress
     public var timeout: Duration = .seconds(2)
     public var attempts = 3
@@ -40,7 +76,7 @@ public struct UnicastDNSClient: Sendable {
     /// else, at the end of an attempt, the first one it kept as a fallback.
     public func exchange(
         _ message: [UInt8],
-        judging judge: @Sendable ([UInt8]) -> Verdict = { _ in .accept }
+        judging judge: @escaping @Sendable ([UInt8]) -> Verdict
     ) async throws -> [UInt8] {
         let (arrivals, continuation) = AsyncStream<Arrival>.makeStream()
         let host = server.protocol == .inet6 ? "::" : "0.0.0.0"
@@ -62,23 +98,20 @@ public struct UnicastDNSClient: Sendable {
                 try? await Task.sleep(until: deadline)
                 continuation.yield(.tick)
             }
-            var fallback: [UInt8]?
+            var choice = AnswerChoice()
             while let arrival = await iterator.next() {
                 guard case .datagram(let answer, let source) = arrival else {
                     if ContinuousClock.now >= deadline { break }
                     continue
                 }
                 guard Self.isAnswer(answer, from: source, to: message, server: server) else { continue }
-                switch judge(answer) {
-                case .accept:
+                if let accepted = choice.take(answer, judge(answer)) {
                     timer.cancel()
-                    return answer
-                case .fallback:
-                    if fallback == nil { fallback = answer }
+                    return accepted
                 }
             }
             timer.cancel()
-            if let fallback { return fallback }
+            if let fallback = choice.fallback { return fallback }
         }
         continuation.finish()
         throw Failure.noAnswer(server: "\(server)", after: timeout * attempts)

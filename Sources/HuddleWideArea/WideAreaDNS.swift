@@ -52,11 +52,12 @@ public enum WideAreaError: Error, Hashable, Sendable, CustomStringConvertible {
 /// Registers and browses in one domain through its server: DNS UPDATE signed with TSIG, and unicast queries.
 public struct WideAreaDNS: Sendable {
     public let configuration: WideAreaConfiguration
-    let client: UnicastDNSClient
+    let client: any DNSExchange
 
-    public init(configuration: WideAreaConfiguration) {
+    /// - Parameter exchange: how messages reach the server; nil: UDP to the configuration's server.
+    public init(configuration: WideAreaConfiguration, exchange: (any DNSExchange)? = nil) {
         self.configuration = configuration
-        self.client = UnicastDNSClient(server: configuration.server)
+        self.client = exchange ?? UnicastDNSClient(server: configuration.server)
     }
 
     /// Sends `update`, signed when there is a key, and checks the answer (and its signature).

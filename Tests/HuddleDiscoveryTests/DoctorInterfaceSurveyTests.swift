@@ -5,7 +5,7 @@ import Testing
 @testable import HuddleDiscovery
 
 /// Why an interface is left out, as `huddle doctor` reports it: the same rules a session applies.
-@Suite("Interface survey for huddle doctor (RFC 6762 §14)", .tags(.real), .timeLimit(.minutes(1)))
+@Suite("Interface survey for huddle doctor (RFC 6762 §14)", .timeLimit(.minutes(1)))
 struct DoctorInterfaceSurveyTests {
     @Test("each rule gives its own reason, in the order a session applies them")
     func reasons() {
@@ -27,7 +27,10 @@ struct DoctorInterfaceSurveyTests {
         #expect(configuration.exclusion(name: "veth-a", isLoopback: false, isPointToPoint: false) == .denied)
     }
 
-    @Test("the survey's used interfaces are exactly those a session scans, and every other one has a reason")
+    @Test(
+        "the survey's used interfaces are exactly those a session scans, and every other one has a reason",
+        .tags(.real)
+    )
     func surveyMatchesScan() throws {
         for allow in [[], ["lo"]] {
             var configuration = DiscoveryConfiguration()

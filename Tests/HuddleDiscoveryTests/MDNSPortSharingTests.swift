@@ -5,7 +5,7 @@ import Testing
 
 @testable import HuddleDiscovery
 
-@Suite("Who else holds the mDNS port (/proc/net/udp)", .tags(.real), .timeLimit(.minutes(1)))
+@Suite("Who else holds the mDNS port (/proc/net/udp)", .timeLimit(.minutes(1)))
 struct MDNSPortSharingTests {
     @Test("rows are counted by the port of their local address, IPv4 and IPv6 alike, a repeated row once")
     func tableRows() {
@@ -26,7 +26,7 @@ struct MDNSPortSharingTests {
 
     /// Other tests run beside this one and may hold a socket of the same port number (IPv6, or IPv4 with
     /// SO_REUSEADDR), so this test looks for its own socket's inode rather than counting.
-    @Test("a real socket is seen while bound and not after it is closed; the table is read to its end")
+    @Test("a real socket is seen while bound and not after it is closed; the table is read to its end", .tags(.real))
     func realSocket() throws {
         let (descriptor, port, inode) = try #require(Self.boundUDPSocket())
         let whileBound = try #require(MDNSPortSharing.socketInodes(boundTo: port))

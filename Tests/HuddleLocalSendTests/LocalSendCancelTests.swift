@@ -8,7 +8,7 @@ import Testing
 /// A session's end told both ways: a sender cancelled here tells the receiver before its upload stops, and a
 /// receiver that ends the session mid-upload is reported as having cancelled. Real TLS on loopback (the pair of
 /// ``LocalSendServiceTests``); every wait has a deadline.
-@Suite(.tags(.real)) struct LocalSendCancelTests {
+@Suite struct LocalSendCancelTests {
     /// A sparse file of `size` bytes: large enough that the upload is still under way when the test acts on its
     /// first progress, without writing it.
     func sparseFile(_ scratch: ScratchDirectory, _ name: String, size: UInt64) throws -> URL {
@@ -49,7 +49,7 @@ import Testing
         }
     }
 
-    @Test func aSendCancelledHereTellsTheReceiverBeforeItsUploadStops() async throws {
+    @Test(.tags(.real)) func aSendCancelledHereTellsTheReceiverBeforeItsUploadStops() async throws {
         try await withUploadUnderWay { receiver, sending, inbox, moving in
             #expect(moving < 256 << 20)
             sending.cancel()
@@ -66,7 +66,7 @@ import Testing
         }
     }
 
-    @Test func aReceiverThatEndsTheSessionMidUploadIsReportedAsHavingCancelled() async throws {
+    @Test(.tags(.real)) func aReceiverThatEndsTheSessionMidUploadIsReportedAsHavingCancelled() async throws {
         try await withUploadUnderWay { receiver, sending, _, _ in
             let host = try #require(await receiver.service.inbox.session?.host)
             #expect(await receiver.service.inbox.cancel(session: nil, host: host))

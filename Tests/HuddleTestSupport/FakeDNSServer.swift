@@ -2,56 +2,49 @@ public import HuddleDNS
 public import HuddleWideArea
 import NIOConcurrencyHelpers
 public import NIOCore
-import NIOPosix
 
-/// A DNS server on 127.0.0.1 (real UDP, port 0) for wide-area tests: it answers each query with the records of its
-/// zone that match the question, and each UPDATE (RFC 2136) with the RCODE `updateRCode` gives it, signed with its
-/// key when it has one (RFC 8945 §5.3); it applies no update, and keeps every message it received, in order. Before
-/// an answer it can send datagrams of the test's making from its own address and port, as a forger on the path
-/// would.
-public final class FakeDNSServer: Sendable {
-    public let address: SocketAddress
+/// A DNS server in memory for wide-area tests (a ``DNSExchange``: pass it where the client would use UDP): it
+/// answers each query with the records of its zone that match the question, and each UPDATE (RFC 2136) with the
+/// RCODE `updateRCode` gives it, signed with its key when it has one (RFC 8945 §5.3); it applies no update, and keeps
+/// every message it received, in order. Before an answer it can deliver datagrams of the test's making as if from
+/// its own address, as a forger on the path would. The answers go through the client's own checks and choice
+/// (``UnicastDNSClient/isAnswer(_:from:to:server:)``, ``AnswerChoice``); an attempt ends when they are all taken, so
+/// nothing waits for a timer.
+public final class FakeDNSServer: DNSExchange {
+    /// The address the configuration names (TEST-NET-1, RFC 5737: nothing is sent there).
+    public let address = try! SocketAddress(ipAddress: "192.0.2.53", port: 53)
     public let key: TSIGKey?
-    private let channel: any Channel
-    private let messages: NIOLockedValueBox<[DNSMessage]>
+    private let zone: [DNSRecord]
+    private let updateRCode: @Sendable (DNSMessage) -> UInt8
+    private let forgeries: @Sendable (DNSMessage) -> [[UInt8]]
+    private let messages = NIOLockedValueBox<[DNSMessage]>([])
 
-    /// Starts it.
+    /// Makes one.
     ///
     /// - Parameters:
     ///   - zone: the records it answers queries with.
     ///   - key: the key it signs answers to UPDATEs with; nil for unsigned answers.
     ///   - updateRCode: the RCODE of the answer to an UPDATE (0, NOERROR, unless it says otherwise).
-    ///   - forgeries: datagrams to send before the answer to a request.
+    ///   - forgeries: datagrams delivered before the answer to a request.
     public static func start(
         zone: [DNSRecord],
         key: TSIGKey?,
         updateRCode: @escaping @Sendable (DNSMessage) -> UInt8 = { _ in 0 },
         forgeries: @escaping @Sendable (DNSMessage) -> [[UInt8]] = { _ in [] }
-    ) async throws -> FakeDNSServer {
-        let messages = NIOLockedValueBox<[DNSMessage]>([])
-        let channel = try await DatagramBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .channelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    let handler = Handler(
-                        zone: zone,
-                        key: key,
-                        updateRCode: updateRCode,
-                        forgeries: forgeries,
-                        messages: messages
-                    )
-                    try channel.pipeline.syncOperations.addHandler(handler)
-                }
-            }
-            .bind(host: "127.0.0.1", port: 0)
-            .get()
-        return FakeDNSServer(channel: channel, key: key, messages: messages)
+    ) -> FakeDNSServer {
+        FakeDNSServer(zone: zone, key: key, updateRCode: updateRCode, forgeries: forgeries)
     }
 
-    private init(channel: any Channel, key: TSIGKey?, messages: NIOLockedValueBox<[DNSMessage]>) {
-        self.channel = channel
-        self.address = channel.localAddress!
+    private init(
+        zone: [DNSRecord],
+        key: TSIGKey?,
+        updateRCode: @escaping @Sendable (DNSMessage) -> UInt8,
+        forgeries: @escaping @Sendable (DNSMessage) -> [[UInt8]]
+    ) {
+        self.zone = zone
         self.key = key
-        self.messages = messages
+        self.updateRCode = updateRCode
+        self.forgeries = forgeries
     }
 
     /// Every message received, decoded, in arrival order.
@@ -60,8 +53,42 @@ public final class FakeDNSServer: Sendable {
     /// The UPDATEs received (opcode 5).
     public var updates: [DNSMessage] { received.filter { $0.opcode == 5 } }
 
-    public func close() async {
-        try? await channel.close()
+    /// Nothing to close in memory; kept so that tests read as they would with a socket.
+    public func close() async {}
+
+    public func exchange(
+        _ message: [UInt8],
+        judging judge: @escaping @Sendable ([UInt8]) -> UnicastDNSClient.Verdict
+    ) async throws -> [UInt8] {
+        var choice = AnswerChoice()
+        for answer in answers(to: message)
+        where UnicastDNSClient.isAnswer(answer, from: address, to: message, server: address) {
+            if let accepted = choice.take(answer, judge(answer)) { return accepted }
+        }
+        if let fallback = choice.fallback { return fallback }
+        throw UnicastDNSClient.Failure.noAnswer(server: "\(address)", after: .zero)
+    }
+
+    /// What the server sends back to `message`, in order: the forgeries, then its answer; nothing to a message it
+    /// cannot read or to a response.
+    func answers(to message: [UInt8]) -> [[UInt8]] {
+        guard let request = try? DNSMessageDecoder().decode(message), !request.isResponse else { return [] }
+        messages.withLockedValue { $0.append(request) }
+        var response = DNSMessage(id: request.id, isResponse: true, questions: request.questions)
+        var bytes: [UInt8]
+        if request.opcode == 5 {
+            response.opcode = 5
+            response.rcode = updateRCode(request)
+            bytes = Array(response.encoded().readableBytesView)
+            if let key, let mac = Self.requestMAC(of: request) {
+                bytes = Self.sign(bytes, key: key, requestMAC: mac, timeSigned: 1_795_000_000)
+            }
+        } else {
+            response.authoritative = true
+            response.answers = zone.filter { record in request.questions.contains { $0.isAnswered(by: record) } }
+            bytes = Array(response.encoded(compressSRVTarget: false).readableBytesView)
+        }
+        return forgeries(request) + [bytes]
     }
 
     /// `response` (a whole message, its ID the request's) signed as a server signs its answer to a request whose MAC
@@ -100,55 +127,5 @@ public final class FakeDNSServer: Sendable {
         let size = Int(rdata[sizeAt]) << 8 | Int(rdata[sizeAt + 1])
         guard sizeAt + 2 + size <= rdata.count else { return nil }
         return Array(rdata[(sizeAt + 2)..<(sizeAt + 2 + size)])
-    }
-
-    private final class Handler: ChannelInboundHandler, Sendable {
-        typealias InboundIn = AddressedEnvelope<ByteBuffer>
-        typealias OutboundOut = AddressedEnvelope<ByteBuffer>
-
-        let zone: [DNSRecord]
-        let key: TSIGKey?
-        let updateRCode: @Sendable (DNSMessage) -> UInt8
-        let forgeries: @Sendable (DNSMessage) -> [[UInt8]]
-        let messages: NIOLockedValueBox<[DNSMessage]>
-
-        init(
-            zone: [DNSRecord],
-            key: TSIGKey?,
-            updateRCode: @escaping @Sendable (DNSMessage) -> UInt8,
-            forgeries: @escaping @Sendable (DNSMessage) -> [[UInt8]],
-            messages: NIOLockedValueBox<[DNSMessage]>
-        ) {
-            self.zone = zone
-            self.key = key
-            self.updateRCode = updateRCode
-            self.forgeries = forgeries
-            self.messages = messages
-        }
-
-        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-            let envelope = Self.unwrapInboundIn(data)
-            guard let request = try? DNSMessageDecoder().decode(envelope.data), !request.isResponse else { return }
-            messages.withLockedValue { $0.append(request) }
-            var response = DNSMessage(id: request.id, isResponse: true, questions: request.questions)
-            var bytes: [UInt8]
-            if request.opcode == 5 {
-                response.opcode = 5
-                response.rcode = updateRCode(request)
-                bytes = Array(response.encoded().readableBytesView)
-                if let key, let mac = FakeDNSServer.requestMAC(of: request) {
-                    bytes = FakeDNSServer.sign(bytes, key: key, requestMAC: mac, timeSigned: 1_795_000_000)
-                }
-            } else {
-                response.authoritative = true
-                response.answers = zone.filter { record in request.questions.contains { $0.isAnswered(by: record) } }
-                bytes = Array(response.encoded(compressSRVTarget: false).readableBytesView)
-            }
-            for forged in forgeries(request) + [bytes] {
-                let datagram = AddressedEnvelope(remoteAddress: envelope.remoteAddress, data: ByteBuffer(bytes: forged))
-                context.write(Self.wrapOutboundOut(datagram), promise: nil)
-            }
-            context.flush()
-        }
     }
 }

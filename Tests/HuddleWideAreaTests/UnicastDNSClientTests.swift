@@ -65,6 +65,16 @@ struct UnicastDNSClientTests {
         let answer = try DNSMessageDecoder().decode(try outcome.get())
         #expect(answer.answers.map(\.data) == [.ptr("Ada._typingtogether._tcp.example.")])
     }
+}
+
+/// The rule that decides whether a datagram answers the query, on its own (no socket).
+@Suite("Unicast DNS answers: the rule")
+struct UnicastDNSAnswerRuleTests {
+    static let question = UnicastDNSClientTests.question
+
+    static func answer(to query: DNSMessage, question: DNSQuestion = question, pointingAt target: DNSName) -> [UInt8] {
+        UnicastDNSClientTests.answer(to: query, question: question, pointingAt: target)
+    }
 
     @Test func theQuestionIsComparedByNameTypeAndClassAndTheSourceByAddressAndPort() throws {
         let server = try SocketAddress(ipAddress: "127.0.0.1", port: 53)
@@ -99,5 +109,13 @@ struct UnicastDNSClientTests {
         noQuestion[5] = 0
         #expect(!UnicastDNSClient.isAnswer(noQuestion, from: server, to: queryBytes, server: server))
         #expect(!UnicastDNSClient.isAnswer(queryBytes, from: server, to: queryBytes, server: server), "not a response")
+    }
+
+    @Test func theFirstAcceptedAnswerIsTakenElseTheFirstFallback() {
+        var choice = AnswerChoice()
+        #expect(choice.take([1], .fallback) == nil)
+        #expect(choice.take([2], .fallback) == nil)
+        #expect(choice.fallback == [1])
+        #expect(choice.take([3], .accept) == [3])
     }
 }

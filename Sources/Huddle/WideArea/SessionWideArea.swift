@@ -24,9 +24,10 @@ actor SessionWideArea {
         configuration: WideAreaConfiguration,
         addressBounds: WideAreaAddresses.Configuration = .init(),
         clock: any SessionClock,
+        exchange: (any DNSExchange)? = nil,
         sharingExecutorOf executorOwner: any Actor
     ) {
-        self.dns = WideAreaDNS(configuration: configuration)
+        self.dns = WideAreaDNS(configuration: configuration, exchange: exchange)
         self.addresses = WideAreaAddresses(configuration: addressBounds)
         self.clock = clock
         self.executorOwner = executorOwner
