@@ -125,6 +125,7 @@ public enum ForeignServices {
 
     static func localSend(_ setup: ForeignSetup, _ context: Context) throws(ForeignSetupError) -> LocalSendService {
         var configuration = LocalSendConfiguration(alias: setup.displayName)
+        configuration.logger = setup.logger
         configuration.takesOffers = setup.takesOffers
         configuration.share = setup.share
         configuration.allowsPlainHTTP = setup.allowsPlainHTTP

@@ -192,6 +192,13 @@ struct SendCommand: AsyncParsableCommand {
         )
         delivery.text = text
         delivery.pin = pin
+        delivery.remedy = { error in
+            switch (error as? LocalSendError)?.code {
+            case .plainHTTPRefused?: "give --allow-plain-http to send anyway"
+            case .pinRequired?: "give it with --pin"
+            default: nil
+            }
+        }
         return delivery
     }
 

@@ -4,6 +4,7 @@ public import HuddleForeign
 import HuddleKDEConnectWire
 import HuddleTransport
 import HuddleWire
+import Logging
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
@@ -102,18 +103,21 @@ public final class KDEConnectService: ForeignPeerService, Service {
         _ = try pins.load()
         let servers = try await listen()
         listeningPort.settle(servers.first?.localAddress?.port)
-        let announcer =
-            configuration.announces
-            ? try? await KDEConnectAnnouncer.open(
-                port: configuration.port,
-                on: group,
-                usesInterface: configuration.usesInterface
-            ) : nil
+        let announcer = configuration.announces ? await openAnnouncer() : nil
         state.withLockedValue { $0.announcer = announcer }
         await withTaskGroup(of: Void.self) { tasks in
             if let announcer {
                 tasks.addTask { [self] in
-                    try? await announcer.run { [weak self] bytes, host in self?.announcementArrived(bytes, from: host) }
+                    do {
+                        try await announcer.run { [weak self] bytes, host in
+                            self?.announcementArrived(bytes, from: host)
+                        }
+                    } catch {
+                        // Ended by the service's shutdown: nothing to tell.
+                        if !Task.isCancelled, !(error is CancellationError) {
+                            configuration.logger.warning("KDE Connect announcements no longer heard: \(error)")
+                        }
+                    }
                 }
                 tasks.addTask { [self] in
                     // Every device that hears an announcement dials it, even when linked already, and the new
@@ -394,6 +398,23 @@ extension KDEConnectService.State {
             device.certificate?.fingerprint == fingerprint
         else { return nil }
         return device
+    }
+}
+
+extension KDEConnectService {
+    /// The announcement socket; nil (and logged) when it cannot be opened: devices then find this one only when
+    /// they announce themselves and it dials them.
+    func openAnnouncer() async -> KDEConnectAnnouncer? {
+        do {
+            return try await KDEConnectAnnouncer.open(
+                port: configuration.port,
+                on: group,
+                usesInterface: configuration.usesInterface
+            )
+        } catch {
+            configuration.logger.warning("KDE Connect announcements cannot be used: \(error)")
+            return nil
+        }
     }
 }
 

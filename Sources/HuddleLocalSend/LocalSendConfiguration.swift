@@ -1,6 +1,7 @@
 public import Foundation
 import HuddleForeign
 public import HuddleLocalSendWire
+public import Logging
 
 /// How this device takes part in LocalSend (docs/localsend.md).
 public struct LocalSendConfiguration: Sendable {
@@ -34,6 +35,8 @@ public struct LocalSendConfiguration: Sendable {
     public var limits = LocalSendLimits()
     /// What `huddle share` offers through the download API, and the page for browsers; nil: nothing.
     public var share: LocalSendShareConfiguration?
+    /// Where what cannot be reported as an event goes: multicast that cannot be used, announcements not sent.
+    public var logger = Logger(label: "huddle.localsend", factory: { _ in SwiftLogNoOpLogHandler() })
 
     public init(alias: String) {
         self.alias = alias

@@ -115,7 +115,7 @@ struct LocalSendHTTPClient: Sendable {
                 try await channel.writeAndFlush(HTTPClientRequestPart.end(nil))
             } catch {
                 // Nothing was sent of a file replaced since it was chosen: said as it is.
-                if case LocalSendError.fileReplaced = error { throw error }
+                if (error as? LocalSendError)?.code == .fileReplaced { throw error }
                 // A peer may answer (403, 409) and close before the body is all sent: its answer is what counts.
                 if let early = try? await response.get() { return early.with(pin.presented) }
                 if let mismatch = pin.mismatch { throw mismatch }

@@ -1,5 +1,6 @@
 import Foundation
 import HuddleForeign
+import Logging
 import NIOCore
 import NIOPosix
 
@@ -19,17 +20,21 @@ actor LocalSendMulticast {
     /// Where each datagram came from and how (``ForeignAnnouncementRule``).
     let filter: ForeignAnnouncementFilter
     let arrived: @Sendable (LocalSendDatagram) -> Void
+    /// Where announcements that could not be sent are told.
+    let logger: Logger
 
     init(
         listener: NIOAsyncChannel<AddressedEnvelope<ByteBuffer>, AddressedEnvelope<ByteBuffer>>,
         senders: [any Channel],
         destination: SocketAddress,
+        logger: Logger,
         filter: ForeignAnnouncementFilter,
         arrived: @escaping @Sendable (LocalSendDatagram) -> Void
     ) {
         self.listener = listener
         self.senders = senders
         self.destination = destination
+        self.logger = logger
         self.filter = filter
         self.arrived = arrived
     }
@@ -39,6 +44,7 @@ actor LocalSendMulticast {
         port: Int,
         on group: any EventLoopGroup,
         usesInterface: @escaping @Sendable (String, Bool, Bool) -> Bool,
+        logger: Logger,
         arrived: @escaping @Sendable (LocalSendDatagram) -> Void
     ) async throws -> LocalSendMulticast {
         let destination = try SocketAddress(ipAddress: groupAddress, port: port)
@@ -46,15 +52,23 @@ actor LocalSendMulticast {
         var senders: [any Channel] = []
         for (device, address) in try ForeignDatagrams.interfaces(using: usesInterface) {
             if let multicast = listener.channel as? any MulticastChannel {
-                try? await multicast.joinGroup(destination, device: device).get()
+                do {
+                    try await multicast.joinGroup(destination, device: device).get()
+                } catch {
+                    logger.debug("LocalSend: the group not joined on \(device.name): \(error)")
+                }
             }
-            let sender = try? await DatagramBootstrap(group: group).bind(host: address, port: 0).get()
-            if let sender { senders.append(sender) }
+            do {
+                senders.append(try await DatagramBootstrap(group: group).bind(host: address, port: 0).get())
+            } catch {
+                logger.debug("LocalSend: no announcements from \(address) (\(device.name)): \(error)")
+            }
         }
         return LocalSendMulticast(
             listener: listener,
             senders: senders,
             destination: destination,
+            logger: logger,
             filter: ForeignAnnouncementFilter(group: groupAddress, usesInterface: usesInterface),
             arrived: arrived
         )
@@ -82,7 +96,13 @@ actor LocalSendMulticast {
         guard let data = try? JSONEncoder().encode(info) else { return }
         for sender in senders {
             let envelope = AddressedEnvelope(remoteAddress: destination, data: ByteBuffer(bytes: data))
-            try? await sender.writeAndFlush(envelope)
+            do {
+                try await sender.writeAndFlush(envelope)
+            } catch {
+                logger.debug(
+                    "LocalSend announcement not sent from \(sender.localAddress.map { "\($0)" } ?? "?"): \(error)"
+                )
+            }
         }
     }
 

@@ -75,13 +75,14 @@ extension LocalSendService {
     /// had accepted, or broke it off and still answers (`answers`); else the failure itself.
     static func receiverEnded(_ error: any Error, answers: () async -> Bool) async -> any Error {
         switch error {
-        case LocalSendError.rejectedUpload(let status, _) where [403, 404, 409, 410].contains(status):
+        case let refused as LocalSendError
+        where refused.code == .rejectedUpload && [403, 404, 409, 410].contains(refused.status ?? 0):
             return LocalSendError.receiverCancelled
         case let stopped as UploadStopped:
             // Not a verdict on the file (a 422 for its SHA-256 cannot come before its end): the receiver ended it.
             if (400..<500).contains(stopped.status) { return LocalSendError.receiverCancelled }
             return LocalSendError.rejectedUpload(status: stopped.status, file: stopped.file)
-        case LocalSendError.unreachable, LocalSendError.cancelled:
+        case let broken as LocalSendError where broken.code == .unreachable || broken.code == .cancelled:
             return await answers() ? LocalSendError.receiverCancelled : error
         default:
             return error

@@ -148,14 +148,7 @@ public final class LocalSendService: ForeignPeerService, Service {
             if let share { LocalSendShareRoutes(service: self, share: share).add(to: router, page: false) }
             let port = try await startServer(router, tls: true, ports: [configuration.port, 0], on: servers)
             listeningPort.settle(port)
-            let multicast =
-                configuration.usesMulticast
-                ? try? await LocalSendMulticast.open(
-                    group: configuration.multicastGroup,
-                    port: configuration.multicastPort,
-                    on: group,
-                    usesInterface: configuration.usesInterface
-                ) { [weak self] datagram in self?.multicastArrived(datagram) } : nil
+            let multicast = configuration.usesMulticast ? await openMulticast() : nil
             state.withLockedValue { $0.multicast = multicast }
             if let multicast {
                 tasks.addTask { try await multicast.run() }
@@ -164,6 +157,23 @@ public final class LocalSendService: ForeignPeerService, Service {
             try? await gracefulShutdown()
             tasks.cancelAll()
             await multicast?.close()
+        }
+    }
+
+    /// LocalSend's multicast socket; nil (and logged) when it cannot be opened: the device is then found only by
+    /// address, and finds others only when they announce to it over HTTP.
+    func openMulticast() async -> LocalSendMulticast? {
+        do {
+            return try await LocalSendMulticast.open(
+                group: configuration.multicastGroup,
+                port: configuration.multicastPort,
+                on: group,
+                usesInterface: configuration.usesInterface,
+                logger: configuration.logger
+            ) { [weak self] datagram in self?.multicastArrived(datagram) }
+        } catch {
+            configuration.logger.warning("LocalSend multicast cannot be used, found by address only: \(error)")
+            return nil
         }
     }
 

@@ -103,13 +103,18 @@ struct ForeignDeliveryTests {
         let device = ScriptedForeignDevice(pin: "4242")
         let transcript = Transcript()
         let paths = try Self.files(scratch, ["a.txt"])
-        let delivery = Self.delivery(scratch, device: device, paths: paths, answers: [], transcript: transcript)
+        var delivery = Self.delivery(scratch, device: device, paths: paths, answers: [], transcript: transcript)
+        delivery.remedy = { ($0 as? LocalSendError)?.code == .pinRequired ? "give it with --pin" : nil }
         let failed = await transcript.run(delivery, via: device)
         #expect(failed == 1)
         #expect(device.taken.withLockedValue { $0.count } == 0)
         #expect(
             transcript.outcomes.withLockedValue { $0 } == [
-                .offerFailed(files: ["a.txt"], device: Self.pixel, error: "\(LocalSendError.pinRequired)")
+                .offerFailed(
+                    files: ["a.txt"],
+                    device: Self.pixel,
+                    error: "the device asks for a PIN: give it with --pin"
+                )
             ]
         )
         #expect(try ForeignPinStore(directory: scratch.url).load().pins.isEmpty, "nothing pinned after a failure")

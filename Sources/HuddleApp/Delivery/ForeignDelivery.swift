@@ -19,6 +19,9 @@ public struct ForeignDelivery: Sendable {
     /// Asks whether to send anyway, and pin the new certificate, to a device whose certificate changed (`pinned`:
     /// the fingerprint pinned before). Only a person who knows the device changed may say yes.
     public var confirmChangedCertificate: @Sendable (_ peer: ForeignPeer, _ pinned: String) async -> Bool
+    /// What the user can do about a failure, in the caller's words (a flag, a setting); nil: nothing to add. The
+    /// protocols' errors name no flag.
+    public var remedy: @Sendable (any Error) -> String? = { _ in nil }
 
     public init(
         foreign: ForeignPeers,
@@ -45,7 +48,7 @@ public struct ForeignDelivery: Sendable {
             do {
                 try await service.send(text: text, to: peer, pin: pin)
             } catch {
-                report(.failed(FailedRecord(peer: peer.name, error: "\(error)")))
+                report(.failed(FailedRecord(peer: peer.name, error: said(error))))
                 return 1
             }
             report(.sent(SentRecord(textTo: peer), device: peer))
@@ -73,7 +76,7 @@ public struct ForeignDelivery: Sendable {
         do {
             try await sendAskingForPIN(files, to: peer, via: service)
         } catch {
-            report(.offerFailed(files: files.map(\.lastPathComponent), device: peer, error: "\(error)"))
+            report(.offerFailed(files: files.map(\.lastPathComponent), device: peer, error: said(error)))
             return everything
         }
         for file in files {
@@ -92,6 +95,11 @@ public struct ForeignDelivery: Sendable {
         return directories.count
     }
 
+    /// `error` in words, with the caller's ``remedy`` when it has one.
+    func said(_ error: any Error) -> String {
+        remedy(error).map { "\(error): \($0)" } ?? "\(error)"
+    }
+
     /// Sends, and when the device asks for a PIN (or refuses the one given) asks for it, up to three times;
     /// without an answer the device's refusal stands.
     func sendAskingForPIN(_ files: [URL], to peer: ForeignPeer, via service: any ForeignPeerService) async throws {
@@ -99,9 +107,9 @@ public struct ForeignDelivery: Sendable {
         for attempt in 1... {
             do {
                 return try await service.send(files: files, to: peer, pin: pin)
-            } catch let error as LocalSendError where error == .pinRequired || error == .pinRejected {
+            } catch let error as LocalSendError where error.code == .pinRequired || error.code == .pinRejected {
                 let question =
-                    error == .pinRequired ? "\(peer.name) asks for a PIN:" : "\(peer.name) refused the PIN; PIN:"
+                    error.code == .pinRequired ? "\(peer.name) asks for a PIN:" : "\(peer.name) refused the PIN; PIN:"
                 guard attempt <= 3, let answer = await askLine(question), !answer.isEmpty else { throw error }
                 pin = answer.trimmingCharacters(in: .whitespaces)
             }
