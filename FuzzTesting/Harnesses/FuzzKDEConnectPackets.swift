@@ -304,7 +304,7 @@ private enum PairingStep {
 private func checkPairing(_ script: [UInt8], paired: Bool) throws(FuzzInvariantViolation) {
     var pairing = KDEConnectPairing(paired: paired)
     try require(pairing.state == (paired ? .paired : .unpaired), "a new pairing is not in the state it was made in")
-    var now = 0.0
+    var now = ContinuousClock.now
     var offset = 0
     func next() -> UInt8? {
         guard offset < script.count else { return nil }
@@ -332,7 +332,7 @@ private func checkPairing(_ script: [UInt8], paired: Bool) throws(FuzzInvariantV
             step = .received(pair: false, timestamp: nil)
             actions = pairing.received(pair: false, timestamp: nil, at: now, clock: ourClock)
         case 5:
-            now += Double(next() ?? 0) / 2
+            now += .milliseconds(500 * Int(next() ?? 0))
             continue
         case 6:
             step = .tick
@@ -355,7 +355,7 @@ private func checkPairing(_ script: [UInt8], paired: Bool) throws(FuzzInvariantV
 }
 
 /// When a pending request began, and whether it is ours.
-private func pending(_ state: KDEConnectPairing.State) -> (since: Double, ours: Bool)? {
+private func pending(_ state: KDEConnectPairing.State) -> (since: ContinuousClock.Instant, ours: Bool)? {
     switch state {
     case .requested(let since, _): (since, true)
     case .asked(let since, _): (since, false)
@@ -369,11 +369,11 @@ private func checkPairingStep(
     before: KDEConnectPairing.State,
     after pairing: KDEConnectPairing,
     actions: [KDEConnectPairing.Action],
-    now: Double
+    now: ContinuousClock.Instant
 ) throws(FuzzInvariantViolation) {
     let after = pairing.state
     let timeout = KDEConnectPairing.timeout
-    let lapsed = pending(before).map { now - $0.since >= timeout } ?? false
+    let lapsed = pending(before).map { $0.since.duration(to: now) >= timeout } ?? false
     let failures = actions.filter { if case .failed = $0 { true } else { false } }.count
     let pairedReports = actions.filter { $0 == .paired }.count
     let trace = { "\(step) in \(before) at \(now) → \(after), \(actions)" }

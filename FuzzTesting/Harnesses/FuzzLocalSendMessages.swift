@@ -182,11 +182,11 @@ private func isASCIIHexDigit(_ byte: UInt8) -> Bool {
 private func checkDevices(_ bytes: [UInt8], limits: LocalSendLimits) throws(FuzzInvariantViolation) {
     var devices = LocalSendDevices(ownFingerprint: ownFingerprint, limits: limits)
     let own = ownFingerprint.uppercased()
-    var now = 0.0
-    var answered: [String: [Double]] = [:]
+    var now = ContinuousClock.now
+    var answered: [String: [ContinuousClock.Instant]] = [:]
     for line in bytes.split(separator: 0x0A) {
         guard let control = line.first else { continue }
-        now += Double(control >> 2)
+        now += .seconds(Int(control >> 2))
         let host = "10.0.0.\(1 + control & 0x03)"
         guard let info = try? LocalSendMessages.deviceInfo(from: line.dropFirst(), limits: limits) else { continue }
         let key = info.fingerprint.uppercased()
@@ -222,13 +222,15 @@ private func checkDevices(_ bytes: [UInt8], limits: LocalSendLimits) throws(Fuzz
             try require(devices.device(info.fingerprint) == before, "an unproven claim moved an HTTPS device")
         }
         if outcome != .ignored, info.announce == true, devices.mayAnswer(info.fingerprint, at: now) {
-            let recent = answered[key, default: []].filter { now - $0 < 60 } + [now]
+            let recent = answered[key, default: []].filter { $0.duration(to: now) < .seconds(60) } + [now]
             answered[key] = recent
             try require(
                 recent.count <= limits.registerAnswersPerMinute,
                 "\(recent.count) answers to \(key) within 60 s (at most \(limits.registerAnswersPerMinute))"
             )
-            let answeredDevices = answered.values.filter { times in times.contains { now - $0 < 60 } }.count
+            let answeredDevices = answered.values.filter { times in
+                times.contains { $0.duration(to: now) < .seconds(60) }
+            }.count
             try require(
                 answeredDevices <= limits.maximumDevices,
                 "answers to \(answeredDevices) devices within 60 s (at most \(limits.maximumDevices))"

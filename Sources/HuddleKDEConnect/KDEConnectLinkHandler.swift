@@ -65,7 +65,7 @@ final class KDEConnectLinkHandler: ChannelInboundHandler, @unchecked Sendable {
     }
 
     func channelActive(context: ChannelHandlerContext) {
-        let deadline = TimeAmount(.seconds(limits.handshakeSeconds))
+        let deadline = TimeAmount(limits.handshakeTimeout)
         let loopBound = NIOLoopBound(self, eventLoop: context.eventLoop)
         let channel = context.channel
         context.eventLoop.scheduleTask(in: deadline) {

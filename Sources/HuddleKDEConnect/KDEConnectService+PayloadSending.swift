@@ -190,8 +190,8 @@ extension KDEConnectService {
         context: NIOSSLContext,
         verifier: PresentedCertificate
     ) async throws -> (PayloadListener, Int) {
-        let handshake = TimeAmount(.seconds(configuration.limits.handshakeSeconds))
-        let idleSeconds = configuration.limits.payloadIdleSeconds
+        let handshake = TimeAmount(configuration.limits.handshakeTimeout)
+        let idle = configuration.limits.payloadIdleTimeout
         for port in configuration.payloadPorts {
             do {
                 let server = try await ServerBootstrap(group: group)
@@ -202,11 +202,11 @@ extension KDEConnectService {
                             let sync = channel.pipeline.syncOperations
                             try sync.addHandlers(tls, PayloadHandshakeGate(verified: verified, deadline: handshake))
                             try sync.addHandler(
-                                IdleStateHandler(writeTimeout: TimeAmount(.seconds(idleSeconds))),
+                                IdleStateHandler(writeTimeout: TimeAmount(idle)),
                                 name: Self.writeDeadline
                             )
                             try sync.addHandler(
-                                PayloadIdleHandler(reason: "the receiver took nothing for \(Int(idleSeconds)) s")
+                                PayloadIdleHandler(reason: "the receiver took nothing for \(idle.components.seconds) s")
                             )
                             // Finishing the writer half-closes: close_notify and FIN, reading on.
                             let payload = try PayloadChannel(

@@ -37,7 +37,7 @@ extension KDEConnectService {
         let writer = try ReceivedFileWriter(name: file.name, in: directory, expectedSize: file.size)
         let verifier = PresentedCertificate(expected: expected)
         let context = try credentials.context(server: false)
-        let idleSeconds = configuration.limits.payloadIdleSeconds
+        let idle = configuration.limits.payloadIdleTimeout
         do {
             let channel = try await ClientBootstrap(group: group)
                 .connectTimeout(.seconds(10))
@@ -50,9 +50,9 @@ extension KDEConnectService {
                         )
                         try channel.pipeline.syncOperations.addHandlers(
                             tls,
-                            IdleStateHandler(readTimeout: TimeAmount(.seconds(idleSeconds))),
+                            IdleStateHandler(readTimeout: TimeAmount(idle)),
                             PayloadIdleHandler(
-                                reason: "\(offered.offer.from.name) sent nothing for \(Int(idleSeconds)) s"
+                                reason: "\(offered.offer.from.name) sent nothing for \(idle.components.seconds) s"
                             )
                         )
                         return try PayloadChannel(wrappingChannelSynchronously: channel)

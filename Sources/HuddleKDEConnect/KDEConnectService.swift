@@ -21,7 +21,6 @@ public final class KDEConnectService: ForeignPeerService, Service {
     let credentials: KDEConnectCredentials
     let pins: ForeignPinStore
     let group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
-    let started = ContinuousClock.now
     let state = NIOLockedValueBox(State())
     let listeningPort = ForeignPortWaiter()
     /// The links accepted and open, in all and per address (``KDEConnectLimits``).
@@ -51,7 +50,7 @@ public final class KDEConnectService: ForeignPeerService, Service {
         var devices: [String: Device] = [:]
         var dialling: Set<String> = []
         /// When the dials of the last second started: at most 10 a second, whatever floods of announcements say.
-        var recentDials = RateWindow<String, Double>(limit: 10)
+        var recentDials = RateWindow<String, ContinuousClock.Instant>(limit: 10)
         var offered: [String: Offered] = [:]
         var announcer: KDEConnectAnnouncer?
     }
@@ -68,9 +67,7 @@ public final class KDEConnectService: ForeignPeerService, Service {
 
     func emit(_ event: ForeignEvent) { broadcast.yield(event) }
 
-    var now: Double {
-        started.duration(to: .now) / .seconds(1)
-    }
+    var now: ContinuousClock.Instant { .now }
 
     /// This device's identity, with the TCP port it listens on.
     var ownIdentity: KDEConnectIdentity {
@@ -220,7 +217,7 @@ public final class KDEConnectService: ForeignPeerService, Service {
                 return false
             }
             guard state.dialling.count < configuration.limits.maximumPendingLinks,
-                state.recentDials.allows("", after: now - 1)
+                state.recentDials.allows("", after: now - .seconds(1))
             else {
                 return false
             }

@@ -15,9 +15,9 @@ public struct KDEConnectLimits: Sendable, Hashable {
     public var maximumLinks = 64
     public var maximumLinksPerAddress = 8
     /// How long a link may take to send its identity and finish TLS.
-    public var handshakeSeconds: Double = 10
+    public var handshakeTimeout: Duration = .seconds(10)
     /// How long a file being received may send nothing before it is given up.
-    public var payloadIdleSeconds: Double = 30
+    public var payloadIdleTimeout: Duration = .seconds(30)
 
     public init() {}
 }

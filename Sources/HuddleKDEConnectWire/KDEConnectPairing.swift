@@ -1,4 +1,4 @@
-/// The pairing of one KDE Connect device (docs/kdeconnect.md, "Pairing"), without I/O: time comes in as seconds.
+/// The pairing of one KDE Connect device (docs/kdeconnect.md, "Pairing"), without I/O: time comes in as instants of the caller's clock.
 ///
 /// A request, ours or theirs, waits 30 s for the other side's answer. Only a person accepts a request from the
 /// device (or `--yes`, which pins on first use); a `pair: true` that answers nothing asked is a new request. When
@@ -9,11 +9,11 @@ public struct KDEConnectPairing: Sendable, Hashable {
     public enum State: Sendable, Hashable {
         case unpaired
         /// We asked at `since` (with `timestamp` in the packet).
-        case requested(since: Double, timestamp: Int64)
+        case requested(since: ContinuousClock.Instant, timestamp: Int64)
         /// They asked at `since`; the user has not answered.
-        case asked(since: Double, timestamp: Int64?)
+        case asked(since: ContinuousClock.Instant, timestamp: Int64?)
         /// They accepted our request at `since`; the user here has not confirmed the key yet.
-        case confirming(since: Double, timestamp: Int64)
+        case confirming(since: ContinuousClock.Instant, timestamp: Int64)
         case paired
     }
 
@@ -31,14 +31,14 @@ public struct KDEConnectPairing: Sendable, Hashable {
     }
 
     public private(set) var state: State
-    public static let timeout: Double = 30
+    public static let timeout: Duration = .seconds(30)
     /// How far a device's request timestamp may be from this clock, in seconds.
     public static let timestampTolerance: Int64 = 30 * 60
 
     public init(paired: Bool) { state = paired ? .paired : .unpaired }
 
     /// The user (or a command) asks to pair; `timestamp` is now in seconds since 1970.
-    public mutating func request(at now: Double, timestamp: Int64) -> [Action] {
+    public mutating func request(at now: ContinuousClock.Instant, timestamp: Int64) -> [Action] {
         switch state {
         case .paired: return [.paired]
         case .confirming: return []
@@ -79,12 +79,22 @@ public struct KDEConnectPairing: Sendable, Hashable {
     ///
     /// - Parameter clock: this machine's time in seconds since 1970, to check a request's timestamp against; nil
     ///   checks nothing.
-    public mutating func received(pair: Bool, timestamp: Int64?, at now: Double, clock: Int64? = nil) -> [Action] {
+    public mutating func received(
+        pair: Bool,
+        timestamp: Int64?,
+        at now: ContinuousClock.Instant,
+        clock: Int64? = nil
+    ) -> [Action] {
         let lapsed = tick(at: now)
         return lapsed + take(pair: pair, timestamp: timestamp, at: now, clock: clock)
     }
 
-    private mutating func take(pair: Bool, timestamp: Int64?, at now: Double, clock: Int64?) -> [Action] {
+    private mutating func take(
+        pair: Bool,
+        timestamp: Int64?,
+        at now: ContinuousClock.Instant,
+        clock: Int64?
+    ) -> [Action] {
         switch (state, pair) {
         case (.requested(_, let sent), true):
             state = .confirming(since: now, timestamp: sent)
@@ -120,15 +130,15 @@ public struct KDEConnectPairing: Sendable, Hashable {
     }
 
     /// Time passed: a request older than 30 s lapses.
-    public mutating func tick(at now: Double) -> [Action] {
+    public mutating func tick(at now: ContinuousClock.Instant) -> [Action] {
         switch state {
-        case .requested(let since, _) where now - since >= Self.timeout:
+        case .requested(let since, _) where since.duration(to: now) >= Self.timeout:
             state = .unpaired
             return [.failed("the device did not answer within 30 s")]
-        case .asked(let since, _) where now - since >= Self.timeout:
+        case .asked(let since, _) where since.duration(to: now) >= Self.timeout:
             state = .unpaired
             return [.failed("the request lapsed unanswered")]
-        case .confirming(let since, _) where now - since >= Self.timeout:
+        case .confirming(let since, _) where since.duration(to: now) >= Self.timeout:
             state = .unpaired
             return [.send(pair: false, timestamp: nil), .failed("the verification key was not confirmed within 30 s")]
         default:

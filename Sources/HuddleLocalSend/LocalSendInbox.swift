@@ -37,20 +37,20 @@ actor LocalSendInbox {
     /// Whether anyone here answers offers; when not, each is declined at once (403).
     let takesOffers: Bool
     let answerTimeout: Duration
-    /// Seconds an accepted session may go without upload progress (``LocalSendIdleDeadline``).
-    let idleLimit: Double
+    /// How long an accepted session may go without upload progress (``LocalSendIdleDeadline``).
+    let idleLimit: Duration
     var asking: (offerID: String, continuation: CheckedContinuation<ForeignOfferAnswer, Never>)?
     var session: Session?
     /// Texts per address (``LocalSendTextRate``), on the clock ``now`` reads.
     var textRate: LocalSendTextRate
-    let now: @Sendable () -> Double
+    let now: @Sendable () -> ContinuousClock.Instant
 
     init(
         takesOffers: Bool,
         answerTimeout: Duration = .seconds(300),
-        idleLimit: Double = 60,
+        idleLimit: Duration = .seconds(60),
         limits: LocalSendLimits = .init(),
-        now: @escaping @Sendable () -> Double,
+        now: @escaping @Sendable () -> ContinuousClock.Instant,
         emit: @escaping @Sendable (ForeignEvent) -> Void
     ) {
         self.takesOffers = takesOffers
@@ -185,7 +185,8 @@ actor LocalSendInbox {
         emit(
             .failed(
                 offerID: current.offer.id,
-                reason: "\(current.offer.from.name) sent nothing for \(Int(current.idle.limit)) s: the transfer ended"
+                reason:
+                    "\(current.offer.from.name) sent nothing for \(current.idle.limit.components.seconds) s: the transfer ended"
             )
         )
     }

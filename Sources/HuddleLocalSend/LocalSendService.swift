@@ -26,7 +26,6 @@ public final class LocalSendService: ForeignPeerService, Service {
     let client: LocalSendHTTPClient
     let inbox: LocalSendInbox
     let clock = ContinuousClock()
-    let started: ContinuousClock.Instant
     let state: NIOLockedValueBox<State>
     let listeningPort = ForeignPortWaiter()
     /// The SHA-256 of files to send, kept per version of each file (and begun early by ``prepareToSend(files:)``).
@@ -60,14 +59,12 @@ public final class LocalSendService: ForeignPeerService, Service {
         self.group = group
         client = try LocalSendHTTPClient(credentials: credentials, group: group)
         let emit = broadcast
-        let startedAt = ContinuousClock.now
         inbox = LocalSendInbox(
             takesOffers: configuration.takesOffers,
             limits: configuration.limits,
-            now: { Self.seconds(startedAt.duration(to: .now)) },
+            now: { .now },
             emit: { emit.yield($0) }
         )
-        started = startedAt
         admission = PeerAdmission(
             maximumTotal: configuration.limits.maximumConnections,
             maximumPerAddress: configuration.limits.maximumConnectionsPerAddress
@@ -83,11 +80,7 @@ public final class LocalSendService: ForeignPeerService, Service {
 
     func emit(_ event: ForeignEvent) { broadcast.yield(event) }
 
-    var now: Double { Self.seconds(started.duration(to: clock.now)) }
-
-    static func seconds(_ elapsed: Duration) -> Double {
-        elapsed / .seconds(1)
-    }
+    var now: ContinuousClock.Instant { clock.now }
 
     /// What this device says about itself.
     func ownInfo(announce: Bool?) -> LocalSendDeviceInfo {
@@ -226,7 +219,7 @@ public final class LocalSendService: ForeignPeerService, Service {
             let admission = self.admission
             let http = HTTP1Channel.Configuration(
                 additionalChannelHandlers: [ForeignConnectionCap(admission)],
-                idleTimeout: TimeAmount(.seconds(configuration.limits.idleSeconds))
+                idleTimeout: TimeAmount(configuration.limits.idleTimeout)
             )
             let app = Application(
                 router: router,

@@ -16,7 +16,6 @@ actor LocalSendShare {
     let emit: @Sendable (ForeignEvent) -> Void
     let answerTimeout: Duration
     var asking: [String: CheckedContinuation<Bool, Never>] = [:]
-    let started = ContinuousClock.now
 
     init(
         files: [LocalSendChosenFile],
@@ -38,9 +37,7 @@ actor LocalSendShare {
 
     var files: [String: LocalSendFileMetadata] { rules.files }
 
-    var now: Double {
-        started.duration(to: .now) / .seconds(1)
-    }
+    var now: ContinuousClock.Instant { .now }
 
     func prepare(session: String?, pin: String?, host: String, client: String?) async -> Prepared {
         switch rules.prepare(session: session, pin: pin, host: host, at: now) {

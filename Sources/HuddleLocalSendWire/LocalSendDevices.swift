@@ -1,6 +1,6 @@
 import HuddleWire
 
-/// The LocalSend devices heard from, bounded (docs/localsend.md, "Discovery"). Pure: time comes in as seconds on
+/// The LocalSend devices heard from, bounded (docs/localsend.md, "Discovery"). Pure: time comes in as instants of
 /// the caller's clock.
 public struct LocalSendDevices: Sendable {
     /// A device and where it was heard.
@@ -8,9 +8,9 @@ public struct LocalSendDevices: Sendable {
         public var info: LocalSendDeviceInfo
         /// The IP address its messages came from (not anything it claims).
         public var host: String
-        public var lastHeard: Double
+        public var lastHeard: ContinuousClock.Instant
 
-        public init(info: LocalSendDeviceInfo, host: String, lastHeard: Double) {
+        public init(info: LocalSendDeviceInfo, host: String, lastHeard: ContinuousClock.Instant) {
             self.info = info
             self.host = host
             self.lastHeard = lastHeard
@@ -40,9 +40,9 @@ public struct LocalSendDevices: Sendable {
     public let ownFingerprint: String
     public let limits: LocalSendLimits
     public private(set) var devices: [String: Device] = [:]
-    var answered: RateWindow<String, Double>
+    var answered: RateWindow<String, ContinuousClock.Instant>
     /// Answers of the last second, to every device (one key).
-    var lastSecond: RateWindow<String, Double>
+    var lastSecond: RateWindow<String, ContinuousClock.Instant>
 
     public init(ownFingerprint: String, limits: LocalSendLimits = .init()) {
         self.ownFingerprint = ownFingerprint.uppercased()
@@ -61,7 +61,7 @@ public struct LocalSendDevices: Sendable {
     public mutating func heard(
         _ info: LocalSendDeviceInfo,
         from host: String,
-        at now: Double,
+        at now: ContinuousClock.Instant,
         proven: Bool = false
     ) -> Heard {
         let key = info.fingerprint.uppercased()
@@ -90,12 +90,12 @@ public struct LocalSendDevices: Sendable {
     /// a second in all, so a flood of announcements costs little. A device's answers count for their minute even
     /// when it is forgotten and heard again meanwhile; in return, answers go to at most
     /// ``LocalSendLimits/maximumDevices`` devices a minute, which bounds what is kept.
-    public mutating func mayAnswer(_ fingerprint: String, at now: Double) -> Bool {
-        guard lastSecond.allows("", after: now - 1) else { return false }
+    public mutating func mayAnswer(_ fingerprint: String, at now: ContinuousClock.Instant) -> Bool {
+        guard lastSecond.allows("", after: now - .seconds(1)) else { return false }
         let key = fingerprint.uppercased()
-        guard answered.allows(key, after: now - 60) else { return false }
+        guard answered.allows(key, after: now - .seconds(60)) else { return false }
         if !answered.contains(key), answered.keyCount >= limits.maximumDevices {
-            answered.forget(before: now - 60)
+            answered.forget(before: now - .seconds(60))
             guard answered.keyCount < limits.maximumDevices else { return false }
         }
         answered.record(key, at: now)

@@ -23,7 +23,7 @@ public struct LocalSendLimits: Sendable, Hashable {
     public var maximumConnectionsPerAddress = 16
     /// How long a connection may stay idle (no request under way, or a TLS handshake not finished) before it is
     /// closed.
-    public var idleSeconds: Double = 30
+    public var idleTimeout: Duration = .seconds(30)
     /// How many texts one address may send per minute (``LocalSendTextRate``): each is a question to the user, and
     /// with `--clipboard` a write to the clipboard once accepted.
     public var textsPerMinute = 6

@@ -2,7 +2,7 @@ import HuddleWire
 
 /// Who may take the files `huddle share` offers (docs/localsend.md, "Sharing"): a browser or an app first asks
 /// for the list (prepare-download), with the PIN when there is one, and the user lets each new one in; then it takes
-/// files with the session it was given, from the same address. Pure: time in as seconds.
+/// files with the session it was given, from the same address. Pure: time in as instants of the caller's clock.
 public struct LocalSendShareRules: Sendable {
     /// What a prepare-download gets.
     public enum Decision: Sendable, Hashable {
@@ -23,7 +23,7 @@ public struct LocalSendShareRules: Sendable {
     /// At most this many sessions are kept; the oldest goes first.
     public let maximumSessions: Int
     public private(set) var sessions: [(id: String, host: String)] = []
-    var wrongPins: RateWindow<String, Double>
+    var wrongPins: RateWindow<String, ContinuousClock.Instant>
 
     public init(
         files: [String: LocalSendFileMetadata],
@@ -39,8 +39,13 @@ public struct LocalSendShareRules: Sendable {
     }
 
     /// A prepare-download from `host`, naming a session it had (or not) and a PIN (or not).
-    public mutating func prepare(session: String?, pin given: String?, host: String, at now: Double) -> Decision {
-        guard wrongPins.allows(host, after: now - 60) else { return .tooManyTries }
+    public mutating func prepare(
+        session: String?,
+        pin given: String?,
+        host: String,
+        at now: ContinuousClock.Instant
+    ) -> Decision {
+        guard wrongPins.allows(host, after: now - .seconds(60)) else { return .tooManyTries }
         if let pin {
             guard let given else { return .pinRequired }
             guard given == pin else {

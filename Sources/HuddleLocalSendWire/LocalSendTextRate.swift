@@ -1,6 +1,6 @@
 import HuddleWire
 
-/// How often one address may send a text (docs/localsend.md, "Receiving"). Pure: time comes in as seconds on the
+/// How often one address may send a text (docs/localsend.md, "Receiving"). Pure: time comes in as instants of the
 /// caller's clock.
 ///
 /// A text is a question to the user, and each question holds the inbox (other senders get 409 meanwhile), so a
@@ -9,11 +9,11 @@ import HuddleWire
 /// within the minute, texts from new addresses are refused too (a flood from many addresses is bounded as well).
 public struct LocalSendTextRate: Sendable {
     public let limit: Int
-    public let window: Double
+    public let window: Duration
     public let maximumAddresses: Int
-    var recent: RateWindow<String, Double>
+    var recent: RateWindow<String, ContinuousClock.Instant>
 
-    public init(limits: LocalSendLimits = .init(), window: Double = 60, maximumAddresses: Int = 256) {
+    public init(limits: LocalSendLimits = .init(), window: Duration = .seconds(60), maximumAddresses: Int = 256) {
         self.limit = limits.textsPerMinute
         self.window = window
         self.maximumAddresses = maximumAddresses
@@ -21,7 +21,7 @@ public struct LocalSendTextRate: Sendable {
     }
 
     /// Whether a text from `host` at `now` may be asked about; counts it when it may.
-    public mutating func mayTake(from host: String, at now: Double) -> Bool {
+    public mutating func mayTake(from host: String, at now: ContinuousClock.Instant) -> Bool {
         let start = now - window
         guard recent.allows(host, after: start) else { return false }
         if !recent.contains(host), recent.keyCount >= maximumAddresses {

@@ -18,7 +18,7 @@ import Testing
         defer { scratch.remove() }
         var limits = KDEConnectLimits()
         limits.maximumLinksPerAddress = 3
-        limits.handshakeSeconds = 6
+        limits.handshakeTimeout = .seconds(6)
         let ada = try await Device.start("Ada", in: scratch, limits: limits)
         let bob = try await Device.start("Bob", in: scratch)
         let idle = try await IdleConnections.open(8, from: "127.0.0.2", to: ada.port)

@@ -19,7 +19,7 @@ import Testing
         let scratch = try ScratchDirectory()
         defer { scratch.remove() }
         var limits = KDEConnectLimits()
-        limits.handshakeSeconds = 2
+        limits.handshakeTimeout = .seconds(2)
         let ada = try await Device.start("Ada", in: scratch, limits: limits)
         let bob = try await Device.start("Bob", in: scratch)
         var silent: (any Channel)?

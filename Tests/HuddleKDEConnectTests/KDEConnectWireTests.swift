@@ -1,4 +1,5 @@
 import Foundation
+import HuddleTestSupport
 import Testing
 
 @testable import HuddleKDEConnectWire
@@ -136,33 +137,37 @@ import Testing
 @Suite struct KDEConnectPairingTests {
     @Test func ourRequestIsPairedByTheirYesAndLapsesAfterThirtySeconds() {
         var pairing = KDEConnectPairing(paired: false)
-        #expect(pairing.request(at: 0, timestamp: 1_700_000_000) == [.send(pair: true, timestamp: 1_700_000_000)])
+        #expect(
+            pairing.request(at: .testTime(0), timestamp: 1_700_000_000) == [.send(pair: true, timestamp: 1_700_000_000)]
+        )
         #expect(pairing.requestTimestamp == 1_700_000_000)
-        #expect(pairing.tick(at: 29.9) == [])
+        #expect(pairing.tick(at: .testTime(29.9)) == [])
         // Their yes pairs nothing until the user here confirms the key.
-        #expect(pairing.received(pair: true, timestamp: nil, at: 10) == [.confirmUser(timestamp: 1_700_000_000)])
-        #expect(pairing.state == .confirming(since: 10, timestamp: 1_700_000_000))
+        #expect(
+            pairing.received(pair: true, timestamp: nil, at: .testTime(10)) == [.confirmUser(timestamp: 1_700_000_000)]
+        )
+        #expect(pairing.state == .confirming(since: .testTime(10), timestamp: 1_700_000_000))
         #expect(pairing.requestTimestamp == 1_700_000_000)
         #expect(pairing.answer(accept: true) == [.paired])
         #expect(pairing.state == .paired)
 
         var lapsed = KDEConnectPairing(paired: false)
-        _ = lapsed.request(at: 0, timestamp: 1)
-        #expect(lapsed.tick(at: 30) == [.failed("the device did not answer within 30 s")])
+        _ = lapsed.request(at: .testTime(0), timestamp: 1)
+        #expect(lapsed.tick(at: .testTime(30)) == [.failed("the device did not answer within 30 s")])
         #expect(lapsed.state == .unpaired)
     }
 
     @Test func theirRequestWaitsForTheUserAndAYesOrANoIsSent() {
         var pairing = KDEConnectPairing(paired: false)
-        #expect(pairing.received(pair: true, timestamp: 42, at: 0) == [.askUser(timestamp: 42)])
+        #expect(pairing.received(pair: true, timestamp: 42, at: .testTime(0)) == [.askUser(timestamp: 42)])
         #expect(pairing.requestTimestamp == 42)
         #expect(pairing.answer(accept: true) == [.send(pair: true, timestamp: nil), .paired])
         var refused = KDEConnectPairing(paired: false)
-        _ = refused.received(pair: true, timestamp: nil, at: 0)
+        _ = refused.received(pair: true, timestamp: nil, at: .testTime(0))
         #expect(refused.answer(accept: false) == [.send(pair: false, timestamp: nil), .unpaired])
         var unanswered = KDEConnectPairing(paired: false)
-        _ = unanswered.received(pair: true, timestamp: nil, at: 0)
-        #expect(unanswered.tick(at: 31) == [.failed("the request lapsed unanswered")])
+        _ = unanswered.received(pair: true, timestamp: nil, at: .testTime(0))
+        #expect(unanswered.tick(at: .testTime(31)) == [.failed("the request lapsed unanswered")])
         #expect(unanswered.answer(accept: true) == [])
     }
 
@@ -171,58 +176,64 @@ import Testing
     @Test func aPacketThatComesThirtySecondsAfterARequestEndsItFirst() {
         // The device asks again at 50 s, 50 s after its first request: the first lapsed, the user is asked anew.
         var asked = KDEConnectPairing(paired: false)
-        #expect(asked.received(pair: true, timestamp: 100, at: 0) == [.askUser(timestamp: 100)])
+        #expect(asked.received(pair: true, timestamp: 100, at: .testTime(0)) == [.askUser(timestamp: 100)])
         #expect(
-            asked.received(pair: true, timestamp: 116, at: 50)
+            asked.received(pair: true, timestamp: 116, at: .testTime(50))
                 == [.failed("the request lapsed unanswered"), .askUser(timestamp: 116)]
         )
-        #expect(asked.state == .asked(since: 50, timestamp: 116))
+        #expect(asked.state == .asked(since: .testTime(50), timestamp: 116))
         // Within the 30 s, asking again only restarts the wait.
-        #expect(asked.received(pair: true, timestamp: 117, at: 79) == [])
-        #expect(asked.state == .asked(since: 79, timestamp: 117))
+        #expect(asked.received(pair: true, timestamp: 117, at: .testTime(79)) == [])
+        #expect(asked.state == .asked(since: .testTime(79), timestamp: 117))
 
         // A yes 30 s after our request does not pair: it is a request of the device's, for the user to answer.
         var requested = KDEConnectPairing(paired: false)
-        _ = requested.request(at: 0, timestamp: 1_800_000_000)
+        _ = requested.request(at: .testTime(0), timestamp: 1_800_000_000)
         #expect(
-            requested.received(pair: true, timestamp: nil, at: 30)
+            requested.received(pair: true, timestamp: nil, at: .testTime(30))
                 == [.failed("the device did not answer within 30 s"), .askUser(timestamp: nil)]
         )
-        #expect(requested.state == .asked(since: 30, timestamp: nil))
+        #expect(requested.state == .asked(since: .testTime(30), timestamp: nil))
         // A late no ends our request as the tick would, and nothing more.
         var refused = KDEConnectPairing(paired: false)
-        _ = refused.request(at: 0, timestamp: 1_800_000_000)
+        _ = refused.request(at: .testTime(0), timestamp: 1_800_000_000)
         #expect(
-            refused.received(pair: false, timestamp: nil, at: 31) == [.failed("the device did not answer within 30 s")]
+            refused.received(pair: false, timestamp: nil, at: .testTime(31)) == [
+                .failed("the device did not answer within 30 s")
+            ]
         )
         #expect(refused.state == .unpaired)
     }
 
     @Test func aKeyNotConfirmedHereUnpairsTheDeviceThatAccepted() {
         var declined = KDEConnectPairing(paired: false)
-        _ = declined.request(at: 0, timestamp: 1_700_000_000)
-        _ = declined.received(pair: true, timestamp: nil, at: 1)
+        _ = declined.request(at: .testTime(0), timestamp: 1_700_000_000)
+        _ = declined.received(pair: true, timestamp: nil, at: .testTime(1))
         #expect(
             declined.answer(accept: false)
                 == [.send(pair: false, timestamp: nil), .failed("the verification key was not confirmed here")]
         )
         #expect(declined.state == .unpaired)
         var lapsed = KDEConnectPairing(paired: false)
-        _ = lapsed.request(at: 0, timestamp: 1_700_000_000)
-        _ = lapsed.received(pair: true, timestamp: nil, at: 1)
-        #expect(lapsed.tick(at: 30.9) == [])
+        _ = lapsed.request(at: .testTime(0), timestamp: 1_700_000_000)
+        _ = lapsed.received(pair: true, timestamp: nil, at: .testTime(1))
+        #expect(lapsed.tick(at: .testTime(30.9)) == [])
         #expect(
-            lapsed.tick(at: 31)
+            lapsed.tick(at: .testTime(31))
                 == [.send(pair: false, timestamp: nil), .failed("the verification key was not confirmed within 30 s")]
         )
         #expect(lapsed.answer(accept: true) == [])
         #expect(lapsed.state == .unpaired)
         // Asking again while the user compares changes nothing; the device's no ends it.
         var withdrawn = KDEConnectPairing(paired: false)
-        _ = withdrawn.request(at: 0, timestamp: 1_700_000_000)
-        _ = withdrawn.received(pair: true, timestamp: nil, at: 1)
-        #expect(withdrawn.request(at: 2, timestamp: 1_700_000_002) == [])
-        #expect(withdrawn.received(pair: false, timestamp: nil, at: 3) == [.failed("the device withdrew its yes")])
+        _ = withdrawn.request(at: .testTime(0), timestamp: 1_700_000_000)
+        _ = withdrawn.received(pair: true, timestamp: nil, at: .testTime(1))
+        #expect(withdrawn.request(at: .testTime(2), timestamp: 1_700_000_002) == [])
+        #expect(
+            withdrawn.received(pair: false, timestamp: nil, at: .testTime(3)) == [
+                .failed("the device withdrew its yes")
+            ]
+        )
         #expect(withdrawn.state == .unpaired)
     }
 
@@ -230,22 +241,24 @@ import Testing
         let clock: Int64 = 1_800_000_000
         var stale = KDEConnectPairing(paired: false)
         #expect(
-            stale.received(pair: true, timestamp: clock - 1801, at: 0, clock: clock) == [
+            stale.received(pair: true, timestamp: clock - 1801, at: .testTime(0), clock: clock) == [
                 .send(pair: false, timestamp: nil)
             ]
         )
         #expect(stale.state == .unpaired)
         #expect(
-            stale.received(pair: true, timestamp: .min, at: 0, clock: clock) == [.send(pair: false, timestamp: nil)]
+            stale.received(pair: true, timestamp: .min, at: .testTime(0), clock: clock) == [
+                .send(pair: false, timestamp: nil)
+            ]
         )
         #expect(
-            stale.received(pair: true, timestamp: clock + 1800, at: 0, clock: clock) == [
+            stale.received(pair: true, timestamp: clock + 1800, at: .testTime(0), clock: clock) == [
                 .askUser(timestamp: clock + 1800)
             ]
         )
         // Version 7 sends no timestamp: nothing to check.
         var old = KDEConnectPairing(paired: false)
-        #expect(old.received(pair: true, timestamp: nil, at: 0, clock: clock) == [.askUser(timestamp: nil)])
+        #expect(old.received(pair: true, timestamp: nil, at: .testTime(0), clock: clock) == [.askUser(timestamp: nil)])
     }
 
     /// FailCases/FuzzKDEConnectPackets/lapsed-request-then-stale-request.bin: a request the user was asked about
@@ -255,12 +268,12 @@ import Testing
         let clock: Int64 = 1_800_000_000
         var pairing = KDEConnectPairing(paired: false)
         #expect(
-            pairing.received(pair: true, timestamp: clock + 100, at: 107, clock: clock) == [
+            pairing.received(pair: true, timestamp: clock + 100, at: .testTime(107), clock: clock) == [
                 .askUser(timestamp: clock + 100)
             ]
         )
         #expect(
-            pairing.received(pair: true, timestamp: clock - 1801, at: 212.5, clock: clock) == [
+            pairing.received(pair: true, timestamp: clock - 1801, at: .testTime(212.5), clock: clock) == [
                 .failed("the request lapsed unanswered"), .send(pair: false, timestamp: nil),
             ]
         )
@@ -269,13 +282,15 @@ import Testing
 
     @Test func aPairedDeviceThatUnpairsIsUnpairedAndOneThatAsksAgainIsAnsweredYes() {
         var pairing = KDEConnectPairing(paired: true)
-        #expect(pairing.received(pair: true, timestamp: nil, at: 0) == [.send(pair: true, timestamp: nil)])
+        #expect(pairing.received(pair: true, timestamp: nil, at: .testTime(0)) == [.send(pair: true, timestamp: nil)])
         #expect(pairing.state == .paired)
-        #expect(pairing.received(pair: false, timestamp: nil, at: 1) == [.unpaired])
+        #expect(pairing.received(pair: false, timestamp: nil, at: .testTime(1)) == [.unpaired])
         #expect(pairing.state == .unpaired)
         // A "no" nobody asked for changes nothing; a refusal of our request ends it.
-        #expect(pairing.received(pair: false, timestamp: nil, at: 2) == [])
-        _ = pairing.request(at: 3, timestamp: 3)
-        #expect(pairing.received(pair: false, timestamp: nil, at: 4) == [.failed("the device refused to pair")])
+        #expect(pairing.received(pair: false, timestamp: nil, at: .testTime(2)) == [])
+        _ = pairing.request(at: .testTime(3), timestamp: 3)
+        #expect(
+            pairing.received(pair: false, timestamp: nil, at: .testTime(4)) == [.failed("the device refused to pair")]
+        )
     }
 }

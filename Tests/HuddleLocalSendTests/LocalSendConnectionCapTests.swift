@@ -20,7 +20,7 @@ import Testing
     @Test func idleConnectionsBeyondAnAddressesShareAreClosedAtOnceAndTheRestWhenIdle() async throws {
         var limits = LocalSendLimits()
         limits.maximumConnectionsPerAddress = 4
-        limits.idleSeconds = 10
+        limits.idleTimeout = .seconds(10)
         let server = try await start("Server", limits: limits)
         let asker = try await start("Asker", limits: LocalSendLimits())
         let idle = try await IdleConnections.open(10, from: "127.0.0.2", to: server.port)

@@ -1,6 +1,7 @@
 import Foundation
 import HuddleForeign
 import HuddleLocalSendWire
+import HuddleTestSupport
 import Synchronization
 import Testing
 
@@ -17,7 +18,7 @@ import Testing
     }
 
     final class Harness: Sendable {
-        let clock = Box(0.0)
+        let clock = Box(ContinuousClock.Instant.testTime(0))
         let events = Box<[ForeignEvent]>([])
         let inbox = Box<LocalSendInbox?>(nil)
 
@@ -38,7 +39,7 @@ import Testing
 
         var service: LocalSendInbox { inbox.value! }
 
-        func offer(from host: String, at now: Double) async -> LocalSendInbox.Prepared {
+        func offer(from host: String, at now: ContinuousClock.Instant) async -> LocalSendInbox.Prepared {
             clock.set(now)
             let info = LocalSendDeviceInfo(
                 alias: host,
@@ -72,12 +73,12 @@ import Testing
 
     @Test func anAcceptedSessionWithoutUploadsEndsAfterAMinuteAndFreesTheInbox() async throws {
         let harness = Harness()
-        let first = try #require(Self.accepted(await harness.offer(from: "10.0.0.66", at: 0)))
-        guard case .refused(409, _) = await harness.offer(from: "10.0.0.2", at: 59) else {
+        let first = try #require(Self.accepted(await harness.offer(from: "10.0.0.66", at: .testTime(0))))
+        guard case .refused(409, _) = await harness.offer(from: "10.0.0.2", at: .testTime(59)) else {
             Issue.record("a second session while the first may still upload")
             return
         }
-        #expect(Self.accepted(await harness.offer(from: "10.0.0.2", at: 60)) != nil)
+        #expect(Self.accepted(await harness.offer(from: "10.0.0.2", at: .testTime(60))) != nil)
         #expect(
             harness.events.value.contains { if case .failed = $0 { true } else { false } }
         )
@@ -97,8 +98,8 @@ import Testing
 
     @Test func uploadProgressKeepsASessionAlive() async throws {
         let harness = Harness()
-        let first = try #require(Self.accepted(await harness.offer(from: "10.0.0.5", at: 0)))
-        harness.clock.set(50)
+        let first = try #require(Self.accepted(await harness.offer(from: "10.0.0.5", at: .testTime(0))))
+        harness.clock.set(.testTime(50))
         let started = await harness.service.startUpload(
             session: first.sessionId,
             file: "f",
@@ -109,23 +110,23 @@ import Testing
             Issue.record("upload refused")
             return
         }
-        harness.clock.set(100)
+        harness.clock.set(.testTime(100))
         #expect(await harness.service.isCurrent(first.sessionId))
-        guard case .refused(409, _) = await harness.offer(from: "10.0.0.2", at: 150) else {
+        guard case .refused(409, _) = await harness.offer(from: "10.0.0.2", at: .testTime(150)) else {
             Issue.record("a progressing session was ended")
             return
         }
-        #expect(Self.accepted(await harness.offer(from: "10.0.0.2", at: 160)) != nil)
+        #expect(Self.accepted(await harness.offer(from: "10.0.0.2", at: .testTime(160))) != nil)
     }
 
     @Test func theDeadlineRuleOnAManualClock() {
-        var deadline = LocalSendIdleDeadline(startedAt: 10)
-        #expect(!deadline.hasExpired(at: 69.9))
-        #expect(deadline.hasExpired(at: 70))
-        deadline.progressed(at: 50)
-        #expect(!deadline.hasExpired(at: 109))
-        #expect(deadline.hasExpired(at: 110))
-        deadline.progressed(at: 20)
-        #expect(deadline.lastProgress == 50)
+        var deadline = LocalSendIdleDeadline(startedAt: .testTime(10))
+        #expect(!deadline.hasExpired(at: .testTime(69.9)))
+        #expect(deadline.hasExpired(at: .testTime(70)))
+        deadline.progressed(at: .testTime(50))
+        #expect(!deadline.hasExpired(at: .testTime(109)))
+        #expect(deadline.hasExpired(at: .testTime(110)))
+        deadline.progressed(at: .testTime(20))
+        #expect(deadline.lastProgress == .testTime(50))
     }
 }

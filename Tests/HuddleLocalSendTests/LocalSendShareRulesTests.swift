@@ -1,3 +1,4 @@
+import HuddleTestSupport
 import Testing
 
 @testable import HuddleLocalSendWire
@@ -7,10 +8,10 @@ import Testing
 
     @Test func aNewAskerIsAskedAboutThenItsSessionWorksFromItsAddressOnly() {
         var rules = LocalSendShareRules(files: ["f1": file], pin: nil)
-        #expect(rules.prepare(session: nil, pin: nil, host: "10.0.0.5", at: 0) == .ask)
+        #expect(rules.prepare(session: nil, pin: nil, host: "10.0.0.5", at: .testTime(0)) == .ask)
         rules.admit("10.0.0.5", as: "s1")
-        #expect(rules.prepare(session: "s1", pin: nil, host: "10.0.0.5", at: 1) == .known(sessionID: "s1"))
-        #expect(rules.prepare(session: "s1", pin: nil, host: "10.0.0.6", at: 1) == .ask)
+        #expect(rules.prepare(session: "s1", pin: nil, host: "10.0.0.5", at: .testTime(1)) == .known(sessionID: "s1"))
+        #expect(rules.prepare(session: "s1", pin: nil, host: "10.0.0.6", at: .testTime(1)) == .ask)
         #expect(rules.download(session: "s1", file: "f1", host: "10.0.0.5") == file)
         #expect(rules.download(session: "s1", file: "f1", host: "10.0.0.6") == nil)
         #expect(rules.download(session: "s1", file: "f2", host: "10.0.0.5") == nil)
@@ -19,15 +20,15 @@ import Testing
 
     @Test func aPinIsRequiredAndFiveWrongOnesAMinuteLockTheAddressOut() {
         var rules = LocalSendShareRules(files: ["f1": file], pin: "2468")
-        #expect(rules.prepare(session: nil, pin: nil, host: "h", at: 0) == .pinRequired)
-        let wrong = (0..<5).map { rules.prepare(session: nil, pin: "1111", host: "h", at: Double($0)) }
+        #expect(rules.prepare(session: nil, pin: nil, host: "h", at: .testTime(0)) == .pinRequired)
+        let wrong = (0..<5).map { rules.prepare(session: nil, pin: "1111", host: "h", at: .testTime(Double($0))) }
         #expect(wrong == Array(repeating: .pinRejected, count: 5))
-        let locked = rules.prepare(session: nil, pin: "2468", host: "h", at: 10)
+        let locked = rules.prepare(session: nil, pin: "2468", host: "h", at: .testTime(10))
         #expect(locked == .tooManyTries)
-        let other = rules.prepare(session: nil, pin: "2468", host: "g", at: 10)
+        let other = rules.prepare(session: nil, pin: "2468", host: "g", at: .testTime(10))
         #expect(other == .ask)
         // A minute after the first wrong one, one more try is allowed.
-        let later = rules.prepare(session: nil, pin: "2468", host: "h", at: 60.5)
+        let later = rules.prepare(session: nil, pin: "2468", host: "h", at: .testTime(60.5))
         #expect(later == .ask)
     }
 
