@@ -34,13 +34,20 @@ public struct ForeignPeers: Sendable {
     /// Foreign peers that `name` names: "NAME", "localsend:NAME", or a fingerprint (at least 8 hex digits of
     /// its start).
     public func named(_ name: String) async -> [(peer: ForeignPeer, service: any ForeignPeerService)] {
-        await peers().filter { Self.names(name, $0.peer) }
+        let protocols = self.protocols
+        return await peers().filter { Self.names(name, $0.peer, among: protocols) }
     }
+
+    /// The protocols spoken.
+    public var protocols: [ForeignProtocol] { services.map(\.protocolName) }
+
+    /// True when `name` can only mean a foreign peer: it starts with a spoken protocol's prefix.
+    public func isForeignOnly(_ name: String) -> Bool { Self.split(name, among: protocols).0 != nil }
 
     /// Whether `name` names `peer`: its name, with or without its protocol's prefix, or the start of its
     /// certificate's fingerprint (8 hex digits at least).
-    public static func names(_ name: String, _ peer: ForeignPeer) -> Bool {
-        let (scheme, rest) = split(name)
+    public static func names(_ name: String, _ peer: ForeignPeer, among protocols: [ForeignProtocol]) -> Bool {
+        let (scheme, rest) = split(name, among: protocols)
         if let scheme, scheme != peer.protocol { return false }
         if peer.name == rest { return true }
         guard rest.count >= 8, rest.allSatisfy(\.isHexDigit), let fingerprint = peer.fingerprint else { return false }
@@ -48,15 +55,12 @@ public struct ForeignPeers: Sendable {
     }
 
     /// "localsend:Pixel" → (.localSend, "Pixel"); "kdeconnect:Pixel" → (.kdeConnect, "Pixel"); "Pixel" → (nil,
-    /// "Pixel").
-    public static func split(_ name: String) -> (ForeignProtocol?, String) {
-        for proto in ForeignProtocol.allCases {
-            let prefix = proto.rawValue.lowercased().replacingOccurrences(of: " ", with: "") + ":"
+    /// "Pixel"). Only the prefixes of `protocols` count (``ForeignProtocol/key``, in any case).
+    public static func split(_ name: String, among protocols: [ForeignProtocol]) -> (ForeignProtocol?, String) {
+        for proto in protocols {
+            let prefix = proto.key + ":"
             if name.lowercased().hasPrefix(prefix) { return (proto, String(name.dropFirst(prefix.count))) }
         }
         return (nil, name)
     }
-
-    /// True when `name` can only mean a foreign peer.
-    public static func isForeignOnly(_ name: String) -> Bool { split(name).0 != nil }
 }

@@ -178,7 +178,7 @@ public enum ForeignServices {
         _ context: Context,
         subject: () throws -> DistinguishedName
     ) throws(ForeignSetupError) -> [UInt8] {
-        let file = proto == .localSend ? "localsend" : "kdeconnect"
+        let file = proto.key
         do {
             return try ForeignCertificate.loadOrIssue(
                 file,

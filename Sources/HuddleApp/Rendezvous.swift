@@ -156,7 +156,7 @@ public struct Rendezvous: Sendable {
     func find(_ name: String, until deadline: ContinuousClock.Instant) async throws -> Recipient? {
         while true {
             let huddle =
-                ForeignPeers.isForeignOnly(name)
+                foreign?.isForeignOnly(name) == true
                 ? [] : await present().filter { $0.name == name && $0.peer.huddlePeer != nil }
             let others = await foreign?.named(name) ?? []
             if huddle.count == 1 && others.isEmpty { return huddle[0].peer }

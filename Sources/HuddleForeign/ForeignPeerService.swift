@@ -26,6 +26,9 @@ public protocol ForeignPeerService: Sendable {
     func answer(_ offer: ForeignOffer, with answer: ForeignOfferAnswer) async
     /// Answers a device's request to pair (a ``ForeignEvent/pairingRequested(_:verificationKey:)`` event).
     func answerPairing(_ peer: ForeignPeer, accept: Bool)
+    /// Whether a device is pinned on its first accepted use (``ForeignPinStore``): for a protocol with nothing to
+    /// compare (LocalSend). A protocol that pairs pins when it pairs.
+    var pinsOnFirstUse: Bool { get }
 }
 
 extension ForeignPeerService {
@@ -34,4 +37,6 @@ extension ForeignPeerService {
     public func cancelPreparedSends() {}
     /// Answers a device's request to pair (KDE Connect); protocols without pairing ignore it.
     public func answerPairing(_ peer: ForeignPeer, accept: Bool) {}
+    /// Protocols pin when they pair, unless they say otherwise.
+    public var pinsOnFirstUse: Bool { false }
 }

@@ -17,6 +17,8 @@ public import ServiceLifecycle
 /// (docs/localsend.md).
 public final class LocalSendService: ForeignPeerService, Service {
     public let protocolName = ForeignProtocol.localSend
+    /// LocalSend has nothing to compare: a device is pinned on its first accepted use.
+    public let pinsOnFirstUse = true
     /// Every subscriber's events (``ForeignPeerService/events``); the newest 4,096 wait for a slow reader.
     let broadcast = EventBroadcast<ForeignEvent>(bufferLimit: 4096)
     public var events: EventSubscription<ForeignEvent> { broadcast.subscribe() }

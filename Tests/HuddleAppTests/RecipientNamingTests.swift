@@ -6,6 +6,7 @@ import Testing
 /// `huddle send --to NAME`: which foreign device a name means, and how a pick from the numbered list is read.
 @Suite("Recipients: names and picks")
 struct RecipientNamingTests {
+    static let both: [ForeignProtocol] = [.localSend, .kdeConnect]
     let pixel = ForeignPeer(
         id: .init(protocol: .localSend, value: "p"),
         name: "Pixel",
@@ -16,23 +17,36 @@ struct RecipientNamingTests {
 
     @Test("a name with a protocol's prefix means only that protocol's device; a bare name means either")
     func prefixes() {
-        #expect(ForeignPeers.split("localsend:Pixel") == (.localSend, "Pixel"))
-        #expect(ForeignPeers.split("KDEConnect:Pixel") == (.kdeConnect, "Pixel"))
-        #expect(ForeignPeers.split("Pixel") == (nil, "Pixel"))
-        #expect(ForeignPeers.names("localsend:Pixel", pixel))
-        #expect(!ForeignPeers.names("localsend:Pixel", laptop))
-        #expect(ForeignPeers.names("kdeconnect:Pixel", laptop))
-        #expect(ForeignPeers.names("Pixel", pixel) && ForeignPeers.names("Pixel", laptop))
-        #expect(ForeignPeers.isForeignOnly("kdeconnect:Bob") && !ForeignPeers.isForeignOnly("Bob"))
+        #expect(ForeignPeers.split("localsend:Pixel", among: Self.both) == (.localSend, "Pixel"))
+        #expect(ForeignPeers.split("KDEConnect:Pixel", among: Self.both) == (.kdeConnect, "Pixel"))
+        #expect(ForeignPeers.split("Pixel", among: Self.both) == (nil, "Pixel"))
+        #expect(ForeignPeers.names("localsend:Pixel", pixel, among: Self.both))
+        #expect(!ForeignPeers.names("localsend:Pixel", laptop, among: Self.both))
+        #expect(ForeignPeers.names("kdeconnect:Pixel", laptop, among: Self.both))
+        #expect(
+            ForeignPeers.names("Pixel", pixel, among: Self.both)
+                && ForeignPeers.names("Pixel", laptop, among: Self.both)
+        )
+    }
+
+    @Test("a third protocol is a value of its own: its prefix counts where it is spoken, and nowhere else")
+    func aThirdProtocol() {
+        let third = ForeignProtocol(rawValue: "Warp Drive")
+        #expect(third.key == "warpdrive")
+        #expect(ForeignPeers.split("WarpDrive:Pixel", among: Self.both + [third]) == (third, "Pixel"))
+        #expect(ForeignPeers.split("warpdrive:Pixel", among: Self.both) == (nil, "warpdrive:Pixel"))
+        let device = ForeignPeer(id: .init(protocol: third, value: "w"), name: "Pixel", address: "10.0.0.4:1")
+        #expect(!ForeignPeers.names("localsend:Pixel", device, among: Self.both + [third]))
+        #expect(ForeignPeers.names("warpdrive:Pixel", device, among: Self.both + [third]))
     }
 
     @Test("a fingerprint's start names a device from 8 hex digits on, in either case; a device without one never")
     func fingerprints() {
-        #expect(ForeignPeers.names("247e5f7c", pixel))
-        #expect(ForeignPeers.names("localsend:247E5F7C0A", pixel))
-        #expect(!ForeignPeers.names("247E5F7", pixel), "7 digits are too few")
-        #expect(!ForeignPeers.names("247E5F7D", pixel), "another fingerprint")
-        #expect(!ForeignPeers.names("247E5F7C", laptop), "no certificate, no fingerprint to match")
+        #expect(ForeignPeers.names("247e5f7c", pixel, among: Self.both))
+        #expect(ForeignPeers.names("localsend:247E5F7C0A", pixel, among: Self.both))
+        #expect(!ForeignPeers.names("247E5F7", pixel, among: Self.both), "7 digits are too few")
+        #expect(!ForeignPeers.names("247E5F7D", pixel, among: Self.both), "another fingerprint")
+        #expect(!ForeignPeers.names("247E5F7C", laptop, among: Self.both), "no certificate, no fingerprint to match")
     }
 
     @Test("a pick is numbers from the list, each once, or all; anything else is no choice")

@@ -10,6 +10,7 @@ import ServiceLifecycle
 /// suites and the interop suite speak them for real.
 final class ScriptedForeignDevice: ForeignPeerService, Service {
     let protocolName = ForeignProtocol.localSend
+    let pinsOnFirstUse = true
     /// Says nothing: the tests drive it by its methods.
     var events: EventSubscription<ForeignEvent> {
         let silent = EventBroadcast<ForeignEvent>()

@@ -85,7 +85,7 @@ public struct ForeignDelivery: Sendable {
             )
         }
         // KDE Connect pins when it pairs; LocalSend has only this first accepted use.
-        if !trust.isPinned, peer.protocol == .localSend, peer.fingerprint != nil {
+        if !trust.isPinned, service.pinsOnFirstUse, peer.fingerprint != nil {
             do {
                 if try foreign.pins.pin(peer) { report(.pinned(peer)) }
             } catch {
