@@ -106,9 +106,22 @@ let package = Package(
             ],
             swiftSettings: upcoming
         ),
+        // What the session library and the foreign protocols share, below both: events for every subscriber,
+        // text made safe to show, and files received safely (partial files, SHA-256, hidden names).
+        .target(
+            name: "HuddleBase",
+            dependencies: [
+                "HuddleWire",
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: upcoming
+        ),
         .target(
             name: "Huddle",
             dependencies: [
+                "HuddleBase",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 "HuddleWideArea",
                 "HuddleDNS",
@@ -137,7 +150,7 @@ let package = Package(
         .target(
             name: "HuddleForeign",
             dependencies: [
-                "Huddle", "HuddleTransport", "HuddleDNS", "HuddleMDNSCore",
+                "HuddleBase", "HuddleTransport", "HuddleDNS", "HuddleMDNSCore",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -159,7 +172,7 @@ let package = Package(
         .target(
             name: "HuddleLocalSend",
             dependencies: [
-                "HuddleForeign", "HuddleLocalSendWire", "Huddle", "HuddleTransport", "HuddleWire",
+                "HuddleForeign", "HuddleLocalSendWire", "HuddleBase", "HuddleTransport", "HuddleWire",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -187,7 +200,7 @@ let package = Package(
         .target(
             name: "HuddleKDEConnect",
             dependencies: [
-                "HuddleForeign", "HuddleKDEConnectWire", "Huddle", "HuddleTransport", "HuddleWire",
+                "HuddleForeign", "HuddleKDEConnectWire", "HuddleBase", "HuddleTransport", "HuddleWire",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOTLS", package: "swift-nio"),
@@ -388,6 +401,14 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: upcoming
+        ),
+        .testTarget(
+            name: "HuddleBaseTests",
+            dependencies: [
+                "HuddleBase", "HuddleTestSupport",
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ],
             swiftSettings: upcoming
         ),

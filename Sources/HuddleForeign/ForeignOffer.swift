@@ -1,5 +1,5 @@
 public import Foundation
-import Huddle
+import HuddleBase
 
 /// Files (or a text) a foreign peer asks to send here; the receiver answers once for all of them.
 public struct ForeignOffer: Sendable, Identifiable {

@@ -1,5 +1,5 @@
 public import Foundation
-public import Huddle
+public import HuddleBase
 
 /// One foreign protocol, as the command line uses it: find peers, send them files, answer their offers.
 ///

@@ -1,5 +1,5 @@
 public import Foundation
-import Huddle
+import HuddleBase
 public import HuddleForeign
 import HuddleKDEConnectWire
 import NIOConcurrencyHelpers

@@ -1,5 +1,5 @@
 import Foundation
-import Huddle
+import HuddleBase
 import HuddleForeign
 import HuddleLocalSendWire
 import HuddleWire

@@ -1,5 +1,5 @@
 import Foundation
-import Huddle
+import HuddleBase
 import HuddleForeign
 import HuddleLocalSendWire
 import Hummingbird
@@ -138,7 +138,7 @@ struct LocalSendRoutes: Sendable {
             await inbox.finishUpload(session: sessionID, file: file.id, succeeded: false)
             // The connection's own error (a sender that cancelled closes it) said in words.
             var why =
-                error is LocalSendError || error is PeerSessionError
+                error is LocalSendError || error is FileTransferError
                 ? "\(error)" : "the upload broke off after \(writer.written) of \(file.size) bytes (\(error))"
             if !why.hasSuffix("nothing kept") { why += "; nothing kept" }
             service.emit(.failed(offerID: offer.id, reason: "\(file.name) from \(offer.from.name): \(why)"))

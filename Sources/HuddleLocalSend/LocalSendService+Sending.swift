@@ -1,6 +1,6 @@
 import Crypto
 public import Foundation
-import Huddle
+import HuddleBase
 public import HuddleForeign
 import HuddleLocalSendWire
 import HuddleWire

@@ -1,5 +1,5 @@
 import Foundation
-public import Huddle
+public import HuddleBase
 public import HuddleForeign
 import HuddleLocalSendWire
 import HuddleTransport

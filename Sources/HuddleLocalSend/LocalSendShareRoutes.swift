@@ -1,6 +1,6 @@
 import Foundation
 import HTTPTypes
-import Huddle
+import HuddleBase
 import HuddleForeign
 import HuddleLocalSendWire
 import Hummingbird

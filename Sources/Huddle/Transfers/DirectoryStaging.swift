@@ -144,7 +144,7 @@ struct DirectoryStaging {
         let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
         var hasher = FileHasher()
         if offset > 0 {
-            try hasher.update(prefixOf: part(index), length: offset)
+            try sessionFileOperation { try hasher.update(prefixOf: part(index), length: offset) }
             try handle.truncate(atOffset: offset)
             try handle.seek(toOffset: offset)
         }

@@ -180,12 +180,9 @@ extension SessionTransfers {
             emit(.transferReceivedData(id, file.transfer.peer, file.memory))
         case .file(_, let partial, let directory):
             do {
-                let final = try PartialFile.keep(
-                    partial,
-                    as: file.transfer.name,
-                    in: directory,
-                    identity: file.partialIdentity
-                )
+                let final = try sessionFileOperation {
+                    try PartialFile.keep(partial, as: file.transfer.name, in: directory, identity: file.partialIdentity)
+                }
                 sendResourceNow(.result(id, ok: true, reason: ""), to: file.transfer.peer)
                 emit(.transferFinished(id, file.transfer.peer, final))
             } catch {

@@ -116,7 +116,9 @@ extension SessionTransfers {
         }
         let inUse = Set(table.partialsInUse.map(\.lastPathComponent))
         PartialFile.removeStale(of: transfer.name, keeping: partial, in: directory, inUse: inUse)
-        let (handle, have, hasher, identity) = try PartialFile.openForWriting(partial, limit: offer.size)
+        let (handle, have, hasher, identity) = try sessionFileOperation {
+            try PartialFile.openForWriting(partial, limit: offer.size)
+        }
         let sink = fileSink(handle: handle, hasher: hasher)
         let file = IncomingFile(
             transfer: transfer,

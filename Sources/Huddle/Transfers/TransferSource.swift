@@ -88,7 +88,8 @@ enum TransferSource: Sendable {
         func hashPrefix(length: UInt64, into hasher: inout FileHasher) throws {
             guard length > 0 else { return }
             switch self {
-            case .file(let handle): try hasher.update(reading: handle.fileDescriptor, length: length)
+            case .file(let handle):
+                try sessionFileOperation { try hasher.update(reading: handle.fileDescriptor, length: length) }
             case .memory(let data, _): hasher.update(data.prefix(Int(min(length, UInt64(data.count)))))
             }
         }
@@ -133,38 +134,6 @@ enum TransferSource: Sendable {
         func close() {
             if case .file(let handle) = self { try? handle.close() }
         }
-    }
-}
-
-/// Which file a descriptor or path is: its device and inode.
-package struct FileIdentity: Hashable, Sendable {
-    var device: UInt64
-    var inode: UInt64
-
-    init(_ info: stat) {
-        device = UInt64(truncatingIfNeeded: info.st_dev)
-        inode = UInt64(truncatingIfNeeded: info.st_ino)
-    }
-
-    /// The regular file open at `descriptor` (`fstat`), or nil when it is not one or cannot be read.
-    package init?(regularFileAt descriptor: Int32) {
-        var info = stat()
-        guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
-        self.init(info)
-    }
-
-    /// The file at `path` itself (`lstat`), or nil when it cannot be read.
-    init?(lstatOf path: String) {
-        var info = stat()
-        guard lstat(path, &info) == 0 else { return nil }
-        self.init(info)
-    }
-
-    /// The file at `path`, following links (`stat`), or nil when it cannot be read.
-    package init?(statOf path: String) {
-        var info = stat()
-        guard stat(path, &info) == 0 else { return nil }
-        self.init(info)
     }
 }
 

@@ -8,15 +8,17 @@ import Darwin
 #endif
 
 /// SHA-256 of files, streamed through one fixed buffer (no allocation per chunk).
-struct FileHasher {
+package struct FileHasher {
     var hash = SHA256()
 
-    mutating func update(_ bytes: some DataProtocol) { hash.update(data: bytes) }
+    package init() {}
 
-    func digest() -> [UInt8] { Array(hash.finalize()) }
+    package mutating func update(_ bytes: some DataProtocol) { hash.update(data: bytes) }
+
+    package func digest() -> [UInt8] { Array(hash.finalize()) }
 
     /// Adds `length` bytes of `url` from its start (the part a resumed transfer already has).
-    mutating func update(prefixOf url: URL, length: UInt64) throws {
+    package mutating func update(prefixOf url: URL, length: UInt64) throws {
         let handle = try FileHandle(forReadingFrom: url)
         defer { try? handle.close() }
         try update(reading: handle.fileDescriptor, length: length)
@@ -24,7 +26,7 @@ struct FileHasher {
 
     /// Adds `length` bytes of the open file `descriptor` from `offset` on (read with `pread`, so the descriptor's
     /// position is not moved); fails if the file holds fewer.
-    mutating func update(reading descriptor: Int32, from offset: UInt64 = 0, length: UInt64) throws {
+    package mutating func update(reading descriptor: Int32, from offset: UInt64 = 0, length: UInt64) throws {
         var buffer = [UInt8](repeating: 0, count: Int(min(length, Self.bufferSize)))
         var done: UInt64 = 0
         while done < length {
@@ -33,14 +35,14 @@ struct FileHasher {
             if got < 0, errno == EINTR { continue }
             guard got > 0 else {
                 let reason = got < 0 ? String(cString: strerror(errno)) : "the file is shorter than \(length) bytes"
-                throw PeerSessionError.transferFailed("cannot read: \(reason)")
+                throw FileTransferError("cannot read: \(reason)")
             }
             update(buffer[0..<got])
             done += UInt64(got)
         }
     }
 
-    static let bufferSize: UInt64 = 1 << 20
+    package static let bufferSize: UInt64 = 1 << 20
 }
 
 /// The SHA-256 of whole files, for protocols whose offers carry it.

@@ -2,19 +2,19 @@ import Foundation
 
 /// `name`, then `name (2)`, `name (3)`, … up to 1000, the number before a file's extension (`photo (2).png`) and
 /// after a directory's whole name (`photos.2024 (2)`).
-struct FreeNames: Sequence, IteratorProtocol {
+package struct FreeNames: Sequence, IteratorProtocol {
     let name: String
     let base: String
     let ext: String
     var index = 0
 
-    init(_ name: String, splittingExtension: Bool = true) {
+    package init(_ name: String, splittingExtension: Bool = true) {
         self.name = name
         base = splittingExtension ? (name as NSString).deletingPathExtension : name
         ext = splittingExtension ? (name as NSString).pathExtension : ""
     }
 
-    mutating func next() -> String? {
+    package mutating func next() -> String? {
         index += 1
         guard index <= 1000 else { return nil }
         return index == 1 ? name : "\(base) (\(index))" + (ext.isEmpty ? "" : ".\(ext)")

@@ -1,5 +1,5 @@
 import Foundation
-import Huddle
+import HuddleBase
 import HuddleTestSupport
 import Testing
 
@@ -24,5 +24,19 @@ import Testing
         #expect(HiddenNames.refusesDirectory(named: ".ssh", allowHidden: false))
         #expect(!HiddenNames.refusesDirectory(named: ".ssh", allowHidden: true))
         #expect(!HiddenNames.refusesDirectory(named: "photos", allowHidden: false))
+    }
+
+    @Test func aNameThatCannotBeKeptOrBytesBeyondTheSizeAreRefusedInWordsAndLeaveNothing() throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        #expect(throws: FileTransferError.self) {
+            try ReceivedFileWriter(name: "../escape", in: scratch.url, expectedSize: 1)
+        }
+        let writer = try ReceivedFileWriter(name: "a.txt", in: scratch.url, expectedSize: 2)
+        #expect(throws: FileTransferError.self) { try writer.write([1, 2, 3]) }
+        writer.abandon()
+        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.url.path) == [])
+        let said = FileTransferError("\u{1B}]0;x")
+        #expect(said.description == "the transfer failed: \\e]0;x", "its words are escaped as the session's are")
     }
 }

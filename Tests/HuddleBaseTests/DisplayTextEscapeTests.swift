@@ -1,4 +1,4 @@
-import Huddle
+import HuddleBase
 import Testing
 
 /// ``DisplayText/escaped(_:)``: what every printed line goes through. Controls become visible, nothing else moves.

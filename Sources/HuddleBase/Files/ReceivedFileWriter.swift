@@ -25,12 +25,12 @@ public final class ReceivedFileWriter {
 
     /// Opens the partial file for `name` (checked: a plain file name) in `directory`.
     ///
-    /// - Throws: ``PeerSessionError/transferFailed(_:)`` saying what is wrong with the name or the directory.
+    /// - Throws: ``FileTransferError`` saying what is wrong with the name or the directory.
     public init(name: String, in directory: URL, expectedSize: UInt64) throws {
         do {
             self.name = HiddenNames.foreignStoredName(try TransferName.validate(name))
         } catch {
-            throw PeerSessionError.transferFailed("refused \(name.debugDescription): \(error)")
+            throw FileTransferError("refused \(name.debugDescription): \(error)")
         }
         self.expectedSize = expectedSize
         self.directory = directory
@@ -42,7 +42,7 @@ public final class ReceivedFileWriter {
     /// Appends bytes; refuses any beyond the announced size.
     public func write(_ bytes: some DataProtocol) throws {
         guard written + UInt64(bytes.count) <= expectedSize else {
-            throw PeerSessionError.transferFailed(
+            throw FileTransferError(
                 "\(name): the sender sent more than the \(expectedSize) bytes it announced"
             )
         }
@@ -58,7 +58,7 @@ public final class ReceivedFileWriter {
         try handle.close()
         guard written == expectedSize else {
             unlink(partial.path)
-            throw PeerSessionError.transferFailed(
+            throw FileTransferError(
                 "\(name): \(written) bytes arrived of the \(expectedSize) announced; nothing kept"
             )
         }
@@ -66,7 +66,7 @@ public final class ReceivedFileWriter {
             let digest = Hex.encode(hasher.digest())
             guard digest == expectedSHA256.lowercased() else {
                 unlink(partial.path)
-                throw PeerSessionError.transferFailed("\(name): the SHA-256 does not match the sender's; nothing kept")
+                throw FileTransferError("\(name): the SHA-256 does not match the sender's; nothing kept")
             }
         }
         return try PartialFile.keep(partial, as: name, in: directory, identity: identity)

@@ -1,7 +1,7 @@
 import NIOConcurrencyHelpers
 import Testing
 
-@testable import Huddle
+@testable import HuddleBase
 
 /// Events per subscriber, and the receive budget held by the slowest one.
 @Suite("Event broadcast")
