@@ -118,10 +118,24 @@ let package = Package(
             ],
             swiftSettings: upcoming
         ),
+        // The files of a transfer, without the session: what is read and sent (sources checked against what was
+        // offered, directory scans, resume keys) and what is received and kept (sinks, staged directories, byte counts).
+        .target(
+            name: "HuddleTransfers",
+            dependencies: [
+                "HuddleBase",
+                "HuddleWire",
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: upcoming
+        ),
         .target(
             name: "Huddle",
             dependencies: [
                 "HuddleBase",
+                "HuddleTransfers",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 "HuddleWideArea",
                 "HuddleDNS",
@@ -409,6 +423,15 @@ let package = Package(
             dependencies: [
                 "HuddleBase", "HuddleTestSupport",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ],
+            swiftSettings: upcoming
+        ),
+        .testTarget(
+            name: "HuddleTransfersTests",
+            dependencies: [
+                "HuddleTransfers", "HuddleBase", "HuddleWire", "HuddleTransport", "HuddleTestSupport",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: upcoming
         ),

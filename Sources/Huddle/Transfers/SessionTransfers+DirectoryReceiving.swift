@@ -44,7 +44,9 @@ extension SessionTransfers {
             guard let sender else {
                 throw PeerSessionError.transferFailed("the sending device is not known")
             }
-            staging = try DirectoryStaging(offer: offer, digest: transfer.contentKey, sender: sender, in: directory)
+            staging = try sessionFileOperation {
+                try DirectoryStaging(offer: offer, digest: transfer.contentKey, sender: sender, in: directory)
+            }
             // A run of the same directory that ended a moment ago may still be writing a part: reading the parts
             // now could take a length a write then changes.
             guard !table.isSettling(staging.root) else {
@@ -52,7 +54,7 @@ extension SessionTransfers {
                     "the last run of this directory is still writing its files; accept its next offer"
                 )
             }
-            plan = try staging.prepare()
+            plan = try sessionFileOperation { try staging.prepare() }
         } catch {
             sendResourceNow(.decline(transfer.id, reason: "cannot receive: \(error)"), to: transfer.peer)
             throw error

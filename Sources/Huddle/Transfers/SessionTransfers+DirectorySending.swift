@@ -25,7 +25,7 @@ extension SessionTransfers {
         -> DirectoryTransferReport
     {
         guard flow.channel(for: peer) != nil else { throw PeerSessionError.notConnected(peer) }
-        let scan = try await Task.detached { try DirectoryScan(of: url) }.value
+        let scan = try await Task.detached { try sessionFileOperation { try DirectoryScan(of: url) } }.value
         let name = url.standardizedFileURL.resolvingSymlinksInPath().lastPathComponent
         let offer = DirectoryOffer(id: id, name: name, type: type, entries: scan.entries)
         do {

@@ -49,7 +49,7 @@ extension SessionTransfers {
         guard flow.channel(for: peer) != nil else { throw PeerSessionError.notConnected(peer) }
         let (stamp, key, identity) = try await Task.detached {
             let identity = FileIdentity(statOf: url.path)
-            let (stamp, key) = try ResumeKey.of(file: url)
+            let (stamp, key) = try sessionFileOperation { try ResumeKey.of(file: url) }
             return (stamp, key, identity)
         }.value
         var send = SingleSend(name: url.lastPathComponent, size: stamp.size, resumeKey: key, type: type, stamp: stamp)
@@ -138,7 +138,7 @@ extension SessionTransfers {
         TransferFileSink(
             handle: handle,
             hasher: hasher,
-            flow: flow,
+            written: { [flow] in flow.consumedResource($0) },
             writeSize: configuration.transfers.writeSize,
             beforeWrite: configuration.beforeTransferWrite
         )
@@ -189,6 +189,9 @@ extension SessionTransfers {
                 sendResourceNow(.cancel(id, reason: reason), to: peer)
             }
             throw error
+        } catch let error as FileTransferError {
+            sendResourceNow(.cancel(id, reason: error.reason), to: peer)
+            throw PeerSessionError.transferFailed(error.reason)
         }
     }
 

@@ -1,5 +1,6 @@
-import Foundation
-import NIOCore
+package import Foundation
+package import HuddleBase
+package import NIOCore
 
 // `stat` and its fields: which module the compiler credits with them depends on the order modules load in (the
 // C header is shared), and member import visibility then wants that module imported (as in PartialFile.swift).
@@ -8,18 +9,15 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-#if canImport(CoreFoundation)
-import CoreFoundation
-#endif
 
 /// Where the bytes of an outgoing file come from: a file on disk (read in chunks, never whole) or data in memory.
-enum TransferSource: Sendable {
+package enum TransferSource: Sendable {
     case file(URL)
     case memory(Data)
 
     /// A reader positioned at `offset`. A file must still be `identity` (the file its resume key was made from)
     /// when one is given: a file replaced since is not sent.
-    func open(at offset: UInt64, identity: FileIdentity? = nil) throws -> Reader {
+    package func open(at offset: UInt64, identity: FileIdentity? = nil) throws -> Reader {
         switch self {
         case .file(let url):
             var reader = Reader.file(
@@ -35,7 +33,7 @@ enum TransferSource: Sendable {
     /// Opens `url` for reading: a regular file, not a link unless `followingLinks`, and the file `identity`
     /// names (device and inode) when one is given, checked on the open descriptor so nothing can be swapped in
     /// between the check and the reads. `path` names the file in errors.
-    static func openFile(
+    package static func openFile(
         _ url: URL,
         followingLinks: Bool,
         identity: FileIdentity?,
@@ -45,27 +43,27 @@ enum TransferSource: Sendable {
     {
         let descriptor = Foundation.open(url.path, O_RDONLY | O_CLOEXEC | (followingLinks ? 0 : O_NOFOLLOW))
         guard descriptor >= 0 else {
-            if errno == ELOOP { throw PeerSessionError.transferFailed("\(path) was replaced by a link; not sent") }
-            throw PeerSessionError.transferFailed("cannot read \(path): \(String(cString: strerror(errno)))")
+            if errno == ELOOP { throw FileTransferError("\(path) was replaced by a link; not sent") }
+            throw FileTransferError("cannot read \(path): \(String(cString: strerror(errno)))")
         }
         let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
         var info = stat()
         guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
-            throw PeerSessionError.transferFailed("\(path) is not a regular file; not sent")
+            throw FileTransferError("\(path) is not a regular file; not sent")
         }
         if let identity, FileIdentity(info) != identity {
-            throw PeerSessionError.transferFailed("\(path) was replaced by another file since it was offered")
+            throw FileTransferError("\(path) was replaced by another file since it was offered")
         }
         return handle
     }
 
     /// Reads a source in order.
-    enum Reader {
+    package enum Reader {
         case file(FileHandle)
         case memory(Data, position: Data.Index)
 
         /// Moves to `offset` (of a file; data starts where it was opened).
-        mutating func seek(to offset: UInt64) throws {
+        package mutating func seek(to offset: UInt64) throws {
             switch self {
             case .file(let handle): try handle.seek(toOffset: offset)
             case .memory(let data, _):
@@ -74,28 +72,28 @@ enum TransferSource: Sendable {
         }
 
         /// The size and modification time of the open file now (nil for data).
-        func stamp() throws -> FileStamp? {
+        package func stamp() throws -> FileStamp? {
             guard case .file(let handle) = self else { return nil }
             var info = stat()
             guard fstat(handle.fileDescriptor, &info) == 0 else {
-                throw PeerSessionError.transferFailed("cannot read: \(String(cString: strerror(errno)))")
+                throw FileTransferError("cannot read: \(String(cString: strerror(errno)))")
             }
             return FileStamp(info)
         }
 
         /// Adds the first `length` bytes to `hasher`: the part of a resumed transfer the receiver has already.
         /// Read with `pread`, so the position of a reader is not moved.
-        func hashPrefix(length: UInt64, into hasher: inout FileHasher) throws {
+        package func hashPrefix(length: UInt64, into hasher: inout FileHasher) throws {
             guard length > 0 else { return }
             switch self {
             case .file(let handle):
-                try sessionFileOperation { try hasher.update(reading: handle.fileDescriptor, length: length) }
+                try hasher.update(reading: handle.fileDescriptor, length: length)
             case .memory(let data, _): hasher.update(data.prefix(Int(min(length, UInt64(data.count)))))
             }
         }
 
         /// Up to `count` bytes; empty at the end.
-        mutating func read(upTo count: Int) throws -> Data {
+        package mutating func read(upTo count: Int) throws -> Data {
             switch self {
             case .file(let handle):
                 return try handle.read(upToCount: count) ?? Data()
@@ -107,7 +105,7 @@ enum TransferSource: Sendable {
         }
 
         /// Appends up to `count` bytes to `buffer`, read from the file straight into it; returns how many.
-        mutating func read(upTo count: Int, appendingTo buffer: inout ByteBuffer) throws -> Int {
+        package mutating func read(upTo count: Int, appendingTo buffer: inout ByteBuffer) throws -> Int {
             switch self {
             case .file(let handle):
                 let descriptor = handle.fileDescriptor
@@ -121,7 +119,7 @@ enum TransferSource: Sendable {
                     }
                     if failure == 0 { return got }
                     guard failure == EINTR else {
-                        throw PeerSessionError.transferFailed("cannot read: \(String(cString: strerror(failure)))")
+                        throw FileTransferError("cannot read: \(String(cString: strerror(failure)))")
                     }
                 }
             case .memory:
@@ -131,14 +129,14 @@ enum TransferSource: Sendable {
             }
         }
 
-        func close() {
+        package func close() {
             if case .file(let handle) = self { try? handle.close() }
         }
     }
 }
 
 extension FileStamp {
-    init(_ info: stat) {
+    package init(_ info: stat) {
         #if canImport(Darwin)
         let modified = info.st_mtimespec
         #else

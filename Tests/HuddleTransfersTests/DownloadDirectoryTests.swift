@@ -1,4 +1,4 @@
-import Huddle
+import HuddleTransfers
 import Testing
 
 @Suite struct DownloadDirectoryTests {

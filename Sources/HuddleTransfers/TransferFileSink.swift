@@ -1,28 +1,29 @@
 import Dispatch
-import Foundation
+package import Foundation
+package import HuddleBase
 import NIOConcurrencyHelpers
-import NIOCore
+package import NIOCore
 
 /// Where the bytes of one incoming file go: a single file's partial file and a directory entry's part alike. It
 /// writes and hashes them, in order, on a queue of its own.
 ///
 /// The session hands it each chunk (``append(_:)``); it gathers them into buffers of
-/// ``TransferConfiguration/writeSize``, writes each in one go, adds it to the SHA-256 and takes its bytes off the
-/// ``ReceiveFlow``'s books, which lets a connection paused for buffered transfer data read again. So a disk (or a
+/// the session's write size, writes each in one go, adds it to the SHA-256 and tells `written` (the session's receive
+/// budget takes the bytes off its books, which lets a connection paused for buffered transfer data read again). So a disk (or a
 /// hash) slower than the network holds the socket back instead of queueing chunks in memory, and the session's
 /// actor never waits for the disk.
 ///
 /// After a failed write the later buffers are dropped (still taken off the books) and ``failure`` says why; the
 /// bytes written before stay in the file, in order, for a resume.
-final class TransferFileSink: Sendable {
+package final class TransferFileSink: Sendable {
     /// The open file and the hash of what it holds; touched only on `queue`.
-    struct Output {
-        var handle: FileHandle?
-        var hasher: FileHasher
+    package struct Output {
+        package var handle: FileHandle?
+        package var hasher: FileHasher
     }
 
     private let queue = DispatchQueue(label: "huddle.transfer-writer")
-    private let flow: ReceiveFlow
+    private let written: @Sendable (Int) -> Void
     private let output: NIOLockedValueBox<Output>
     private let failed = NIOLockedValueBox<String?>(nil)
     private let beforeWrite: (@Sendable () -> Void)?
@@ -34,23 +35,24 @@ final class TransferFileSink: Sendable {
     /// - Parameters:
     ///   - handle: the file, positioned at its end.
     ///   - hasher: the SHA-256 of what the file holds already.
+    ///   - written: told of each chunk's byte count once it is written (or dropped after a failure).
     ///   - writeSize: how many bytes to gather before a write.
     ///   - beforeWrite: runs on the queue before each write (a test's stand-in for a slow disk).
-    init(
+    package init(
         handle: FileHandle,
         hasher: FileHasher,
-        flow: ReceiveFlow,
+        written: @escaping @Sendable (Int) -> Void,
         writeSize: Int,
         beforeWrite: (@Sendable () -> Void)? = nil
     ) {
-        self.flow = flow
+        self.written = written
         self.writeSize = writeSize
         self.beforeWrite = beforeWrite
         output = NIOLockedValueBox(Output(handle: handle, hasher: hasher))
     }
 
     /// Takes one chunk; its bytes leave the receive budget once written.
-    func append(_ data: ByteBuffer) {
+    package func append(_ data: ByteBuffer) {
         let full = gathered.withLockedValue { gathered -> ByteBuffer? in
             if gathered.readableBytes == 0 { gathered.reserveCapacity(max(writeSize, data.readableBytes)) }
             var chunk = data
@@ -63,7 +65,7 @@ final class TransferFileSink: Sendable {
     }
 
     /// Hands what was gathered to the queue.
-    func flush() {
+    package func flush() {
         let rest = gathered.withLockedValue { gathered -> ByteBuffer in
             defer { gathered = ByteBuffer() }
             return gathered
@@ -72,7 +74,7 @@ final class TransferFileSink: Sendable {
     }
 
     /// Why a write failed, once one has.
-    var failure: String? { failed.withLockedValue { $0 } }
+    package var failure: String? { failed.withLockedValue { $0 } }
 
     /// Appends `buffer` to the file and the hash, later, after the buffers handed over before it.
     private func write(_ buffer: ByteBuffer) {
@@ -92,13 +94,13 @@ final class TransferFileSink: Sendable {
                 }
                 if let error { failed.withLockedValue { $0 = $0 ?? "cannot write: \(error)" } }
             }
-            flow.consumedResource(count)
+            written(count)
         }
     }
 
     /// Closes a sink that was handed nothing (a file whole from an earlier run) at once.
     /// - Returns: the SHA-256 of what the file held when it was opened.
-    func closeUnwritten() -> [UInt8] {
+    package func closeUnwritten() -> [UInt8] {
         output.withLockedValue { output in
             try? output.handle?.close()
             output.handle = nil
@@ -108,7 +110,7 @@ final class TransferFileSink: Sendable {
 
     /// Writes what was handed over, then closes the file (flushed to disk first when `sync`).
     /// - Returns: the SHA-256 of everything in the file, and why a write failed if one did.
-    func close(sync: Bool) async -> (sha256: [UInt8], failure: String?) {
+    package func close(sync: Bool) async -> (sha256: [UInt8], failure: String?) {
         flush()
         return await withCheckedContinuation { continuation in
             queue.async { [self] in

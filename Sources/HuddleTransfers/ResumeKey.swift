@@ -1,5 +1,5 @@
 import Crypto
-import Foundation
+package import Foundation
 
 #if canImport(Glibc)
 import Glibc
@@ -12,11 +12,11 @@ import Darwin
 /// hash would read it all before the offer — and it changes when the file is rewritten. Should a file change
 /// while keeping its size and time, a resume joins old and new parts, and the whole-file SHA-256 sent at END
 /// catches it: the receiver discards the partial file and the transfer fails instead of keeping a wrong file.
-enum ResumeKey {
-    static let sample = 1 << 20
+package enum ResumeKey {
+    package static let sample = 1 << 20
 
     /// The key of a file, and the stamp it was made from.
-    static func of(file url: URL) throws -> (stamp: FileStamp, key: [UInt8]) {
+    package static func of(file url: URL) throws -> (stamp: FileStamp, key: [UInt8]) {
         let stamp = try FileStamp.of(url)
         let handle = try FileHandle(forReadingFrom: url)
         defer { try? handle.close() }
@@ -30,12 +30,12 @@ enum ResumeKey {
     }
 
     /// The key of bytes in memory (no modification time).
-    static func of(data: Data) -> [UInt8] {
+    package static func of(data: Data) -> [UInt8] {
         let tail = data.count > sample ? data.suffix(sample) : Data()
         return key(size: UInt64(data.count), modified: nil, head: data.prefix(sample), tail: tail)
     }
 
-    static func key(size: UInt64, modified: FileStamp?, head: Data, tail: Data) -> [UInt8] {
+    package static func key(size: UInt64, modified: FileStamp?, head: Data, tail: Data) -> [UInt8] {
         var hash = SHA256()
         hash.update(data: Array("huddle resume key 1".utf8))
         withUnsafeBytes(of: size.littleEndian) { hash.update(bufferPointer: $0) }

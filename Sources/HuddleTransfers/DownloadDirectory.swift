@@ -22,7 +22,7 @@ public enum DownloadDirectory {
     }
 
     /// The `XDG_DOWNLOAD_DIR` value of a `user-dirs.dirs` text (shell-style, one `NAME="value"` per line).
-    static func fromUserDirs(_ text: String) -> String? {
+    package static func fromUserDirs(_ text: String) -> String? {
         for line in text.split(separator: "\n") {
             let line = line.trimmingPrefixWhitespace()
             guard line.hasPrefix("XDG_DOWNLOAD_DIR=") else { continue }
@@ -33,7 +33,7 @@ public enum DownloadDirectory {
         return nil
     }
 
-    static func expand(_ value: String, home: String) -> String {
+    package static func expand(_ value: String, home: String) -> String {
         if value == "$HOME" || value == "~" { return home }
         for prefix in ["$HOME/", "~/"] where value.hasPrefix(prefix) {
             return home + "/" + value.dropFirst(prefix.count)
@@ -41,7 +41,7 @@ public enum DownloadDirectory {
         return value
     }
 
-    static func trimmed(_ path: String) -> String {
+    package static func trimmed(_ path: String) -> String {
         var path = Substring(path)
         while path.hasSuffix("/") { path = path.dropLast() }
         return String(path)

@@ -1,5 +1,6 @@
-import Foundation
-import HuddleWire
+package import Foundation
+package import HuddleBase
+package import HuddleWire
 
 #if canImport(Glibc)
 import Glibc
@@ -28,24 +29,24 @@ import Darwin
 /// with `lstat` to be a real directory (not a link), and files are opened with `O_NOFOLLOW`: nothing is written
 /// outside the staging directory. When every file is verified, `tree` is renamed into the target under the
 /// offered name, or `name (2)`, … — never over anything that exists.
-struct DirectoryStaging {
-    let offer: DirectoryOffer
-    let target: URL
-    let root: URL
-    var tree: URL { root.appendingPathComponent("tree") }
-    var parts: URL { root.appendingPathComponent("parts") }
+package struct DirectoryStaging {
+    package let offer: DirectoryOffer
+    package let target: URL
+    package let root: URL
+    package var tree: URL { root.appendingPathComponent("tree") }
+    package var parts: URL { root.appendingPathComponent("parts") }
 
     /// The part of staging names before the digest (see ``stem(of:)``).
-    let stem: String
+    package let stem: String
 
     /// The sending device's ID, hex.
-    let sender: String
+    package let sender: String
 
     /// Opens (or makes) the staging directory of `offer` from device `sender` in `target`. One that exists is
     /// used only when it is private — a real directory of this user's, mode 0700 — and kept for the same device:
     /// anyone else who could write in it could have put anything in its tree. (Where the file system does not
     /// keep modes, a run that finds its staging directory again is refused: remove it to start afresh.)
-    init(offer: DirectoryOffer, digest: String, sender: DeviceID, in target: URL) throws {
+    package init(offer: DirectoryOffer, digest: String, sender: DeviceID, in target: URL) throws {
         self.offer = offer
         self.target = target
         stem = Self.stem(of: offer.name)
@@ -60,7 +61,7 @@ struct DirectoryStaging {
 
     /// The part of staging names before the digest: `.` and at most 200 bytes of the offered name, so the whole
     /// name stays within the usual 255-byte limit.
-    static func stem(of name: String) -> String {
+    package static func stem(of name: String) -> String {
         var stem = "."
         for scalar in name.unicodeScalars where stem.utf8.count + String(scalar).utf8.count <= 201 {
             stem.unicodeScalars.append(scalar)
@@ -69,21 +70,21 @@ struct DirectoryStaging {
     }
 
     /// `STEM.<16 hex digits of the manifest digest>.<16 hex digits of the sender's ID>.huddle-partial`.
-    static func rootName(stem: String, digest: String, sender: String) -> String {
+    package static func rootName(stem: String, digest: String, sender: String) -> String {
         "\(stem).\(digest.prefix(16)).\(sender.prefix(16)).huddle-partial"
     }
 
     /// The checked components of entry `index`'s path (validated before staging was made, so they cannot fail).
-    func components(of index: Int) -> [String] {
+    package func components(of index: Int) -> [String] {
         (try? TransferPath.components(of: offer.entries[index].path)) ?? []
     }
 
     /// The place of entry `index` in the tree.
-    func url(of index: Int) -> URL {
+    package func url(of index: Int) -> URL {
         components(of: index).reduce(tree) { $0.appendingPathComponent($1) }
     }
 
-    func part(_ index: Int) -> URL { parts.appendingPathComponent(String(index)) }
+    package func part(_ index: Int) -> URL { parts.appendingPathComponent(String(index)) }
 
     /// Makes every directory of the tree and every empty file, and works out what is still needed: every file
     /// with data is asked for, from the end of what is here of it. A file in the tree (verified in an earlier run)
@@ -93,7 +94,7 @@ struct DirectoryStaging {
     /// sender sends no bytes of it, only the SHA-256 it computes from its own file, which the part must match
     /// before it gets its name — nothing kept from an earlier run counts unchecked.
     /// - Returns: the files to ask for, and the bytes already present.
-    func prepare() throws -> (needed: [TransferResumePoint], present: UInt64) {
+    package func prepare() throws -> (needed: [TransferResumePoint], present: UInt64) {
         var needed: [TransferResumePoint] = []
         var present: UInt64 = 0
         var made: Set<String> = []  // directories made or checked already: one system call each, not one per file
@@ -136,7 +137,7 @@ struct DirectoryStaging {
     }
 
     /// Opens the part of file `index` for writing at `offset`, with the SHA-256 state of the bytes before it.
-    func openPart(_ index: Int, at offset: UInt64) throws -> (FileHandle, FileHasher) {
+    package func openPart(_ index: Int, at offset: UInt64) throws -> (FileHandle, FileHasher) {
         let path = part(index).path
         let fresh = offset == 0 ? O_TRUNC : 0
         let descriptor = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC | fresh, 0o600)
@@ -144,7 +145,7 @@ struct DirectoryStaging {
         let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
         var hasher = FileHasher()
         if offset > 0 {
-            try sessionFileOperation { try hasher.update(prefixOf: part(index), length: offset) }
+            try hasher.update(prefixOf: part(index), length: offset)
             try handle.truncate(atOffset: offset)
             try handle.seek(toOffset: offset)
         }
@@ -152,20 +153,20 @@ struct DirectoryStaging {
     }
 
     /// Gives a verified part its name in the tree (`link`, so an existing name is never replaced).
-    func keep(_ index: Int) throws {
+    package func keep(_ index: Int) throws {
         let (part, place) = (part(index).path, url(of: index).path)
         guard link(part, place) == 0 else { throw Self.error("cannot name \(offer.entries[index].path)") }
         unlink(part)
     }
 
     /// Removes the part of file `index` (its data failed the check).
-    func discardPart(_ index: Int) { unlink(part(index).path) }
+    package func discardPart(_ index: Int) { unlink(part(index).path) }
 
     /// Moves the finished tree into the target under the offered name, or `name (2)`, …, and removes the staging
     /// directory and those of earlier offers of the name (except those in `inUse`: see ``removeEarlier(except:)``).
     /// The name is claimed with `mkdir` (which fails if it exists), and the tree renamed onto that empty directory
     /// — a name that exists is never touched.
-    func finish(keeping inUse: Set<URL> = []) throws -> URL {
+    package func finish(keeping inUse: Set<URL> = []) throws -> URL {
         for candidate in FreeNames(offer.name, splittingExtension: false) {
             let destination = target.appendingPathComponent(candidate)
             guard mkdir(destination.path, 0o755) == 0 else {
@@ -184,7 +185,7 @@ struct DirectoryStaging {
             removeEarlier(except: inUse)
             return destination
         }
-        throw PeerSessionError.transferFailed("no free name for \(offer.name)")
+        throw FileTransferError("no free name for \(offer.name)")
     }
 
     // MARK: - File system checks
@@ -192,11 +193,11 @@ struct DirectoryStaging {
     /// Makes the staging directory, mode 0700, or accepts one that exists only when it is private
     /// (``isPrivate(_:)``): a directory someone else owns or may write in is refused, and nothing in it is read
     /// or written.
-    static func makePrivateDirectory(_ url: URL) throws {
+    package static func makePrivateDirectory(_ url: URL) throws {
         if mkdir(url.path, 0o700) == 0 { return }
         guard errno == EEXIST else { throw error("cannot make the directory \(url.lastPathComponent)") }
         guard isPrivate(url) else {
-            throw PeerSessionError.transferFailed(
+            throw FileTransferError(
                 "the staging directory \(url.lastPathComponent) exists but is not private "
                     + "(a directory of this user's, mode 0700); not used"
             )
@@ -204,7 +205,7 @@ struct DirectoryStaging {
     }
 
     /// Makes a directory, or accepts one that exists if it is a real directory (not a link to one).
-    static func makeDirectory(_ url: URL, mode: mode_t = 0o755) throws {
+    package static func makeDirectory(_ url: URL, mode: mode_t = 0o755) throws {
         if mkdir(url.path, mode) == 0 { return }
         guard errno == EEXIST, DirectoryScan.kind(of: url.path) == S_IFDIR else {
             throw error("cannot make the directory \(url.lastPathComponent)")
@@ -213,7 +214,7 @@ struct DirectoryStaging {
 
     /// Whether `url` is a regular file of `size` bytes. A non-regular file there (a link, a directory) is an
     /// error: staging holds only what this code put there.
-    static func holds(_ url: URL, size: UInt64) throws -> Bool {
+    package static func holds(_ url: URL, size: UInt64) throws -> Bool {
         let kind = DirectoryScan.kind(of: url.path)
         guard kind != 0 else { return false }
         guard kind == S_IFREG else { throw error("\(url.lastPathComponent) in the staging directory is not a file") }
@@ -222,20 +223,20 @@ struct DirectoryStaging {
 
     /// The bytes of a part to resume from: its size when it is a regular file of at most `limit` bytes, else 0
     /// (none, or one too long to be this file's). A part that is not a regular file is an error, as in ``holds``.
-    static func partSize(_ url: URL, limit: UInt64) throws -> UInt64 {
+    package static func partSize(_ url: URL, limit: UInt64) throws -> UInt64 {
         let kind = DirectoryScan.kind(of: url.path)
         guard kind != 0 else { return 0 }
         guard kind == S_IFREG else { throw error("\(url.lastPathComponent) in the staging directory is not a file") }
         return regularFileSize(url.path).flatMap { $0 <= limit ? $0 : nil } ?? 0
     }
 
-    static func regularFileSize(_ path: String) -> UInt64? {
+    package static func regularFileSize(_ path: String) -> UInt64? {
         var info = stat()
         guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
         return UInt64(info.st_size)
     }
 
-    static func error(_ what: String) -> PeerSessionError {
-        .transferFailed("\(what): \(String(cString: strerror(errno)))")
+    package static func error(_ what: String) -> FileTransferError {
+        FileTransferError("\(what): \(String(cString: strerror(errno)))")
     }
 }

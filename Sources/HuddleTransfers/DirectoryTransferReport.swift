@@ -12,4 +12,20 @@ public struct DirectoryTransferReport: Hashable, Sendable {
     public let bytesSent: UInt64
     /// Relative paths of symbolic links and special files in the tree, which are never sent.
     public let skipped: [String]
+
+    package init(
+        id: TransferID,
+        fileCount: Int,
+        filesSent: Int,
+        totalSize: UInt64,
+        bytesSent: UInt64,
+        skipped: [String]
+    ) {
+        self.id = id
+        self.fileCount = fileCount
+        self.filesSent = filesSent
+        self.totalSize = totalSize
+        self.bytesSent = bytesSent
+        self.skipped = skipped
+    }
 }

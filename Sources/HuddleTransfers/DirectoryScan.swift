@@ -1,5 +1,6 @@
-import Foundation
-import HuddleWire
+package import Foundation
+package import HuddleBase
+package import HuddleWire
 
 #if canImport(Glibc)
 import Glibc
@@ -14,23 +15,23 @@ import Darwin
 ///
 /// Symbolic links are never followed and never sent — one pointing outside the tree would hand out files the
 /// user did not choose — and neither are sockets, pipes or devices; their paths are listed in ``skipped``.
-struct DirectoryScan: Sendable {
-    private(set) var entries: [DirectoryEntry] = []
+package struct DirectoryScan: Sendable {
+    package private(set) var entries: [DirectoryEntry] = []
     /// The local file of each file entry, by entry index.
-    private(set) var files: [Int: URL] = [:]
+    package private(set) var files: [Int: URL] = [:]
     /// The size and modification time of each file entry when its key was made, by entry index: a file whose
     /// stamp differs when it is sent changed in between.
-    private(set) var stamps: [Int: FileStamp] = [:]
+    package private(set) var stamps: [Int: FileStamp] = [:]
     /// The device and inode of each file entry as the scan saw it (`lstat`), by entry index: the file sent must be
     /// that one, not one swapped in under its path since (a link, which the scan would have skipped).
-    private(set) var identities: [Int: FileIdentity] = [:]
-    private(set) var skipped: [String] = []
+    package private(set) var identities: [Int: FileIdentity] = [:]
+    package private(set) var skipped: [String] = []
 
     /// Walks `root` (which may itself be reached through a link: the user named it).
-    init(of root: URL) throws {
+    package init(of root: URL) throws {
         let start = root.resolvingSymlinksInPath()
         guard Self.kind(of: start.path) == S_IFDIR else {
-            throw PeerSessionError.transferFailed("\(root.path) is not a directory")
+            throw FileTransferError("\(root.path) is not a directory")
         }
         try visit(start, relative: "")
     }
@@ -61,7 +62,7 @@ struct DirectoryScan: Sendable {
     }
 
     /// The file type bits of `path` itself (`lstat`: a link is a link), or 0 when it cannot be read.
-    static func kind(of path: String) -> mode_t {
+    package static func kind(of path: String) -> mode_t {
         var info = stat()
         guard lstat(path, &info) == 0 else { return 0 }
         return info.st_mode & S_IFMT

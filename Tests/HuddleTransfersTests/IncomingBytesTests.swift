@@ -1,6 +1,5 @@
+import HuddleTransfers
 import Testing
-
-@testable import Huddle
 
 /// The rules of the bytes arriving for one incoming file.
 @Suite("Incoming bytes rules")

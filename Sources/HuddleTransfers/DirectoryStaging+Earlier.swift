@@ -1,5 +1,6 @@
-import Foundation
-import HuddleWire
+package import Foundation
+import HuddleBase
+package import HuddleWire
 import NIOCore
 
 #if canImport(Glibc)
@@ -9,19 +10,19 @@ import Darwin
 #endif
 
 /// A file of an earlier offer's staging directory, found by what names its content: size and resume key.
-struct EarlierFile: Hashable {
-    var size: UInt64
-    var key: [UInt8]
+package struct EarlierFile: Hashable {
+    package var size: UInt64
+    package var key: [UInt8]
 }
 
 extension DirectoryStaging {
     /// Most bytes of a kept manifest that are read back: the default message limit.
-    static let maximumManifestBytes = 1 << 20
+    package static let maximumManifestBytes = 1 << 20
 
-    var manifest: URL { root.appendingPathComponent("manifest") }
+    package var manifest: URL { root.appendingPathComponent("manifest") }
 
     /// Keeps the offer's manifest in the staging directory (once: the same digest means the same manifest).
-    func writeManifest() throws {
+    package func writeManifest() throws {
         var bytes = ByteBuffer()
         offer.encodeManifest(into: &bytes)
         let descriptor = open(manifest.path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
@@ -41,7 +42,7 @@ extension DirectoryStaging {
     /// anything there), kept for the same sending device, with a kept manifest that passes the same checks as an
     /// offer's, are read; files in their trees are taken only as regular files of the declared size. Where the
     /// file system does not keep modes (a CIFS mount), nothing is taken: the files are sent again.
-    func earlierFiles() -> [EarlierFile: URL] {
+    package func earlierFiles() -> [EarlierFile: URL] {
         var found: [EarlierFile: URL] = [:]
         for (other, entries) in earlierStagings() {
             for entry in entries {
@@ -61,7 +62,7 @@ extension DirectoryStaging {
     /// of use was taken, and what they hold besides is of versions of the tree that were not finished. Only those
     /// ``earlierFiles()`` would read (this user's, private, with a kept manifest) and not in `inUse` (being
     /// received now) are removed.
-    func removeEarlier(except inUse: Set<URL>) {
+    package func removeEarlier(except inUse: Set<URL>) {
         for (other, _) in earlierStagings() where !inUse.contains(other) {
             try? FileManager.default.removeItem(at: other)
         }
@@ -69,7 +70,7 @@ extension DirectoryStaging {
 
     /// The other staging directories of this name from this sender in the target that are this user's and
     /// private, with the entries of their kept manifests.
-    func earlierStagings() -> [(root: URL, entries: [DirectoryEntry])] {
+    package func earlierStagings() -> [(root: URL, entries: [DirectoryEntry])] {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: target.path) else { return [] }
         let suffix = ".\(sender.prefix(16)).huddle-partial"
         return names.compactMap { name in
@@ -83,16 +84,16 @@ extension DirectoryStaging {
         }
     }
 
-    var senderFile: URL { root.appendingPathComponent("sender") }
+    package var senderFile: URL { root.appendingPathComponent("sender") }
 
     /// Keeps the sending device's ID in the staging directory, or checks that the one kept is the sender's: the
     /// name carries only 16 hex digits of it.
-    func keepSender() throws {
+    package func keepSender() throws {
         let descriptor = open(senderFile.path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {
             guard errno == EEXIST else { throw Self.error("cannot keep the sender") }
             guard Self.keptSender(in: root) == sender else {
-                throw PeerSessionError.transferFailed(
+                throw FileTransferError(
                     "the staging directory \(root.lastPathComponent) was made for another device; not used"
                 )
             }
@@ -104,7 +105,7 @@ extension DirectoryStaging {
     }
 
     /// The sending device's ID kept in the staging directory `root` (64 hex digits), if it reads back.
-    static func keptSender(in root: URL) -> String? {
+    package static func keptSender(in root: URL) -> String? {
         let path = root.appendingPathComponent("sender").path
         guard DirectoryScan.kind(of: path) == S_IFREG, regularFileSize(path) == 64,
             let data = FileManager.default.contents(atPath: path)
@@ -115,7 +116,7 @@ extension DirectoryStaging {
 
     /// The entries of the manifest kept in the staging directory `root`, when it reads back and passes the
     /// checks an offer's does.
-    static func keptManifest(in root: URL) -> [DirectoryEntry]? {
+    package static func keptManifest(in root: URL) -> [DirectoryEntry]? {
         let path = root.appendingPathComponent("manifest").path
         guard DirectoryScan.kind(of: path) == S_IFREG,
             let size = regularFileSize(path), size <= UInt64(maximumManifestBytes),
@@ -133,7 +134,7 @@ extension DirectoryStaging {
     }
 
     /// Whether `url` is a real directory (not a link) owned by this user that no one else may enter.
-    static func isPrivate(_ url: URL) -> Bool {
+    package static func isPrivate(_ url: URL) -> Bool {
         var info = stat()
         guard lstat(url.path, &info) == 0 else { return false }
         return info.st_mode & S_IFMT == S_IFDIR && info.st_uid == geteuid() && info.st_mode & 0o077 == 0

@@ -1,4 +1,5 @@
-import Foundation
+package import Foundation
+import HuddleBase
 
 #if canImport(Glibc)
 import Glibc
@@ -8,17 +9,17 @@ import Darwin
 
 /// The size and modification time of a file: what tells a sender that a file changed under it, and part of the
 /// key a resume is matched by.
-struct FileStamp: Hashable, Sendable {
-    var size: UInt64
-    var modifiedSeconds: Int64
-    var modifiedNanoseconds: Int64
+package struct FileStamp: Hashable, Sendable {
+    package var size: UInt64
+    package var modifiedSeconds: Int64
+    package var modifiedNanoseconds: Int64
 
     /// The stamp of `url` now (following links, as reading it does).
-    static func of(_ url: URL) throws -> FileStamp {
+    package static func of(_ url: URL) throws -> FileStamp {
         var info = stat()
         guard stat(url.path, &info) == 0 else {
             let reason = String(cString: strerror(errno))
-            throw PeerSessionError.transferFailed("cannot read \(url.path): \(reason)")
+            throw FileTransferError("cannot read \(url.path): \(reason)")
         }
         #if canImport(Darwin)
         let modified = info.st_mtimespec

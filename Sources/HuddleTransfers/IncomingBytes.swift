@@ -2,9 +2,9 @@
 /// size, progress is reported every ``TransferConfiguration/progressInterval`` bytes and at the end, and the end
 /// decides whether the file is kept, kept as a partial file for a resume, or discarded. See `docs/design.md`,
 /// "Transfers".
-struct IncomingBytes: Equatable {
+package struct IncomingBytes: Equatable {
     /// What to do with a chunk.
-    enum Chunk: Equatable {
+    package enum Chunk: Equatable {
         /// Take it; `reportProgress` when a progress event is due.
         case take(reportProgress: Bool)
         /// It does not fit (out of order, or past the offered size): the transfer fails, and the partial file
@@ -13,7 +13,7 @@ struct IncomingBytes: Equatable {
     }
 
     /// What the end of the stream means for the file.
-    enum Verdict: Equatable {
+    package enum Verdict: Equatable {
         /// Every byte arrived and matches the sender's SHA-256.
         case keep
         /// The transfer failed, but the bytes so far are the sender's, in order: kept for a resume.
@@ -22,14 +22,14 @@ struct IncomingBytes: Equatable {
         case failDiscarding(String)
     }
 
-    let size: UInt64
-    let progressInterval: UInt64
+    package let size: UInt64
+    package let progressInterval: UInt64
     /// Where this run started (what an earlier run left).
-    let startedAt: UInt64
-    private(set) var written: UInt64
-    private(set) var reportedAt: UInt64
+    package let startedAt: UInt64
+    package private(set) var written: UInt64
+    package private(set) var reportedAt: UInt64
 
-    init(size: UInt64, present: UInt64, progressInterval: Int) {
+    package init(size: UInt64, present: UInt64, progressInterval: Int) {
         self.size = size
         self.progressInterval = UInt64(max(1, progressInterval))
         startedAt = present
@@ -38,7 +38,7 @@ struct IncomingBytes: Equatable {
     }
 
     /// A chunk of `count` bytes at `offset` arrived.
-    mutating func chunk(at offset: UInt64, count: UInt64) -> Chunk {
+    package mutating func chunk(at offset: UInt64, count: UInt64) -> Chunk {
         guard offset == written, count <= size - written else {
             return .refuse("chunk at \(offset) of \(count) bytes does not fit (have \(written))")
         }
@@ -50,7 +50,7 @@ struct IncomingBytes: Equatable {
 
     /// The sender ended, claiming `claimed`; what was written hashes to `sha256` (nil when the sender gave no
     /// hash), and `writeFailure` says why writing failed, if it did.
-    func verdict(sha256: [UInt8], claimed: [UInt8]?, writeFailure: String?) -> Verdict {
+    package func verdict(sha256: [UInt8], claimed: [UInt8]?, writeFailure: String?) -> Verdict {
         guard let claimed else { return .failKeepingPartial("END without the file's SHA-256") }
         if let writeFailure { return .failKeepingPartial(writeFailure) }
         guard written == size else { return .failKeepingPartial("ended at \(written) of \(size) bytes") }
