@@ -11,22 +11,22 @@ struct DatagramLinks {
         /// It names no link of this session (garbage, or a packet of a link already closed).
         case unrouted
         /// It belongs to connection `id` but did not open (a replay, a forgery, an old epoch): counted, dropped.
-        case dropped(connection: Int)
+        case dropped(connection: ConnectionID)
         /// It opened: `payload` for connection `id`'s peer.
-        case delivered([UInt8], connection: Int)
+        case delivered([UInt8], connection: ConnectionID)
     }
 
-    private var links: [Int: DatagramLink] = [:]
-    private var routes: [DatagramConnectionID: Int] = [:]
+    private var links: [ConnectionID: DatagramLink] = [:]
+    private var routes: [DatagramConnectionID: ConnectionID] = [:]
 
     /// Starts the link of connection `id`.
-    mutating func add(_ link: DatagramLink, on id: Int) {
+    mutating func add(_ link: DatagramLink, on id: ConnectionID) {
         links[id] = link
         routes[link.opener.connectionID] = id
     }
 
     /// Ends the link of connection `id`; returns the connection ID its packets came under, to forget.
-    mutating func remove(on id: Int) -> DatagramConnectionID? {
+    mutating func remove(on id: ConnectionID) -> DatagramConnectionID? {
         guard let link = links.removeValue(forKey: id) else { return nil }
         let cid = link.opener.connectionID
         if routes[cid] == id { routes[cid] = nil }
@@ -34,10 +34,10 @@ struct DatagramLinks {
     }
 
     /// What connection `id`'s link counted (delivered, replays, forgeries, …).
-    func counters(on id: Int) -> DatagramCounters? { links[id]?.opener.counters }
+    func counters(on id: ConnectionID) -> DatagramCounters? { links[id]?.opener.counters }
 
     /// The connection ID connection `id` receives under, while its link still receives.
-    func receivingConnectionID(on id: Int) -> DatagramConnectionID? {
+    func receivingConnectionID(on id: ConnectionID) -> DatagramConnectionID? {
         guard let cid = links[id]?.opener.connectionID, routes[cid] == id else { return nil }
         return cid
     }
@@ -66,7 +66,7 @@ struct DatagramLinks {
     }
 
     /// The forgeries that made connection `id`'s link stop receiving, once it has; `nil` while it receives.
-    func stoppedReceiving(on id: Int) -> UInt64? {
+    func stoppedReceiving(on id: ConnectionID) -> UInt64? {
         guard let link = links[id], link.opener.isCloseRecommended else { return nil }
         return link.opener.counters.authFailures
     }
@@ -74,7 +74,7 @@ struct DatagramLinks {
     /// Seals `payload` for connection `id`'s peer at `now`, rekeying first when due (2^32 packets or 120 s); the
     /// peer's opener moves to the new epoch when the first packet sealed under it authenticates.
     /// - Returns: where to send the packet, and the packet; `nil` when the connection has no link.
-    mutating func seal(_ payload: [UInt8], for id: Int, now: Duration) throws -> (SocketAddress, [UInt8])? {
+    mutating func seal(_ payload: [UInt8], for id: ConnectionID, now: Duration) throws -> (SocketAddress, [UInt8])? {
         guard var link = links[id] else { return nil }
         if link.sealer.isRekeyDue(now: now) { link.sealer.rekey(now: now) }
         let packet = try link.sealer.seal(payload)

@@ -22,7 +22,7 @@ actor SessionDatagrams {
     /// Each connection's datagram keys and the routes of received packets to them.
     var links = DatagramLinks()
     /// The peer on each connection with a link.
-    var peers: [Int: PeerID] = [:]
+    var peers: [ConnectionID: PeerID] = [:]
 
     /// Runs on `executorOwner`'s executor.
     init(
@@ -64,7 +64,7 @@ actor SessionDatagrams {
     /// Sets up the datagram keys of connection `id` to `peer`, which just completed its handshake; `tcpRemote` is
     /// the connection's address, whose host the peer's datagrams come from.
     func start(
-        on id: Int,
+        on id: ConnectionID,
         peer: PeerID,
         role: PeerRole,
         ownFingerprint: [UInt8],
@@ -105,7 +105,7 @@ actor SessionDatagrams {
     }
 
     /// Connection `id` ended: its link and its route go.
-    func forget(_ id: Int) {
+    func forget(_ id: ConnectionID) {
         peers[id] = nil
         guard let cid = links.remove(on: id) else { return }
         filter.forget(cid)
@@ -121,7 +121,7 @@ actor SessionDatagrams {
 
     func received(_ bytes: [UInt8], from source: SocketAddress) {
         let opened = links.open(bytes, from: source, now: now, address: address)
-        let id: Int
+        let id: ConnectionID
         switch opened {
         case .unrouted: return
         case .dropped(let connection): id = connection
@@ -148,7 +148,7 @@ actor SessionDatagrams {
     /// Seals `bytes` for each connection and sends the packets; nothing goes unless every connection has a link.
     /// - Throws: ``PeerSessionError/notConnected(_:)`` naming the peer without a link, wire errors of sealing,
     ///   `.stopped` without a socket.
-    func send(_ bytes: [UInt8], on connections: [(peer: PeerID, connection: Int)]) throws {
+    func send(_ bytes: [UInt8], on connections: [(peer: PeerID, connection: ConnectionID)]) throws {
         var packets: [(SocketAddress, [UInt8])] = []
         for (peer, id) in connections {
             do {

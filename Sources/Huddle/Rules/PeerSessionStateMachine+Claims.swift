@@ -37,7 +37,7 @@ extension PeerSessionStateMachine {
     /// The owner of `peer` connected while a device that is not paired claimed the instance and waited for the
     /// user (`docs/threat-model.md`, "A peer is its device"): the claimant's connection `id` is closed with
     /// `instanceTaken`, its question withdrawn, and a `connect` waiting on it waits on the owner's connection.
-    mutating func closeClaimant(_ id: Int, of peer: PeerID, movingWaiterTo owner: Int) {
+    mutating func closeClaimant(_ id: ConnectionID, of peer: PeerID, movingWaiterTo owner: ConnectionID) {
         guard let claimant = connections[id]?.remote else { return }
         connections[id]?.peer = nil
         for (request, connection) in requests.sorted(by: { $0.key.rawValue < $1.key.rawValue }) where connection == id {
@@ -49,7 +49,7 @@ extension PeerSessionStateMachine {
     }
 
     /// `device` claims an instance that is another device's: refused, and both sides are told why.
-    mutating func refuseClaim(of peer: PeerID, by device: DeviceID, on id: Int) {
+    mutating func refuseClaim(of peer: PeerID, by device: DeviceID, on id: ConnectionID) {
         write(.close(.instanceTaken), on: id)
         emit(.peerError(peer, .instanceClaimed(peer, by: device)))
     }
@@ -58,7 +58,7 @@ extension PeerSessionStateMachine {
     /// ("Bob" next to the paired Bob): whoever photographed the link, or sent a link for "the office printer", is
     /// not pinned under that name (`docs/threat-model.md`, "Pairing links"). The connection is closed and the
     /// `connect` fails saying why; nothing is remembered.
-    mutating func refuseLookalikeLink(_ peer: PeerID, outcome: PeerHandshake.Outcome, on id: Int) {
+    mutating func refuseLookalikeLink(_ peer: PeerID, outcome: PeerHandshake.Outcome, on id: ConnectionID) {
         let name = DisplayText.sanitized(outcome.peerHello.displayName)
         let waiter = connections[id]?.waiter
         connections[id]?.waiter = nil

@@ -5,12 +5,12 @@ import Logging
 /// Connections from open to closed: tying each to the peer its HELLO names, the duplicate tie-break, decisions,
 /// and what a connection's end means for its peer.
 extension PeerSessionStateMachine {
-    mutating func accepted(_ id: Int) {
+    mutating func accepted(_ id: ConnectionID) {
         guard !stopped else { return actions.append(.closeChannel(id)) }
         connections[id] = SessionConnection(id: id, role: .responder, phase: .handshaking)
     }
 
-    mutating func dialStarted(_ id: Int, peer: PeerID, timeout: Duration) {
+    mutating func dialStarted(_ id: ConnectionID, peer: PeerID, timeout: Duration) {
         guard !stopped else { return finish(waiter: id, .stopped) }
         actions.append(.schedule(.connectDeadline(id, peer: peer), after: timeout))
         var slot = SessionConnection(id: id, role: .initiator, phase: .dialling)
@@ -21,7 +21,7 @@ extension PeerSessionStateMachine {
         emit(.stateChanged(peer, .connecting))
     }
 
-    mutating func opened(_ id: Int) {
+    mutating func opened(_ id: ConnectionID) {
         guard !stopped, connections[id]?.phase == .dialling else { return actions.append(.closeChannel(id)) }
         connections[id]?.phase = .handshaking
     }
@@ -35,7 +35,7 @@ extension PeerSessionStateMachine {
     /// from one device never displaces another device's. A device that is not pinned changes nothing in the peer
     /// table until both sides accepted (``bind(_:name:device:connection:)`` runs then): before that its
     /// connection only knows the peer it claims.
-    mutating func attach(_ hello: PeerHello, on id: Int) -> SessionConnection? {
+    mutating func attach(_ hello: PeerHello, on id: ConnectionID) -> SessionConnection? {
         guard var slot = connections[id], !slot.isClosing, let device = slot.remote else { return nil }
         let peer = PeerID(rawValue: hello.instance)
         if peer == local.instance {
@@ -94,7 +94,7 @@ extension PeerSessionStateMachine {
 
     /// Records `device` as `peer`, reached through connection `id`: from now on the peer is that device, and its
     /// name is the one its authenticated HELLO gave (never an advert's).
-    mutating func bind(_ peer: PeerID, name: String, device: DeviceID, connection id: Int) {
+    mutating func bind(_ peer: PeerID, name: String, device: DeviceID, connection id: ConnectionID) {
         if peers[peer] == nil { forgetGoneInstances(of: device) }
         var record =
             peers[peer]
@@ -125,7 +125,7 @@ extension PeerSessionStateMachine {
     }
 
     /// Another live connection tied to `peer`.
-    func otherConnection(to peer: PeerID, besides id: Int) -> Int? {
+    func otherConnection(to peer: PeerID, besides id: ConnectionID) -> ConnectionID? {
         if let known = peers[peer]?.connection, known != id, let slot = connections[known], !slot.isClosing,
             slot.peer == peer
         {
@@ -137,7 +137,7 @@ extension PeerSessionStateMachine {
     }
 
     /// A decision is needed: ask the user, or answer by policy.
-    mutating func prompted(_ prompt: PeerHandshake.Prompt, on id: Int) {
+    mutating func prompted(_ prompt: PeerHandshake.Prompt, on id: ConnectionID) {
         guard var slot = attach(prompt.peerHello, on: id), let peer = slot.peer, let device = slot.remote else {
             return
         }
@@ -178,7 +178,7 @@ extension PeerSessionStateMachine {
     }
 
     /// Both sides accepted: the connection now speaks for its peer.
-    mutating func connected(_ outcome: PeerHandshake.Outcome, on id: Int) {
+    mutating func connected(_ outcome: PeerHandshake.Outcome, on id: ConnectionID) {
         guard connections[id]?.isClosing == false else { return }
         if connections[id]?.peer == nil {
             // A pinned peer we dialled: no prompt came before, so its HELLO is attached now.
@@ -236,7 +236,7 @@ extension PeerSessionStateMachine {
         if let waiter { finish(waiter: waiter, nil) }
     }
 
-    mutating func connectionEnded(_ id: Int, error: PeerSessionError?, now: ContinuousClock.Instant) {
+    mutating func connectionEnded(_ id: ConnectionID, error: PeerSessionError?, now: ContinuousClock.Instant) {
         guard let slot = connections.removeValue(forKey: id) else { return }
         actions.append(.forgetDatagrams(id))
         for (request, connection) in requests where connection == id {
@@ -295,7 +295,7 @@ extension PeerSessionStateMachine {
     static let survivorWait = Duration.seconds(10)
 
     /// `send` writes to `peer` on connection `id` from now on.
-    mutating func openFlow(_ peer: PeerID, on id: Int) {
+    mutating func openFlow(_ peer: PeerID, on id: ConnectionID) {
         peers[peer]?.flowConnection = id
         actions.append(.openFlow(peer, connection: id))
     }
@@ -340,12 +340,12 @@ extension PeerSessionStateMachine {
         emit(.stateChanged(peer, state))
     }
 
-    func hasOtherConnection(to peer: PeerID, than id: Int) -> Bool {
+    func hasOtherConnection(to peer: PeerID, than id: ConnectionID) -> Bool {
         connections.contains { $0.key != id && ($0.value.peer == peer || $0.value.intended == peer) }
     }
 
     /// A `connect` waiting on a connection that loses the duplicate tie-break waits on the survivor instead.
-    mutating func moveWaiter(from old: Int, to new: Int) {
+    mutating func moveWaiter(from old: ConnectionID, to new: ConnectionID) {
         guard let waiter = connections[old]?.waiter else { return }
         connections[old]?.waiter = nil
         if connections[new]?.hasConnected == true {

@@ -51,7 +51,7 @@ extension PeerSessionStateMachine {
 
     /// Gives up the dial `id`: its `connect` throws `.cancelled`; a connection already open is closed with CLOSE
     /// `cancelled`, one still opening is dropped when it opens.
-    mutating func cancelDial(_ id: Int, now: ContinuousClock.Instant) {
+    mutating func cancelDial(_ id: ConnectionID, now: ContinuousClock.Instant) {
         if parkedWaiters.removeValue(forKey: id) != nil { finish(waiter: id, .cancelled) }
         guard let slot = connections[id], slot.role == .initiator, !slot.hasConnected else { return }
         guard slot.phase != .dialling else { return connectionEnded(id, error: .cancelled, now: now) }
@@ -72,7 +72,7 @@ extension PeerSessionStateMachine {
     /// The deadline of dial `id` passed: its `connect` call (waiting on the dial, or parked on another connection
     /// to the peer) throws `connectTimedOut`, and a connection not yet through its handshake closes. A deadline of a
     /// call that ended already changes nothing.
-    mutating func connectTimedOut(_ id: Int, peer: PeerID) {
+    mutating func connectTimedOut(_ id: ConnectionID, peer: PeerID) {
         let parked = parkedWaiters.removeValue(forKey: id) != nil
         if parked { finish(waiter: id, .connectTimedOut(peer)) }
         guard let slot = connections[id], !slot.hasConnected else { return }

@@ -7,7 +7,7 @@ import NIOCore
 extension PeerSessionStateMachine {
     /// Starts a new connection's numbering: after the messages kept for `peer`, sent again first, or above every
     /// number used before.
-    mutating func resumeDelivery(to peer: PeerID, on id: Int) {
+    mutating func resumeDelivery(to peer: PeerID, on id: ConnectionID) {
         let outbox = peers[peer]?.outbox
         peers[peer]?.outbox = nil
         let first = outbox?.first ?? sequenceFloor
@@ -55,7 +55,7 @@ extension PeerSessionStateMachine {
     /// A write the connection refused: it joins what the connection leaves unacknowledged, or what a lost
     /// connection already left, or — refused by a connection the tie-break replaced, after the survivor's RESUME
     /// went out — goes on the survivor; else it is reported.
-    mutating func unsent(_ message: ByteBuffer, to peer: PeerID, connection id: Int?) {
+    mutating func unsent(_ message: ByteBuffer, to peer: PeerID, connection id: ConnectionID?) {
         if let id, connections[id] != nil {
             connections[id]?.unsent.append(message)
         } else if peers[peer]?.outbox != nil {

@@ -24,12 +24,12 @@ struct PeerSessionStateMachine {
     var generator: any RandomNumberGenerator
 
     var peers: [PeerID: SessionPeer] = [:]
-    var connections: [Int: SessionConnection] = [:]
+    var connections: [ConnectionID: SessionConnection] = [:]
     /// Requests waiting for the user, and their connections.
-    var requests: [PeerConnectionRequest.ID: Int] = [:]
+    var requests: [PeerConnectionRequest.ID: ConnectionID] = [:]
     var nextRequest = 0
     /// `connect` calls whose connection lost the duplicate tie-break on the other side, waiting for the survivor.
-    var parkedWaiters: [Int: PeerID] = [:]
+    var parkedWaiters: [ConnectionID: PeerID] = [:]
     /// Peers whose connection dropped and is being made again.
     var reconnecting: Set<PeerID> = []
     /// Pinned devices whose connection dropped; if one comes back under a new instance, it is connected.
@@ -98,9 +98,11 @@ struct PeerSessionStateMachine {
 
     mutating func emit(_ event: PeerSessionEvent) { actions.append(.emit(event)) }
 
-    mutating func write(_ outbound: PeerOutbound, on id: Int) { actions.append(.write(id, outbound)) }
+    mutating func write(_ outbound: PeerOutbound, on id: ConnectionID) { actions.append(.write(id, outbound)) }
 
-    mutating func finish(waiter: Int, _ error: PeerSessionError?) { actions.append(.finishConnect(waiter, error)) }
+    mutating func finish(waiter: ConnectionID, _ error: PeerSessionError?) {
+        actions.append(.finishConnect(waiter, error))
+    }
 
     // MARK: - Queries
 
@@ -134,12 +136,12 @@ struct PeerSessionStateMachine {
     }
 
     /// The connection that speaks for `peer`.
-    func connection(of peer: PeerID) -> Int? { peers[peer]?.connection }
+    func connection(of peer: PeerID) -> ConnectionID? { peers[peer]?.connection }
 
     /// The peer connection `id` speaks for, if any.
-    func peer(on id: Int) -> PeerID? { connections[id]?.peer }
+    func peer(on id: ConnectionID) -> PeerID? { connections[id]?.peer }
 
-    func hasConnection(_ id: Int) -> Bool { connections[id] != nil }
+    func hasConnection(_ id: ConnectionID) -> Bool { connections[id] != nil }
 
     /// The device TLS proved for `peer` on an earlier connection, if any.
     func verifiedDevice(of peer: PeerID) -> DeviceID? {
@@ -149,7 +151,7 @@ struct PeerSessionStateMachine {
 
     /// The peer whose message numbered `sequence` arrived on connection `id`, when it is new (it then counts as
     /// handed on); nil for a repeat or a connection that no longer speaks for a peer.
-    func deliverable(_ sequence: UInt64, on id: Int) -> PeerID? {
+    func deliverable(_ sequence: UInt64, on id: ConnectionID) -> PeerID? {
         // A connection the duplicate tie-break replaced still carries what the peer sent before it heard: its
         // handler has acknowledged those messages, so dropping them would lose them. The numbers keep duplicates
         // out.

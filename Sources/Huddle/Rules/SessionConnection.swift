@@ -23,7 +23,7 @@ struct SessionConnection {
         case closing(wasConnected: Bool)
     }
 
-    let id: Int
+    let id: ConnectionID
     let role: PeerRole
     var phase: Phase
     /// The peer its HELLO named, while this connection may speak for it.
@@ -39,13 +39,13 @@ struct SessionConnection {
     /// The peer a `connect` dialled this connection for.
     var intended: PeerID?
     /// The `connect` waiting for this connection (its dial's number).
-    var waiter: Int?
+    var waiter: ConnectionID?
     /// What the connection left unacknowledged when it closed (reported just before it closed).
     var unacknowledged: (messages: [ByteBuffer], next: UInt64)?
     /// Messages whose writes the connection refused after it failed; they follow `unacknowledged`.
     var unsent: [ByteBuffer] = []
 
-    init(id: Int, role: PeerRole, phase: Phase) {
+    init(id: ConnectionID, role: PeerRole, phase: Phase) {
         self.id = id
         self.role = role
         self.phase = phase

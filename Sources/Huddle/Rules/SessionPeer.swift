@@ -17,12 +17,12 @@ struct SessionPeer {
     var info: PeerInfo
     var advert: PeerAdvert?
     /// The connection that speaks for the peer.
-    var connection: Int?
+    var connection: ConnectionID?
     /// The connection whose channel `send` writes to. While the duplicate tie-break replaces a connection, it stays
     /// the replaced one until the survivor is connected: a write it refuses joins what goes again in the survivor's
     /// RESUME, so a `send` to a connected peer never finds it not connected (`docs/design.md`, "The duplicate
     /// tie-break").
-    var flowConnection: Int?
+    var flowConnection: ConnectionID?
     /// Which of the peer's reliable messages were handed on, across connections.
     var delivery = DeliveryCounter()
     /// When its last connection ended: within the redelivery window the peer may still send messages again,

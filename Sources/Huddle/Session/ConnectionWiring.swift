@@ -48,8 +48,8 @@ final class ConnectionWiring: Sendable {
     }
 
     /// A number for a new connection, unique in the session.
-    func nextConnectionID() -> Int {
-        connectionIDs.add(1, ordering: .relaxed).newValue
+    func nextConnectionID() -> ConnectionID {
+        ConnectionID(rawValue: connectionIDs.add(1, ordering: .relaxed).newValue)
     }
 
     /// Listens on ``PeerSessionConfiguration/listenHost`` (or on every address, IPv6 and IPv4 if it can, else
@@ -89,7 +89,7 @@ final class ConnectionWiring: Sendable {
     /// What a new connection is set up with.
     func setup(
         role: PeerRole,
-        connection: Int,
+        connection: ConnectionID,
         route: MessageRoute,
         context: [UInt8],
         expected: DeviceID?,

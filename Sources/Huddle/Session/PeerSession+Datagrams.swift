@@ -21,7 +21,13 @@ extension PeerSession {
     public nonisolated var droppedDatagramsOverBudget: UInt64 { flow.datagramsOverBudget }
 
     /// Sets up the datagram link of connection `id`, which just completed its handshake with `peer`.
-    func startDatagrams(on id: Int, peer: PeerID, device: DeviceID, role: PeerRole, outcome: PeerHandshake.Outcome) {
+    func startDatagrams(
+        on id: ConnectionID,
+        peer: PeerID,
+        device: DeviceID,
+        role: PeerRole,
+        outcome: PeerHandshake.Outcome
+    ) {
         let (own, remote) = (identity.fingerprint, io[id]?.channel?.remoteAddress)
         datagrams.assumeIsolated {
             $0.start(

@@ -30,7 +30,7 @@ extension PeerSession {
         }
     }
 
-    func handle(_ event: PeerConnectionEvent, on id: Int) {
+    func handle(_ event: PeerConnectionEvent, on id: ConnectionID) {
         guard machine.hasConnection(id) else {
             if case .message(let buffer) = event { flow.consumed(buffer.readableBytes) }
             if case .resource(let buffer) = event { flow.consumedResource(buffer.readableBytes) }
@@ -60,13 +60,13 @@ extension PeerSession {
     }
 
     /// Connection `id` ended: the rules hear of it while its channel is still known, then its I/O is dropped.
-    func connectionClosed(_ id: Int, error: PeerSessionError?) {
+    func connectionClosed(_ id: ConnectionID, error: PeerSessionError?) {
         apply(.closed(id, error))
         io[id] = nil
     }
 
     /// A numbered reliable message that came through the inbox.
-    func receivedMessage(_ buffer: ByteBuffer, sequence: UInt64, on id: Int) {
+    func receivedMessage(_ buffer: ByteBuffer, sequence: UInt64, on id: ConnectionID) {
         guard let route = io[id]?.route, machine.hasConnection(id) else { return flow.consumed(buffer.readableBytes) }
         defer { route.leftInbox() }
         guard let peer = machine.deliverable(sequence, on: id) else { return flow.consumed(buffer.readableBytes) }

@@ -5,13 +5,13 @@ import NIOCore
 extension PeerSession {
     /// Everything that reaches the session from its connections and its directory, in one ordered stream.
     enum Inbox: Sendable {
-        case accepted(Int, any Channel, MessageRoute)
-        case dialed(Int, Result<any Channel, PeerSessionError>)
-        case connection(Int, PeerConnectionEvent)
+        case accepted(ConnectionID, any Channel, MessageRoute)
+        case dialed(ConnectionID, Result<any Channel, PeerSessionError>)
+        case connection(ConnectionID, PeerConnectionEvent)
         case directory(PeerDirectoryEvent)
         case datagram([UInt8], SocketAddress)
         /// A reliable message that could not go straight to the events, with its sequence number.
-        case message(Int, ByteBuffer, sequence: UInt64)
+        case message(ConnectionID, ByteBuffer, sequence: UInt64)
         /// A reliable message whose write the connection refused (it had just failed).
         case unsent(ByteBuffer, to: PeerID, channel: ObjectIdentifier)
     }

@@ -69,18 +69,18 @@ public actor PeerSession {
     nonisolated let datagrams: SessionDatagrams
     /// Background work the session cancels when it stops; each task leaves the table when it ends, so a long-lived
     /// session with many connections does not accumulate them.
-    var tasks: [Int: Task<Void, Never>] = [:]
+    var tasks: [TaskNumber: Task<Void, Never>] = [:]
     var nextTaskNumber = 0
     /// Every rule about peers and connections; this actor only carries out what it decides.
     var machine: PeerSessionStateMachine
     /// The channel, message route and datagram link of each connection, by number.
-    var io: [Int: ConnectionIO] = [:]
+    var io: [ConnectionID: ConnectionIO] = [:]
     /// The `connect` calls waiting for their dial, by its number.
-    var connectWaiters: [Int: CheckedContinuation<Void, any Error>] = [:]
+    var connectWaiters: [ConnectionID: CheckedContinuation<Void, any Error>] = [:]
     /// The task of each waiting `connect` call's deadline timer, by its dial number.
-    var connectDeadlines: [Int: Int] = [:]
+    var connectDeadlines: [ConnectionID: TaskNumber] = [:]
     /// What the rules decided for a `connect` that was not waiting yet.
-    var finishedWaiters: [Int: PeerSessionError?] = [:]
+    var finishedWaiters: [ConnectionID: PeerSessionError?] = [:]
     /// Every transfer and its I/O; it runs on this actor's executor.
     nonisolated let transfers: SessionTransfers
     var started = false
@@ -242,8 +242,8 @@ public actor PeerSession {
 
     /// Runs `work` in the background until it ends or the session stops.
     @discardableResult
-    func track(_ work: @escaping @Sendable () async -> Void) -> Int {
-        let number = nextTaskNumber
+    func track(_ work: @escaping @Sendable () async -> Void) -> TaskNumber {
+        let number = TaskNumber(rawValue: nextTaskNumber)
         nextTaskNumber += 1
         // The task cannot reach `forget` before this actor-isolated call has stored it.
         tasks[number] = Task { [weak self] in
@@ -253,7 +253,7 @@ public actor PeerSession {
         return number
     }
 
-    func forget(task number: Int) {
+    func forget(task number: TaskNumber) {
         tasks[number] = nil
     }
 

@@ -36,9 +36,9 @@ struct SessionTaskTests {
             clock.advance(by: .milliseconds(50))
             // What is left: each session's inbox reader (its first task), and nothing else. Every other task must end, and take itself out of the table as it does.
             for probe in [ada, bob] {
-                for (number, task) in await probe.session.tasks where number != 0 {
+                for (number, task) in await probe.session.tasks where number.rawValue != 0 {
                     let ended = await result(of: Task<Void, any Error> { await task.value })
-                    #expect(ended != nil, "task \(number) of \(probe.session.displayName) did not end")
+                    #expect(ended != nil, "\(number) of \(probe.session.displayName) did not end")
                 }
             }
             #expect(await taskCount(ada) == 1)

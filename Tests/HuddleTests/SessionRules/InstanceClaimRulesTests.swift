@@ -75,7 +75,7 @@ struct InstanceClaimRulesTests {
         var rules = H()
         try rules.pin(H.highDevice)
         for cycle in 0..<50 {
-            let id = cycle + 1
+            let id = ConnectionID(rawValue: cycle + 1)
             rules.acceptAndAuthenticate(id, device: H.highDevice)
             rules.handle(.prompted(id, H.prompt("bob-\(cycle)", code: false)))
             rules.handle(.connected(id, H.outcome("bob-\(cycle)")))

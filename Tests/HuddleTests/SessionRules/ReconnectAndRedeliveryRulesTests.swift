@@ -14,7 +14,7 @@ struct ReconnectAndRedeliveryRulesTests {
     let dropped = PeerSessionError.connection(.wire(.closedByPeer(reason: .protocolError)))
 
     /// A pinned Bob connected on connection `id`, with `unacknowledged` left when it drops.
-    func connected(_ rules: inout H, id: Int = 1) throws {
+    func connected(_ rules: inout H, id: ConnectionID = 1) throws {
         try rules.pin(H.highDevice)
         rules.handle(.found(H.advert("bob")))
         rules.dialAndAuthenticate(id, "bob")

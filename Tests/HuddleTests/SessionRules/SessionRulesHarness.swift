@@ -98,14 +98,14 @@ struct SessionRulesHarness {
     }
 
     /// Dials `peer` as connection `id` and takes it through TLS to `device`.
-    mutating func dialAndAuthenticate(_ id: Int, _ peer: String, device: DeviceID = highDevice) {
+    mutating func dialAndAuthenticate(_ id: ConnectionID, _ peer: String, device: DeviceID = highDevice) {
         handle(.dialStarted(id, peer: PeerID(rawValue: peer), timeout: .seconds(60)))
         handle(.opened(id))
         handle(.authenticated(id, device))
     }
 
     /// Accepts connection `id` from `device`.
-    mutating func acceptAndAuthenticate(_ id: Int, device: DeviceID = highDevice) {
+    mutating func acceptAndAuthenticate(_ id: ConnectionID, device: DeviceID = highDevice) {
         handle(.accepted(id))
         handle(.authenticated(id, device))
     }
