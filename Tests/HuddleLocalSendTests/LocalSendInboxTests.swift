@@ -41,26 +41,7 @@ import Testing
 
         func offer(from host: String, at now: ContinuousClock.Instant) async -> LocalSendInbox.Prepared {
             clock.set(now)
-            let info = LocalSendDeviceInfo(
-                alias: host,
-                deviceModel: nil,
-                deviceType: nil,
-                fingerprint: "AA",
-                port: 53317,
-                protocol: "https",
-                download: false
-            )
-            let request = LocalSendPrepareUpload(
-                info: info,
-                files: [
-                    "f": LocalSendFileMetadata(
-                        id: "f",
-                        fileName: "a.bin",
-                        size: 10,
-                        fileType: "application/octet-stream"
-                    )
-                ]
-            )
+            let request = LocalSendReceiveSessionTests.request(files: ["f"])
             let peer = ForeignPeer(id: .init(protocol: .localSend, value: host), name: host, address: host)
             return await service.prepare(request, from: peer, host: host)
         }
