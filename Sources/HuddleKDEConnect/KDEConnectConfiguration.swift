@@ -1,5 +1,7 @@
 public import HuddleKDEConnectWire
 public import Logging
+public import NIOCore
+import NIOPosix
 
 /// How this device takes part in KDE Connect (docs/kdeconnect.md).
 public struct KDEConnectConfiguration: Sendable {
@@ -29,6 +31,11 @@ public struct KDEConnectConfiguration: Sendable {
     /// Whether to link with other Huddle programs that speak KDE Connect (tests); they meet by Huddle's own
     /// protocol otherwise.
     public var linksWithHuddle = false
+    /// The event loops every socket runs on; NIO's shared group by default.
+    public var eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
+    /// What the rules read as now (the dial rate, pairing windows); the system's continuous clock by default, a test's instants otherwise. Waits
+    /// (announcement intervals, answer timeouts) still pass in real time.
+    public var now: @Sendable () -> ContinuousClock.Instant = { .now }
     /// Where what the service cannot report as an event goes: a pin it could not write. Silent by default.
     public var logger = Logger(label: "huddle.kdeconnect", factory: { _ in SwiftLogNoOpLogHandler() })
 

@@ -20,7 +20,7 @@ public final class KDEConnectService: ForeignPeerService, Service {
     let configuration: KDEConnectConfiguration
     let credentials: KDEConnectCredentials
     let pins: ForeignPinStore
-    let group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
+    var group: any EventLoopGroup { configuration.eventLoopGroup }
     let state = NIOLockedValueBox(State())
     let listeningPort = ForeignPortWaiter()
     /// The links accepted and open, in all and per address (``KDEConnectLimits``).
@@ -67,7 +67,7 @@ public final class KDEConnectService: ForeignPeerService, Service {
 
     func emit(_ event: ForeignEvent) { broadcast.yield(event) }
 
-    var now: ContinuousClock.Instant { .now }
+    var now: ContinuousClock.Instant { configuration.now() }
 
     /// This device's identity, with the TCP port it listens on.
     var ownIdentity: KDEConnectIdentity {
@@ -411,23 +411,6 @@ extension KDEConnectService {
         } catch {
             configuration.logger.warning("KDE Connect announcements cannot be used: \(error)")
             return nil
-        }
-    }
-}
-
-/// Why KDE Connect could not do what was asked, in words for the user.
-public enum KDEConnectError: Error, Sendable, Hashable, CustomStringConvertible {
-    case noPort
-    case notLinked(String)
-    case notPaired(String, reason: String)
-    case payload(String)
-
-    public var description: String {
-        switch self {
-        case .noPort: "no TCP port from 1716 to 1764 is free"
-        case .notLinked(let name): "\(name) is not connected"
-        case .notPaired(let name, let reason): "\(name) is not paired: \(reason)"
-        case .payload(let reason): reason
         }
     }
 }

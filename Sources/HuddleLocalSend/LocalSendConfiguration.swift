@@ -2,6 +2,8 @@ public import Foundation
 import HuddleForeign
 public import HuddleLocalSendWire
 public import Logging
+public import NIOCore
+import NIOPosix
 
 /// How this device takes part in LocalSend (docs/localsend.md).
 public struct LocalSendConfiguration: Sendable {
@@ -35,6 +37,11 @@ public struct LocalSendConfiguration: Sendable {
     public var limits = LocalSendLimits()
     /// What `huddle share` offers through the download API, and the page for browsers; nil: nothing.
     public var share: LocalSendShareConfiguration?
+    /// The event loops every socket runs on; NIO's shared group by default.
+    public var eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
+    /// What the rules read as now (the device table, text rates, idle deadlines, share PINs); the system's continuous clock by default, a test's instants otherwise. Waits
+    /// (announcement intervals, answer timeouts) still pass in real time.
+    public var now: @Sendable () -> ContinuousClock.Instant = { .now }
     /// Where what cannot be reported as an event goes: multicast that cannot be used, announcements not sent.
     public var logger = Logger(label: "huddle.localsend", factory: { _ in SwiftLogNoOpLogHandler() })
 

@@ -27,7 +27,6 @@ public final class LocalSendService: ForeignPeerService, Service {
     let group: any EventLoopGroup
     let client: LocalSendHTTPClient
     let inbox: LocalSendInbox
-    let clock = ContinuousClock()
     let state: NIOLockedValueBox<State>
     let listeningPort = ForeignPortWaiter()
     /// The SHA-256 of files to send, kept per version of each file (and begun early by ``prepareToSend(files:)``).
@@ -55,7 +54,7 @@ public final class LocalSendService: ForeignPeerService, Service {
         configuration: LocalSendConfiguration,
         credentials: LocalSendCredentials
     ) throws {
-        let group = MultiThreadedEventLoopGroup.singleton
+        let group = configuration.eventLoopGroup
         self.configuration = configuration
         self.credentials = credentials
         self.group = group
@@ -64,7 +63,7 @@ public final class LocalSendService: ForeignPeerService, Service {
         inbox = LocalSendInbox(
             takesOffers: configuration.takesOffers,
             limits: configuration.limits,
-            now: { .now },
+            now: configuration.now,
             emit: { emit.yield($0) }
         )
         admission = PeerAdmission(
@@ -82,7 +81,7 @@ public final class LocalSendService: ForeignPeerService, Service {
 
     func emit(_ event: ForeignEvent) { broadcast.yield(event) }
 
-    var now: ContinuousClock.Instant { clock.now }
+    var now: ContinuousClock.Instant { configuration.now() }
 
     /// What this device says about itself.
     func ownInfo(announce: Bool?) -> LocalSendDeviceInfo {
@@ -178,7 +177,7 @@ public final class LocalSendService: ForeignPeerService, Service {
         var files: [LocalSendChosenFile] = []
         for url in shared.files { files.append(try await chosen(url)) }
         let emit = broadcast
-        return LocalSendShare(files: files, pin: shared.pin) { emit.yield($0) }
+        return LocalSendShare(files: files, pin: shared.pin, now: configuration.now) { emit.yield($0) }
     }
 
     /// The page's HTTP port, once it listens (after ``listening()`` returns).

@@ -21,6 +21,7 @@ actor LocalSendShare {
         files: [LocalSendChosenFile],
         pin: String?,
         answerTimeout: Duration = .seconds(300),
+        now: @escaping @Sendable () -> ContinuousClock.Instant = { .now },
         emit: @escaping @Sendable (ForeignEvent) -> Void
     ) {
         var metadata: [String: LocalSendFileMetadata] = [:]
@@ -33,11 +34,14 @@ actor LocalSendShare {
         self.chosen = chosen
         self.emit = emit
         self.answerTimeout = answerTimeout
+        self.clock = now
     }
 
     var files: [String: LocalSendFileMetadata] { rules.files }
 
-    var now: ContinuousClock.Instant { .now }
+    /// What the sharing rules read as now (``LocalSendConfiguration/now``).
+    let clock: @Sendable () -> ContinuousClock.Instant
+    var now: ContinuousClock.Instant { clock() }
 
     func prepare(session: String?, pin: String?, host: String, client: String?) async -> Prepared {
         switch rules.prepare(session: session, pin: pin, host: host, at: now) {

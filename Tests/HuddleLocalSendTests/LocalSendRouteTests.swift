@@ -7,6 +7,7 @@ import Hummingbird
 import HummingbirdTesting
 import NIOCore
 import NIOEmbedded
+import Synchronization
 import Testing
 
 @testable import HuddleLocalSend
@@ -36,10 +37,15 @@ struct LocalSendRouteTests {
     }
 
     /// A service that is not running; its info names LocalSend's usual port.
-    static func service(_ alias: String, takesOffers: Bool = false) throws -> LocalSendService {
+    static func service(
+        _ alias: String,
+        takesOffers: Bool = false,
+        now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }
+    ) throws -> LocalSendService {
         let identity = try DeviceIdentity.ephemeral()
         var configuration = LocalSendTestDevice.configuration(alias, takesOffers: takesOffers)
         configuration.port = 53317
+        configuration.now = now
         return try LocalSendService(
             configuration: configuration,
             credentials: .init(certificateDER: identity.certificateDER, privateKey: identity.privateKey)
@@ -185,6 +191,43 @@ struct LocalSendRouteTests {
             await receiver.answer(asked, with: .decline)
             #expect(try await asking.value.status == .forbidden)
             #expect(!events.events.contains { if case .textReceived = $0 { true } else { false } })
+        }
+    }
+
+    @Test("on the service's clock: a session that hears nothing for a minute ends, says so, and takes no upload")
+    func aSilentSessionEnds() async throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let clock = Mutex(ContinuousClock.Instant.testTime(0))
+        let receiver = try Self.service("Receiver", takesOffers: true, now: { clock.withLock { $0 } })
+        let sender = try Self.service("Sender")
+        let events = EventRecorder(recording: receiver.events)
+        defer { events.stop() }
+        let offer = LocalSendPrepareUpload(
+            info: sender.ownInfo(announce: nil),
+            files: ["f": .init(id: "f", fileName: "late.txt", size: 4, fileType: "text/plain")]
+        )
+        try await Self.api(of: receiver).test(.router) { client in
+            let body = try Self.json(offer)
+            let asking = Task {
+                try await client.execute(uri: "/api/localsend/v2/prepare-upload", method: .post, body: body)
+            }
+            await receiver.answer(try #require(await events.first(where: Self.offer)), with: .accept(into: scratch.url))
+            let answer = try LocalSendMessages.prepareUploadAnswer(from: try await asking.value.body.readableBytesView)
+            let token = try #require(answer.files["f"])
+            clock.withLock { $0 = .testTime(60) }
+            let late = try await client.execute(
+                uri: "/api/localsend/v2/upload?sessionId=\(answer.sessionId)&fileId=f&token=\(token)",
+                method: .post,
+                body: ByteBuffer(bytes: Array("late".utf8))
+            )
+            #expect(late.status == .forbidden)
+            let reason = await events.first { event -> String? in
+                if case .failed(_, let reason) = event { return reason }
+                return nil
+            }
+            #expect(reason == "Sender sent nothing for 60 s: the transfer ended")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.url.path).isEmpty)
         }
     }
 }

@@ -1,0 +1,42 @@
+/// Why KDE Connect could not do what was asked, in words for the user (no flag named: what to do about it is the
+/// caller's to say, by ``code``).
+///
+/// A struct as `PeerSessionError` and `LocalSendError` are: compare with `==` (`error == .noPort`) or branch on
+/// ``code``; codes can be added without breaking a caller's `switch`.
+public struct KDEConnectError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What kind of failure it is.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        public let description: String
+        init(_ name: String) { description = name }
+
+        /// No TCP port of KDE Connect's range was free to listen on.
+        public static let noPort = Code("noPort")
+        /// The device has no link to this one now.
+        public static let notLinked = Code("notLinked")
+        /// The device is not paired (any more), or refused or did not answer a pairing request.
+        public static let notPaired = Code("notPaired")
+        /// A file could not be sent or received: unreadable, replaced, not fetched, or its connection failed.
+        public static let payload = Code("payload")
+    }
+
+    public let code: Code
+    /// The failure in words, for the user.
+    public let message: String
+
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { message }
+
+    public static let noPort = Self(.noPort, "no TCP port from 1716 to 1764 is free")
+
+    public static func notLinked(_ name: String) -> Self { Self(.notLinked, "\(name) is not connected") }
+
+    public static func notPaired(_ name: String, reason: String) -> Self {
+        Self(.notPaired, "\(name) is not paired: \(reason)")
+    }
+
+    public static func payload(_ reason: String) -> Self { Self(.payload, reason) }
+}
