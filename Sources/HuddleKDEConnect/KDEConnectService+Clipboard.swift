@@ -7,14 +7,14 @@ import NIOConcurrencyHelpers
 extension KDEConnectService: ForeignClipboardService {
     public func sharesClipboard(with peer: ForeignPeer) -> Bool {
         state.withLockedValue { state in
-            guard let device = state.device(peer) else { return false }
+            guard let device = state.devices.device(peer) else { return false }
             return device.link != nil && device.pairing.state == .paired
         }
     }
 
     public func setClipboard(_ text: String, copiedAt: UInt64?, on peer: ForeignPeer) {
         guard sharesClipboard(with: peer), text.utf8.count <= configuration.limits.maximumTextBytes,
-            let certificate = state.withLockedValue({ $0.device(peer)?.certificate })
+            let certificate = state.withLockedValue({ $0.devices.device(peer)?.certificate })
         else { return }
         let packet: KDEConnectPacket
         if let copiedAt {

@@ -12,7 +12,7 @@ extension KDEConnectService {
             pairPacketArrived(packet, on: channel)
             return
         }
-        guard let device = state.withLockedValue({ $0.devices.values.first { $0.link === channel } }) else { return }
+        guard let device = state.withLockedValue({ $0.devices.device(on: channel) }) else { return }
         guard device.pairing.state == .paired else { return }
         let peer = self.peer(device)
         let limit = configuration.limits.maximumTextBytes
@@ -85,7 +85,7 @@ extension KDEConnectService {
     /// certificate it is paired with, the one everything sent to it is bound to.
     @discardableResult
     func ensurePaired(_ peer: ForeignPeer) async throws -> KDEConnectCertificate {
-        let linked = state.withLockedValue { $0.device(peer)?.link != nil }
+        let linked = state.withLockedValue { $0.devices.device(peer)?.link != nil }
         guard linked else { throw KDEConnectError.notLinked(peer.name) }
         if !isPaired(peer) { try await requestPairing(with: peer) }
         return try pairedCertificate(of: peer)
@@ -97,7 +97,7 @@ extension KDEConnectService {
     func pairedCertificate(of peer: ForeignPeer) throws -> KDEConnectCertificate {
         guard
             let certificate = state.withLockedValue({ state -> KDEConnectCertificate? in
-                guard let device = state.device(peer), device.pairing.state == .paired else { return nil }
+                guard let device = state.devices.device(peer), device.pairing.state == .paired else { return nil }
                 return device.certificate
             })
         else {

@@ -17,10 +17,10 @@ extension KDEConnectService {
         let now = self.now
         let paired = await withCheckedContinuation { (waiter: CheckedContinuation<Bool, Never>) in
             let decided = state.withLockedValue { state -> Decided? in
-                guard var device = state.device(peer), device.link != nil else { return nil }
+                guard var device = state.devices.device(peer), device.link != nil else { return nil }
                 let actions = device.pairing.request(at: now, timestamp: timestamp)
                 if !actions.contains(.paired) { device.pairWaiters.append(waiter) }
-                state.devices[peer.id.value] = device
+                state.devices.update(device)
                 return Decided(actions: actions, device: device)
             }
             guard let decided else {
@@ -40,9 +40,9 @@ extension KDEConnectService {
     /// certificate has taken the device's ID since, it is dropped.
     public func answerPairing(_ peer: ForeignPeer, accept: Bool) {
         let decided = state.withLockedValue { state -> Decided? in
-            guard var device = state.device(peer) else { return nil }
+            guard var device = state.devices.device(peer) else { return nil }
             let actions = device.pairing.answer(accept: accept)
-            state.devices[peer.id.value] = device
+            state.devices.update(device)
             return Decided(actions: actions, device: device)
         }
         if let decided { perform(decided) }
@@ -52,10 +52,10 @@ extension KDEConnectService {
     func tick() {
         let now = self.now
         let due = state.withLockedValue { state in
-            state.devices.keys.compactMap { id -> Decided? in
-                guard var device = state.devices[id] else { return nil }
+            state.devices.devices.values.compactMap { held -> Decided? in
+                var device = held
                 let actions = device.pairing.tick(at: now)
-                state.devices[id] = device
+                state.devices.update(device)
                 return actions.isEmpty ? nil : Decided(actions: actions, device: device)
             }
         }
@@ -68,15 +68,14 @@ extension KDEConnectService {
         let timestamp = packet.body["timestamp"]?.int64
         let now = self.now
         let decided = state.withLockedValue { state -> Decided? in
-            guard let (id, held) = state.devices.first(where: { $0.value.link === channel }) else { return nil }
-            var device = held
+            guard var device = state.devices.device(on: channel) else { return nil }
             let actions = device.pairing.received(
                 pair: pair,
                 timestamp: timestamp,
                 at: now,
                 clock: Int64(Date().timeIntervalSince1970)
             )
-            state.devices[id] = device
+            state.devices.update(device)
             return Decided(actions: actions, device: device)
         }
         if let decided { perform(decided) }
@@ -142,10 +141,7 @@ extension KDEConnectService {
     }
 
     func resumeWaiters(_ deviceId: String, _ paired: Bool) {
-        let waiters = state.withLockedValue { state -> [CheckedContinuation<Bool, Never>] in
-            defer { state.devices[deviceId]?.pairWaiters = [] }
-            return state.devices[deviceId]?.pairWaiters ?? []
-        }
+        let waiters = state.withLockedValue { $0.devices.takeWaiters(of: deviceId) }
         for waiter in waiters { waiter.resume(returning: paired) }
     }
 

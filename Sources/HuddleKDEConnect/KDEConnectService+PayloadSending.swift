@@ -179,7 +179,7 @@ extension KDEConnectService {
     func payloadAddress(for peer: ForeignPeer) -> String {
         let addresses = configuration.listenAddresses
         guard addresses.count > 1 else { return addresses.first ?? "0.0.0.0" }
-        let local = state.withLockedValue { $0.devices[peer.id.value]?.link?.localAddress?.ipAddress }
+        let local = state.withLockedValue { $0.devices.devices[peer.id.value]?.link?.localAddress?.ipAddress }
         return local.flatMap { addresses.contains($0) ? $0 : nil } ?? addresses[0]
     }
 

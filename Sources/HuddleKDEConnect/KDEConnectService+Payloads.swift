@@ -26,7 +26,9 @@ extension KDEConnectService {
         // that certificate is still the paired device's.
         let expected = offered.certificate
         let stillPaired = state.withLockedValue { state in
-            state.devices[offered.deviceId].map { $0.certificate?.der == expected && $0.pairing.state == .paired }
+            state.devices.devices[offered.deviceId].map {
+                $0.certificate?.der == expected && $0.pairing.state == .paired
+            }
         }
         guard stillPaired == true, let file = offered.offer.files.first else {
             throw KDEConnectError.notPaired(

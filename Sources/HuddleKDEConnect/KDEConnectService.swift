@@ -21,20 +21,14 @@ public final class KDEConnectService: ForeignPeerService, Service {
     let credentials: KDEConnectCredentials
     let pins: ForeignPinStore
     var group: any EventLoopGroup { configuration.eventLoopGroup }
-    let state = NIOLockedValueBox(State())
+    let state: NIOLockedValueBox<State>
     let listeningPort = ForeignPortWaiter()
     /// The links accepted and open, in all and per address (``KDEConnectLimits``).
     let admission: PeerAdmission
 
-    /// One device heard from or linked with.
-    struct Device {
-        var identity: KDEConnectIdentity
-        var host: String
-        var link: (any Channel)?
-        var certificate: KDEConnectCertificate?
-        var pairing = KDEConnectPairing(paired: false)
-        var pairWaiters: [CheckedContinuation<Bool, Never>] = []
-    }
+    /// The device table, with the service's links and pairing waits (``KDEConnectDevices``).
+    typealias Devices = KDEConnectDevices<any Channel, CheckedContinuation<Bool, Never>>
+    typealias Device = Devices.Device
 
     /// A file a device offered, until it is answered.
     struct Offered {
@@ -47,10 +41,7 @@ public final class KDEConnectService: ForeignPeerService, Service {
     }
 
     struct State {
-        var devices: [String: Device] = [:]
-        var dialling: Set<String> = []
-        /// When the dials of the last second started: at most 10 a second, whatever floods of announcements say.
-        var recentDials = RateWindow<String, ContinuousClock.Instant>(limit: 10)
+        var devices: Devices
         var offered: [String: Offered] = [:]
         var announcer: KDEConnectAnnouncer?
     }
@@ -59,6 +50,9 @@ public final class KDEConnectService: ForeignPeerService, Service {
         self.configuration = configuration
         self.credentials = credentials
         self.pins = pins
+        state = NIOLockedValueBox(
+            State(devices: Devices(limits: configuration.limits, identify: { ObjectIdentifier($0) }))
+        )
         admission = PeerAdmission(
             maximumTotal: configuration.limits.maximumLinks,
             maximumPerAddress: configuration.limits.maximumLinksPerAddress
@@ -138,10 +132,7 @@ public final class KDEConnectService: ForeignPeerService, Service {
             tasks.cancelAll()
         }
         await announcer?.close()
-        let (links, waiters) = state.withLockedValue { state in
-            defer { for id in state.devices.keys { state.devices[id]?.pairWaiters = [] } }
-            return (state.devices.values.compactMap(\.link), state.devices.values.flatMap(\.pairWaiters))
-        }
+        let (links, waiters) = state.withLockedValue { $0.devices.endAll() }
         for waiter in waiters { waiter.resume(returning: false) }
         for link in links { try? await link.close() }
         for server in servers { try? await server.close() }
@@ -212,20 +203,7 @@ public final class KDEConnectService: ForeignPeerService, Service {
                 || !identity.outgoingCapabilities.contains(KDEConnectConfiguration.huddleMarker)
         else { return }
         let now = self.now
-        let dial = state.withLockedValue { state -> Bool in
-            if state.devices[identity.deviceId]?.link != nil || state.dialling.contains(identity.deviceId) {
-                return false
-            }
-            guard state.dialling.count < configuration.limits.maximumPendingLinks,
-                state.recentDials.allows("", after: now - .seconds(1))
-            else {
-                return false
-            }
-            state.dialling.insert(identity.deviceId)
-            state.recentDials.record("", at: now)
-            return true
-        }
-        guard dial else { return }
+        guard state.withLockedValue({ $0.devices.mayDial(identity.deviceId, at: now) }) else { return }
         let port = identity.tcpPort ?? configuration.port
         ClientBootstrap(group: group)
             .connectTimeout(.seconds(5))
@@ -239,7 +217,7 @@ public final class KDEConnectService: ForeignPeerService, Service {
             }
             .connect(host: host, port: port)
             .whenFailure { [weak self] _ in
-                _ = self?.state.withLockedValue { $0.dialling.remove(identity.deviceId) }
+                self?.state.withLockedValue { $0.devices.dialFailed(identity.deviceId) }
             }
     }
 
@@ -252,55 +230,24 @@ public final class KDEConnectService: ForeignPeerService, Service {
             linked.channel.close(promise: nil)
             return
         }
-        let limit = configuration.limits.maximumDevices
-        let outcome = state.withLockedValue { state -> LinkOutcome in
-            state.dialling.remove(identity.deviceId)
-            let held = state.devices[identity.deviceId]
-            let decision = KDEConnectLinkRule.decide(
-                holder: held.flatMap { device in
-                    device.certificate.map {
-                        .init(
-                            fingerprint: $0.fingerprint,
-                            isPaired: device.pairing.state == .paired,
-                            isLinked: device.link != nil
-                        )
-                    }
-                },
-                fingerprint: linked.certificate.fingerprint,
-                tableHasRoom: state.devices.count < limit || state.devices.contains { $0.value.link == nil }
+        let outcome = state.withLockedValue { state in
+            let outcome = state.devices.link(
+                linked.channel,
+                identity: identity,
+                host: host,
+                certificate: linked.certificate,
+                isPinned: trust.isPinned
             )
-            guard case .take(_, let endsPending) = decision else {
-                return LinkOutcome(decision: decision, heldName: held.map { self.peer($0).name })
+            if let ended = outcome.endedCertificate {
+                state.offered = state.offered.filter { $0.value.certificate != ended }
             }
-            var outcome = LinkOutcome(decision: decision)
-            var device = held ?? Device(identity: identity, host: host)
-            if endsPending, let old = held {
-                if old.pairing.state != .unpaired || !old.pairWaiters.isEmpty { outcome.ended = self.peer(old) }
-                outcome.waiters = old.pairWaiters
-                device.pairWaiters = []
-                state.offered = state.offered.filter { $0.value.certificate != old.certificate?.der }
-            }
-            outcome.replaced = device.link === linked.channel ? nil : device.link
-            device.identity = identity
-            device.host = host
-            device.link = linked.channel
-            device.certificate = linked.certificate
-            if endsPending || device.pairing.state == .unpaired {
-                device.pairing = KDEConnectPairing(paired: trust.isPinned)
-            }
-            if held == nil, state.devices.count >= limit,
-                let idle = state.devices.first(where: { $0.value.link == nil })?.key
-            {
-                state.devices[idle] = nil
-            }
-            state.devices[identity.deviceId] = device
             return outcome
         }
         switch outcome.decision {
         case .refuseImpostor(let paired):
             linked.channel.close(promise: nil)
             // Said under the name of the device it poses as: the one the user knows.
-            if let name = outcome.heldName { peer.name = name }
+            if let holder = outcome.holder { peer.name = self.peer(holder).name }
             emit(.fingerprintChanged(peer, pinned: paired))
             return
         case .refuseFull:
@@ -310,7 +257,7 @@ public final class KDEConnectService: ForeignPeerService, Service {
             break
         }
         outcome.replaced?.close(promise: nil)
-        if let ended = outcome.ended {
+        if let ended = outcome.ended.map({ self.peer($0) }) {
             emit(.pairingEnded(ended, reason: "another certificate took its place: what was pending for it ended"))
         }
         for waiter in outcome.waiters { waiter.resume(returning: false) }
@@ -319,28 +266,9 @@ public final class KDEConnectService: ForeignPeerService, Service {
         emit(.found(peer))
     }
 
-    /// What taking a link did, for what follows outside the lock.
-    struct LinkOutcome {
-        let decision: KDEConnectLinkRule.Decision
-        /// The name of the device the ID belongs to, when the link was refused.
-        var heldName: String?
-        var replaced: (any Channel)?
-        /// The device the new certificate replaced, when something was pending for it.
-        var ended: ForeignPeer?
-        var waiters: [CheckedContinuation<Bool, Never>] = []
-    }
-
     /// A link ended: a wait for its device's answer to pair ends with it.
     func closed(_ channel: any Channel) {
-        let waiters = state.withLockedValue { state -> [CheckedContinuation<Bool, Never>] in
-            var waiters: [CheckedContinuation<Bool, Never>] = []
-            for (id, device) in state.devices where device.link === channel {
-                state.devices[id]?.link = nil
-                waiters += device.pairWaiters
-                state.devices[id]?.pairWaiters = []
-            }
-            return waiters
-        }
+        let waiters = state.withLockedValue { $0.devices.closed(channel) }
         for waiter in waiters { waiter.resume(returning: false) }
     }
 
@@ -359,17 +287,17 @@ public final class KDEConnectService: ForeignPeerService, Service {
         Self.peer(device.identity, host: device.host, certificate: device.certificate)
     }
 
-    var hasLinks: Bool { state.withLockedValue { $0.devices.values.contains { $0.link != nil } } }
+    var hasLinks: Bool { state.withLockedValue { $0.devices.hasLinks } }
 
     /// The devices linked now.
     public func peers() async -> [ForeignPeer] {
-        state.withLockedValue { state in state.devices.values.filter { $0.link != nil }.map(peer) }
+        state.withLockedValue { state in state.devices.devices.values.filter { $0.link != nil }.map(peer) }
             .sorted { $0.name < $1.name }
     }
 
     /// Whether `peer` is paired here, with the certificate it was found with.
     public func isPaired(_ peer: ForeignPeer) -> Bool {
-        state.withLockedValue { $0.device(peer)?.pairing.state == .paired }
+        state.withLockedValue { $0.devices.device(peer)?.pairing.state == .paired }
     }
 
     /// Writes `packet` on the link of `deviceId` while that device still shows `certificate`: a packet decided for
@@ -377,24 +305,15 @@ public final class KDEConnectService: ForeignPeerService, Service {
     func send(_ packet: KDEConnectPacket, to deviceId: String, certificate: KDEConnectCertificate?) {
         guard let certificate,
             let link = state.withLockedValue({ state -> (any Channel)? in
-                guard let device = state.devices[deviceId], device.certificate == certificate else { return nil }
+                guard let device = state.devices.devices[deviceId], device.certificate == certificate else {
+                    return nil
+                }
                 return device.link
             })
         else { return }
         var packet = packet
         packet.id = Int64(Date().timeIntervalSince1970 * 1000)
         link.writeAndFlush(ByteBuffer(bytes: packet.line()), promise: nil)
-    }
-}
-
-extension KDEConnectService.State {
-    /// The record of `peer` while it still holds the certificate `peer` was found with (N1 in
-    /// docs/threat-model.md): what a user decided for one device never goes to another that claims its ID.
-    func device(_ peer: ForeignPeer) -> KDEConnectService.Device? {
-        guard let device = devices[peer.id.value], let fingerprint = peer.fingerprint?.uppercased(),
-            device.certificate?.fingerprint == fingerprint
-        else { return nil }
-        return device
     }
 }
 

@@ -75,7 +75,7 @@ import Testing
                 AddressedEnvelope(remoteAddress: toAda, data: Self.identity("y", port: onLinkTarget.port))
             )
             #expect(await onLinkTarget.accepted.first(where: { $0 }) == "127.0.0.1")
-            let dialling = ada.service.state.withLockedValue { $0.dialling }
+            let dialling = ada.service.state.withLockedValue { $0.devices.dialling }
             #expect(dialling == [String(repeating: "y", count: 32)])
             #expect(offLinkTarget.accepted.events.isEmpty)
         } catch {

@@ -178,7 +178,7 @@ import X509
                 body: ["content": .string("unknown age"), "timestamp": .number(0)]
             ),
             to: adaAtBob.id.value,
-            certificate: bob.service.state.withLockedValue { $0.device(adaAtBob)?.certificate }
+            certificate: bob.service.state.withLockedValue { $0.devices.device(adaAtBob)?.certificate }
         )
         bob.service.setClipboard("held since then", copiedAt: 1_764_000_000_123, on: adaAtBob)
         #expect(await ada.events.first(where: clipboard) == Clip(text: "held since then", copiedAt: 1_764_000_000_123))
