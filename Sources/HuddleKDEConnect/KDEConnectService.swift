@@ -43,7 +43,7 @@ public final class KDEConnectService: ForeignPeerService, Service {
     struct State {
         var devices: Devices
         var offered: [String: Offered] = [:]
-        var announcer: KDEConnectAnnouncer?
+        var announcer: ForeignAnnouncementSockets?
     }
 
     public init(configuration: KDEConnectConfiguration, credentials: KDEConnectCredentials, pins: ForeignPinStore) {
@@ -100,8 +100,12 @@ public final class KDEConnectService: ForeignPeerService, Service {
             if let announcer {
                 tasks.addTask { [self] in
                     do {
-                        try await announcer.run { [weak self] bytes, host in
-                            self?.announcementArrived(bytes, from: host)
+                        // Only what came the way announcements come: the device dials its source, so one from
+                        // off the link, or on an interface the command does not use, is dropped
+                        // (docs/threat-model.md, "Foreign peers").
+                        try await announcer.run { [weak self] arrival in
+                            guard arrival.verdict == .heed else { return }
+                            self?.announcementArrived(arrival.bytes, from: arrival.host)
                         }
                     } catch {
                         // Ended by the service's shutdown: nothing to tell.
@@ -114,11 +118,11 @@ public final class KDEConnectService: ForeignPeerService, Service {
                     // Every device that hears an announcement dials it, even when linked already, and the new
                     // link replaces the old (a file under way on it may be dropped): so announce at start, and
                     // again only while nothing is linked.
-                    await announcer.announce(ownIdentity.packet.line())
+                    await announcer.send(ownIdentity.packet.line())
                     for wait in [Duration.seconds(2), .seconds(8)] + Array(repeating: .seconds(120), count: 1_000) {
                         try? await Task.sleep(for: wait)
                         if Task.isCancelled { return }
-                        if !hasLinks { await announcer.announce(ownIdentity.packet.line()) }
+                        if !hasLinks { await announcer.send(ownIdentity.packet.line()) }
                     }
                 }
             }
@@ -320,12 +324,14 @@ public final class KDEConnectService: ForeignPeerService, Service {
 extension KDEConnectService {
     /// The announcement socket; nil (and logged) when it cannot be opened: devices then find this one only when
     /// they announce themselves and it dials them.
-    func openAnnouncer() async -> KDEConnectAnnouncer? {
+    func openAnnouncer() async -> ForeignAnnouncementSockets? {
         do {
-            return try await KDEConnectAnnouncer.open(
+            return try await ForeignAnnouncementSockets.open(
+                .broadcast,
                 port: configuration.port,
                 on: group,
-                usesInterface: configuration.usesInterface
+                usesInterface: configuration.usesInterface,
+                logger: configuration.logger
             )
         } catch {
             configuration.logger.warning("KDE Connect announcements cannot be used: \(error)")

@@ -36,7 +36,7 @@ public final class LocalSendService: ForeignPeerService, Service {
 
     struct State {
         var devices: LocalSendDevices
-        var multicast: LocalSendMulticast?
+        var multicast: ForeignAnnouncementSockets?
         /// The shared files, once hashed, and the page's HTTP port.
         var share: LocalSendShare?
         var sharePort: Int?
@@ -145,7 +145,7 @@ public final class LocalSendService: ForeignPeerService, Service {
             let multicast = configuration.usesMulticast ? await openMulticast() : nil
             state.withLockedValue { $0.multicast = multicast }
             if let multicast {
-                tasks.addTask { try await multicast.run() }
+                tasks.addTask { try await multicast.run { [weak self] in self?.multicastArrived($0) } }
                 tasks.addTask { [self] in try await announce(on: multicast) }
             }
             try? await gracefulShutdown()
@@ -156,15 +156,15 @@ public final class LocalSendService: ForeignPeerService, Service {
 
     /// LocalSend's multicast socket; nil (and logged) when it cannot be opened: the device is then found only by
     /// address, and finds others only when they announce to it over HTTP.
-    func openMulticast() async -> LocalSendMulticast? {
+    func openMulticast() async -> ForeignAnnouncementSockets? {
         do {
-            return try await LocalSendMulticast.open(
-                group: configuration.multicastGroup,
+            return try await ForeignAnnouncementSockets.open(
+                .multicast(group: configuration.multicastGroup),
                 port: configuration.multicastPort,
                 on: group,
                 usesInterface: configuration.usesInterface,
                 logger: configuration.logger
-            ) { [weak self] datagram in self?.multicastArrived(datagram) }
+            )
         } catch {
             configuration.logger.warning("LocalSend multicast cannot be used, found by address only: \(error)")
             return nil
@@ -253,27 +253,32 @@ public final class LocalSendService: ForeignPeerService, Service {
     }
 
     /// Announces at 0, 1 and 3 s, then every ``LocalSendConfiguration/announceInterval``.
-    func announce(on multicast: LocalSendMulticast) async throws {
+    func announce(on multicast: ForeignAnnouncementSockets) async throws {
         let firsts: [Duration] = [.zero, .seconds(1), .seconds(2)]
         for wait in firsts {
             try await Task.sleep(for: wait)
-            await multicast.send(ownInfo(announce: true))
+            await multicast.send(Self.datagram(ownInfo(announce: true)))
         }
         while true {
             try await Task.sleep(for: configuration.announceInterval)
-            await multicast.send(ownInfo(announce: true))
+            await multicast.send(Self.datagram(ownInfo(announce: true)))
         }
     }
 
     // MARK: Discovery
 
+    /// A device info as LocalSend's multicast carries it: JSON.
+    static func datagram(_ info: LocalSendDeviceInfo) -> [UInt8] {
+        (try? JSONEncoder().encode(info)).map(Array.init) ?? []
+    }
+
     /// A datagram on the multicast port: recorded and answered as ``LocalSendAnnouncementRule`` decides.
-    func multicastArrived(_ datagram: LocalSendDatagram) {
+    func multicastArrived(_ datagram: ForeignAnnouncementSockets.Arrival) {
         guard let info = try? LocalSendMessages.deviceInfo(from: datagram.bytes, limits: configuration.limits) else {
             return
         }
         let decision = LocalSendAnnouncementRule.decide(
-            arrival: datagram.arrival,
+            arrival: datagram.verdict,
             info: info,
             allowsPlainHTTP: configuration.allowsPlainHTTP
         )
@@ -311,7 +316,7 @@ public final class LocalSendService: ForeignPeerService, Service {
     /// The multicast answer to an announcement (`"announce": false`), to the group.
     func answerOnGroup() async {
         guard let multicast = state.withLockedValue({ $0.multicast }) else { return }
-        await multicast.send(ownInfo(announce: false))
+        await multicast.send(Self.datagram(ownInfo(announce: false)))
     }
 
     /// Records a device; true when it is not this device. `proven`: the message came over TLS that showed the

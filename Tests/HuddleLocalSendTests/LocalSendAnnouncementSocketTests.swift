@@ -104,7 +104,9 @@ import Testing
                 Self.announcement("secure", "C", port: httpsTarget.port, protocol: "https"),
             ] {
                 let bytes = Array(try JSONEncoder().encode(info))
-                ada.service.multicastArrived(LocalSendDatagram(bytes: bytes, host: "127.0.0.1", arrival: .heed))
+                ada.service.multicastArrived(
+                    ForeignAnnouncementSockets.Arrival(bytes: bytes, host: "127.0.0.1", verdict: .heed)
+                )
             }
             #expect(await httpsTarget.accepted.first(where: { $0 }) == "127.0.0.1")
             if allowsPlainHTTP {
