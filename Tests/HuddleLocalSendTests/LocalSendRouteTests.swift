@@ -64,6 +64,24 @@ struct LocalSendRouteTests {
         ByteBuffer(bytes: try JSONEncoder().encode(value))
     }
 
+    /// Offers `offer` through `client`, has `receiver` accept it into `scratch` once asked, and returns the answer
+    /// the sender got with the token of file "f".
+    static func accepted(
+        _ offer: LocalSendPrepareUpload,
+        by receiver: LocalSendService,
+        events: EventRecorder<ForeignEvent>,
+        into scratch: ScratchDirectory,
+        _ client: some TestClientProtocol
+    ) async throws -> (LocalSendPrepareUploadAnswer, String) {
+        let body = try json(offer)
+        let asking = Task {
+            try await client.execute(uri: "/api/localsend/v2/prepare-upload", method: .post, body: body)
+        }
+        await receiver.answer(try #require(await events.first(where: Self.offer)), with: .accept(into: scratch.url))
+        let answer = try LocalSendMessages.prepareUploadAnswer(from: try await asking.value.body.readableBytesView)
+        return (answer, try #require(answer.files["f"]))
+    }
+
     static func offer(_ event: ForeignEvent) -> ForeignOffer? {
         if case .offered(let offer) = event { return offer }
         return nil
@@ -137,13 +155,7 @@ struct LocalSendRouteTests {
             files: ["f": .init(id: "f", fileName: "note.txt", size: UInt64(bytes.count), fileType: "text/plain")]
         )
         try await Self.api(of: receiver).test(.router) { client in
-            let body = try Self.json(offer)
-            let asking = Task {
-                try await client.execute(uri: "/api/localsend/v2/prepare-upload", method: .post, body: body)
-            }
-            await receiver.answer(try #require(await events.first(where: Self.offer)), with: .accept(into: scratch.url))
-            let answer = try LocalSendMessages.prepareUploadAnswer(from: try await asking.value.body.readableBytesView)
-            let token = try #require(answer.files["f"])
+            let (answer, token) = try await Self.accepted(offer, by: receiver, events: events, into: scratch, client)
             let uploaded = try await client.execute(
                 uri: "/api/localsend/v2/upload?sessionId=\(answer.sessionId)&fileId=f&token=\(token)",
                 method: .post,
@@ -208,13 +220,7 @@ struct LocalSendRouteTests {
             files: ["f": .init(id: "f", fileName: "late.txt", size: 4, fileType: "text/plain")]
         )
         try await Self.api(of: receiver).test(.router) { client in
-            let body = try Self.json(offer)
-            let asking = Task {
-                try await client.execute(uri: "/api/localsend/v2/prepare-upload", method: .post, body: body)
-            }
-            await receiver.answer(try #require(await events.first(where: Self.offer)), with: .accept(into: scratch.url))
-            let answer = try LocalSendMessages.prepareUploadAnswer(from: try await asking.value.body.readableBytesView)
-            let token = try #require(answer.files["f"])
+            let (answer, token) = try await Self.accepted(offer, by: receiver, events: events, into: scratch, client)
             clock.withLock { $0 = .testTime(60) }
             let late = try await client.execute(
                 uri: "/api/localsend/v2/upload?sessionId=\(answer.sessionId)&fileId=f&token=\(token)",
