@@ -58,7 +58,7 @@ final class ConnectionWiring: Sendable {
         let wire: @Sendable (any Channel) -> PeerChannels.Wiring = { [inbox] channel in
             let id = self.nextConnectionID()
             let route = MessageRoute()
-            inbox.yield(.accepted(id, channel, route))
+            inbox.yield(.accepted(id, channel, remote: channel.remoteAddress, route))
             return self.setup(role: .responder, connection: id, route: route, context: [], expected: nil)
         }
         func listen(on host: String, port: Int) async throws -> any Channel {

@@ -53,7 +53,7 @@ extension PeerSession {
         let timeout = clock.now.duration(to: deadline)
         let id = wiring.nextConnectionID()
         let route = MessageRoute()
-        io[id] = ConnectionIO(channel: nil, route: route)
+        io[id] = ConnectionIO(channel: nil, remote: address, route: route)
         apply(.dialStarted(id, peer: peer, timeout: timeout))
         let wiring = wiring.setup(
             role: .initiator,

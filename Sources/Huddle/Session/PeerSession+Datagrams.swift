@@ -28,7 +28,7 @@ extension PeerSession {
         role: PeerRole,
         outcome: PeerHandshake.Outcome
     ) {
-        let (own, remote) = (identity.fingerprint, io[id]?.channel?.remoteAddress)
+        let (own, remote) = (identity.fingerprint, io[id]?.remote)
         datagrams.assumeIsolated {
             $0.start(
                 on: id,

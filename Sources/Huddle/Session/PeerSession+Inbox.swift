@@ -5,8 +5,8 @@ import NIOCore
 extension PeerSession {
     func handle(_ item: Inbox) async {
         switch item {
-        case .accepted(let id, let channel, let route):
-            io[id] = ConnectionIO(channel: channel, route: route)
+        case .accepted(let id, let channel, let remote, let route):
+            io[id] = ConnectionIO(channel: channel, remote: remote, route: route)
             apply(.accepted(id))
         case .dialed(let id, .success(let channel)):
             guard io[id] != nil else { return channel.close(promise: nil) }

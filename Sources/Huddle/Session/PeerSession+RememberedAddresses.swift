@@ -7,7 +7,7 @@ extension PeerSession {
     /// Keeps where `device` was reached on connection `id` in the trust store (`docs/design.md`, "Peers beyond
     /// the link"). A link-local IPv6 address is not kept: it means nothing without its interface.
     func rememberAddress(of device: DeviceID, on id: ConnectionID, listeningPort: Int?) {
-        guard let remote = io[id]?.channel?.remoteAddress, let port = listeningPort ?? remote.port,
+        guard let remote = io[id]?.remote, let port = listeningPort ?? remote.port,
             let host = Self.rememberedHost(remote)
         else { return }
         do {

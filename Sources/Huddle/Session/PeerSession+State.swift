@@ -5,7 +5,8 @@ import NIOCore
 extension PeerSession {
     /// Everything that reaches the session from its connections and its directory, in one ordered stream.
     enum Inbox: Sendable {
-        case accepted(ConnectionID, any Channel, MessageRoute)
+        /// A connection a peer made, with its source address read when it was accepted.
+        case accepted(ConnectionID, any Channel, remote: SocketAddress?, MessageRoute)
         case dialed(ConnectionID, Result<any Channel, PeerSessionError>)
         case connection(ConnectionID, PeerConnectionEvent)
         case directory(PeerDirectoryEvent)
@@ -20,6 +21,10 @@ extension PeerSession {
     struct ConnectionIO {
         /// Nil while a dial is still opening its socket.
         var channel: (any Channel)?
+        /// The peer's address: the one dialled, or the source of an accepted connection. Kept here because a
+        /// closed channel no longer reports it, and a peer may close right after the handshake (a pairing link's
+        /// issuer does).
+        let remote: SocketAddress?
         /// How this connection's messages reach ``PeerSession/events``.
         let route: MessageRoute
     }
