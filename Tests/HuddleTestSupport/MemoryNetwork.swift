@@ -220,6 +220,8 @@ final class MemoryCarrier: SessionTransport {
         let server = NIOAsyncTestingChannel()
         let clientAddress = try SocketAddress(ipAddress: "127.0.0.1", port: 50_000 + port % 10_000)
         try await server.bind(to: address)
+        // As a socket accepted from a listener, the listening end knows its peer's address before it is wired.
+        server.remoteAddress = clientAddress
         guard let ticket = listener.admission.admit(clientAddress) else {
             throw PeerConnectionError.connectFailed("\(address): refused")
         }
