@@ -68,7 +68,8 @@ struct ForeignOptions: ParsableArguments {
     }
 
     static func setup(_ options: SessionOptions) -> ForeignSetup {
-        let session = options.configuration()
+        // Only where files go and how to log: the wide-area settings are the session's, not read here.
+        let session = options.localSetup.configuration()
         var setup = ForeignSetup(
             displayName: options.displayName,
             directory: session.dataDirectory,

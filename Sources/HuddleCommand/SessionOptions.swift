@@ -104,14 +104,13 @@ struct SessionOptions: ParsableArguments {
 
     @OptionGroup var network: NetworkOptions
 
-    /// The session settings given (``SessionSetup``); `--domain` and its companions unchecked until ``validate()``.
-    var setup: SessionSetup {
+    /// The session settings given (``SessionSetup``) but the wide-area ones, which read files (``setup()``).
+    var localSetup: SessionSetup {
         var setup = SessionSetup()
         (setup.name, setup.sessionID, setup.port, setup.peerAddresses) = (name, session, port, peerAddressTexts)
         setup.disconnectTimeout = disconnectTimeout
         // Nobody compares a code under --yes either: such pins are trust-on-first-use, never "verified".
         setup.trustsOnFirstUse = trustOnFirstUse || yes
-        setup.wideArea = try? wideAreaConfiguration()
         setup.dataDirectory = data.url
         // What the session cannot report as an event (a trust store it could not write) goes to standard error,
         // escaped: a message may carry a peer's words.
@@ -121,18 +120,23 @@ struct SessionOptions: ParsableArguments {
         return setup
     }
 
-    var displayName: String { setup.displayName(hostName: ProcessInfo.processInfo.hostName) }
-
-    func validate() throws {
+    /// Every session setting given, `--domain` and its companions included: reads `--tsig-key` and
+    /// `/etc/resolv.conf` when `--domain` is given, so a command takes it once.
+    /// - Throws: `ValidationError` naming the option that is wrong.
+    func setup() throws -> SessionSetup {
+        var setup = localSetup
+        setup.wideArea = try wideAreaConfiguration()
         do {
             try setup.validate()
         } catch {
             throw ValidationError("--\(error)")
         }
-        _ = try wideAreaConfiguration()
+        return setup
     }
 
-    func configuration() -> PeerSessionConfiguration { setup.configuration() }
+    var displayName: String { localSetup.displayName(hostName: ProcessInfo.processInfo.hostName) }
+
+    func validate() throws { _ = try setup() }
 
     /// Starts a session on multicast DNS with these options.
     func startSession(
@@ -149,7 +153,8 @@ struct SessionOptions: ParsableArguments {
         // From here the command answers peers: Ctrl-C or SIGTERM must end it with goodbyes, even before its
         // service group runs.
         ShutdownSignals.catchSignals()
-        var configuration = configuration()
+        let setup = try setup()
+        var configuration = setup.configuration()
         configuration.discovery = network.configuration(hostLabel: host)
         adjust(&configuration)
         // No directory: the session starts its own multicast DNS stack and shuts it down when it stops. A session
@@ -158,7 +163,7 @@ struct SessionOptions: ParsableArguments {
         return try await CommandFailure.run {
             let session = try await PeerSession.loadingIdentity(
                 sessionID: sessionID,
-                displayName: displayName,
+                displayName: setup.displayName(hostName: ProcessInfo.processInfo.hostName),
                 mode: mode,
                 configuration: configuration
             )
