@@ -57,11 +57,12 @@ def clear(directory: str) -> None:
         shutil.rmtree(path) if os.path.isdir(path) else os.remove(path)
 
 
-def usage(path: str) -> tuple[int, float]:
-    """Max RSS in bytes and CPU seconds (user + system) from a GNU time -f "%M %U %S" output file."""
+def usage(path: str) -> tuple[int, float, float]:
+    """Max RSS in bytes, CPU seconds (user + system) and user CPU seconds alone from a GNU time -f "%M %U %S"
+    output file."""
     with open(path) as f:
         rss, user, system = f.read().splitlines()[-1].split()
-    return int(rss) * 1024, float(user) + float(system)
+    return int(rss) * 1024, float(user) + float(system), float(user)
 
 
 class Bench:
@@ -89,8 +90,8 @@ class Bench:
         """argv under GNU time, writing max RSS and CPU seconds to a file named after who."""
         return ["/usr/bin/time", "-f", "%M %U %S", "-o", os.path.join(self.root, f"usage-{who}"), *argv]
 
-    def usage(self, who: str) -> tuple[int, float]:
-        """Max RSS and CPU seconds of the last process timed as who."""
+    def usage(self, who: str) -> tuple[int, float, float]:
+        """Max RSS, CPU seconds and user CPU seconds of the last process timed as who."""
         return usage(os.path.join(self.root, f"usage-{who}"))
 
     def huddle(self, paths: list[str]) -> dict:
@@ -118,9 +119,10 @@ class Bench:
         end, _ = sender.wait_line_at(lambda l: l == last or (last.endswith("/: ") and l.startswith(last)), 5)
         offered, _ = receiver.wait_line_at(lambda l: l.startswith("? ") and "Accept?" in l, 5)
         assert len([n for n in os.listdir(self.inbox) if not n.startswith(".")]) == len(paths)
-        (sender_rss, sender_cpu), (receiver_rss, receiver_cpu) = self.usage("sender"), self.usage("receiver")
+        (sender_rss, sender_cpu, sender_user), (receiver_rss, receiver_cpu, receiver_user) = (
+            self.usage("sender"), self.usage("receiver"))
         return {"seconds": end - start, "data_seconds": end - offered, "sender_rss": sender_rss,
-                "receiver_rss": receiver_rss, "cpu": sender_cpu + receiver_cpu}
+                "receiver_rss": receiver_rss, "cpu": sender_cpu + receiver_cpu, "user": sender_user + receiver_user}
 
     def socat(self, source: list[str], sink: list[str], tls: bool, tar_dir: str | None = None) -> float:
         """Seconds for one socat run (optionally tar in, tar out); the file-to-file runs note their CPU seconds
@@ -149,7 +151,9 @@ class Bench:
             raise RuntimeError(f"socat failed\n{sender.output()}\n{receiver.output()}")
         elapsed = time.monotonic() - start
         if not tar_dir:
-            self.socat_cpu = self.usage("socat-sender")[1] + self.usage("socat-receiver")[1]
+            (_, sender_cpu, sender_user), (_, receiver_cpu, receiver_user) = (
+                self.usage("socat-sender"), self.usage("socat-receiver"))
+            self.socat_cpu, self.socat_user = sender_cpu + receiver_cpu, sender_user + receiver_user
         return elapsed
 
     def wormhole(self, source: str) -> float:
@@ -234,12 +238,14 @@ def main() -> int:
         out = os.path.join(bench.inbox, "out.bin")
         print(f"binary: {huddle_bin()}; {args.size_mib} MiB file, {args.runs} runs each, medians", flush=True)
         huddle_runs, raw, tls, worm = [], [], [], []
-        raw_cpu, tls_cpu = [], []
+        raw_cpu, tls_cpu, raw_user, tls_user = [], [], [], []
         for _ in range(args.runs):
             raw.append(bench.socat([big], [out], tls=False))
             raw_cpu.append(bench.socat_cpu)
+            raw_user.append(bench.socat_user)
             tls.append(bench.socat([big], [out], tls=True))
             tls_cpu.append(bench.socat_cpu)
+            tls_user.append(bench.socat_user)
             huddle_runs.append(bench.huddle([big]))
         if "wormhole" not in args.skip:
             bench.start_wormhole_servers()
@@ -268,9 +274,15 @@ def main() -> int:
         cores = os.cpu_count() or 1
         gib = args.size_mib / 1024
         print(f"  CPU seconds per GiB, sender + receiver, and the CPU ceiling on {cores} cores:")
-        for name, cpu in [("huddle (whole command)", median([r["cpu"] for r in huddle_runs])),
-                          ("socat raw TCP", median(raw_cpu)), ("socat + OpenSSL TLS", median(tls_cpu))]:
-            print(f"    {name:38} {cpu / gib:6.2f} s/GiB   ceiling {cores * 1024 * gib / cpu:8.1f} MiB/s")
+        for name, cpu, user in [
+                ("huddle (whole command)", median([r["cpu"] for r in huddle_runs]),
+                 median([r["user"] for r in huddle_runs])),
+                ("socat raw TCP", median(raw_cpu), median(raw_user)),
+                ("socat + OpenSSL TLS", median(tls_cpu), median(tls_user))]:
+            # User time is the programs' own work; system time is mostly the kernel copying to sockets and files,
+            # the same for every program, and the part a busy machine moves most.
+            print(f"    {name:38} {cpu / gib:6.2f} s/GiB   ceiling {cores * 1024 * gib / cpu:8.1f} MiB/s   "
+                  f"user {user / gib:5.2f} s/GiB")
         if "small" not in args.skip:
             small = os.path.join(root, "small")
             os.makedirs(small)
