@@ -7,14 +7,14 @@ package import NIOCore
 /// Where the bytes of one incoming file go: a single file's partial file and a directory entry's part alike. It
 /// writes and hashes them, in order, on a queue of its own.
 ///
-/// The session hands it each chunk (``append(_:)``); it gathers them into buffers of
-/// the session's write size, writes each in one go, adds it to the SHA-256 and tells `written` (the session's receive
-/// budget takes the bytes off its books, which lets a connection paused for buffered transfer data read again). So a disk (or a
-/// hash) slower than the network holds the socket back instead of queueing chunks in memory, and the session's
-/// actor never waits for the disk.
+/// The session hands it each chunk with the chunk's charge against its receive budget (``append(_:holding:)``);
+/// it gathers them into buffers of the session's write size, writes each in one go, adds it to the SHA-256 and
+/// then lets go of the charges (which takes the bytes off the budget's books and lets a connection paused for
+/// buffered transfer data read again). So a disk (or a hash) slower than the network holds the socket back
+/// instead of queueing chunks in memory, and the session's actor never waits for the disk.
 ///
-/// After a failed write the later buffers are dropped (still taken off the books) and ``failure`` says why; the
-/// bytes written before stay in the file, in order, for a resume.
+/// After a failed write the later buffers are dropped (their charges let go of all the same) and ``failure`` says
+/// why; the bytes written before stay in the file, in order, for a resume.
 package final class TransferFileSink: Sendable {
     /// The open file and the hash of what it holds; touched only on `queue`.
     package struct Output {
@@ -23,42 +23,46 @@ package final class TransferFileSink: Sendable {
     }
 
     private let queue = DispatchQueue(label: "huddle.transfer-writer")
-    private let written: @Sendable (Int) -> Void
     private let output: NIOLockedValueBox<Output>
     private let failed = NIOLockedValueBox<String?>(nil)
     private let beforeWrite: (@Sendable () -> Void)?
     private let writeSize: Int
-    /// Chunks handed over and not yet passed to the queue, gathered into one larger write; touched only by the
-    /// session's actor.
-    private let gathered = NIOLockedValueBox(ByteBuffer())
+    /// Chunks handed over and not yet passed to the queue, gathered into one larger write, with their charges;
+    /// touched only by the session's actor.
+    private let gathered = NIOLockedValueBox(Gathered())
+
+    struct Gathered {
+        var bytes = ByteBuffer()
+        var holds: [any AnyObject & Sendable] = []
+    }
 
     /// - Parameters:
     ///   - handle: the file, positioned at its end.
     ///   - hasher: the SHA-256 of what the file holds already.
-    ///   - written: told of each chunk's byte count once it is written (or dropped after a failure).
     ///   - writeSize: how many bytes to gather before a write.
     ///   - beforeWrite: runs on the queue before each write (a test's stand-in for a slow disk).
     package init(
         handle: FileHandle,
         hasher: FileHasher,
-        written: @escaping @Sendable (Int) -> Void,
         writeSize: Int,
         beforeWrite: (@Sendable () -> Void)? = nil
     ) {
-        self.written = written
         self.writeSize = writeSize
         self.beforeWrite = beforeWrite
         output = NIOLockedValueBox(Output(handle: handle, hasher: hasher))
     }
 
-    /// Takes one chunk; its bytes leave the receive budget once written.
-    package func append(_ data: ByteBuffer) {
-        let full = gathered.withLockedValue { gathered -> ByteBuffer? in
-            if gathered.readableBytes == 0 { gathered.reserveCapacity(max(writeSize, data.readableBytes)) }
+    /// Takes one chunk; `hold` (its charge against a receive budget) is let go of once the chunk is written.
+    package func append(_ data: ByteBuffer, holding hold: (any AnyObject & Sendable)? = nil) {
+        let full = gathered.withLockedValue { gathered -> Gathered? in
+            if gathered.bytes.readableBytes == 0 {
+                gathered.bytes.reserveCapacity(max(writeSize, data.readableBytes))
+            }
             var chunk = data
-            gathered.writeBuffer(&chunk)
-            guard gathered.readableBytes >= writeSize else { return nil }
-            defer { gathered = ByteBuffer() }
+            gathered.bytes.writeBuffer(&chunk)
+            if let hold { gathered.holds.append(hold) }
+            guard gathered.bytes.readableBytes >= writeSize else { return nil }
+            defer { gathered = Gathered() }
             return gathered
         }
         if let full { write(full) }
@@ -66,8 +70,8 @@ package final class TransferFileSink: Sendable {
 
     /// Hands what was gathered to the queue.
     package func flush() {
-        let rest = gathered.withLockedValue { gathered -> ByteBuffer in
-            defer { gathered = ByteBuffer() }
+        let rest = gathered.withLockedValue { gathered -> Gathered in
+            defer { gathered = Gathered() }
             return gathered
         }
         write(rest)
@@ -76,11 +80,12 @@ package final class TransferFileSink: Sendable {
     /// Why a write failed, once one has.
     package var failure: String? { failed.withLockedValue { $0 } }
 
-    /// Appends `buffer` to the file and the hash, later, after the buffers handed over before it.
-    private func write(_ buffer: ByteBuffer) {
-        guard buffer.readableBytes > 0 else { return }
+    /// Appends the gathered bytes to the file and the hash, later, after the buffers handed over before them;
+    /// then lets go of their charges.
+    private func write(_ gathered: Gathered) {
+        guard gathered.bytes.readableBytes > 0 else { return }
         queue.async { [self] in
-            let count = buffer.readableBytes
+            let buffer = gathered.bytes
             beforeWrite?()
             if failure == nil {
                 let error: (any Error)? = output.withLockedValue { output in
@@ -94,7 +99,7 @@ package final class TransferFileSink: Sendable {
                 }
                 if let error { failed.withLockedValue { $0 = $0 ?? "cannot write: \(error)" } }
             }
-            written(count)
+            withExtendedLifetime(gathered.holds) {}  // written (or dropped): the charges go now
         }
     }
 

@@ -6,17 +6,30 @@ import Testing
 /// Events per subscriber, and the receive budget held by the slowest one.
 @Suite("Event broadcast")
 struct EventBroadcastTests {
-    /// A broadcast of strings that weigh their length, and what it released.
+    /// A broadcast of strings, each yielded with a hold that weighs its length, and the weights let go of.
     final class Harness: Sendable {
+        /// Records its weight when the broadcast lets go of it.
+        final class Weight: Sendable {
+            let count: Int
+            let released: NIOLockedValueBox<[Int]>
+
+            init(_ count: Int, released: NIOLockedValueBox<[Int]>) {
+                self.count = count
+                self.released = released
+            }
+
+            deinit { released.withLockedValue { $0.append(count) } }
+        }
+
         let released = NIOLockedValueBox<[Int]>([])
         let broadcast: EventBroadcast<String>
 
-        init() {
-            let released = self.released
-            broadcast = EventBroadcast(
-                weigh: { $0.count },
-                release: { weight in released.withLockedValue { $0.append(weight) } }
-            )
+        init(bufferLimit: Int? = nil) {
+            broadcast = EventBroadcast(bufferLimit: bufferLimit)
+        }
+
+        func yield(_ text: String) {
+            broadcast.yield(text, holding: Weight(text.count, released: released))
         }
 
         var total: Int { released.withLockedValue { $0.reduce(0, +) } }
@@ -32,7 +45,7 @@ struct EventBroadcastTests {
         let harness = Harness()
         let first = harness.broadcast.subscribe()
         let second = harness.broadcast.subscribe()
-        for text in ["a", "bb", "ccc"] { harness.broadcast.yield(text) }
+        for text in ["a", "bb", "ccc"] { harness.yield(text) }
         harness.broadcast.finish()
         #expect(await Self.all(first) == ["a", "bb", "ccc"])
         #expect(await Self.all(second) == ["a", "bb", "ccc"])
@@ -41,10 +54,10 @@ struct EventBroadcastTests {
 
     @Test func theBacklogGoesToTheFirstSubscriberOnly() async {
         let harness = Harness()
-        harness.broadcast.yield("early")
+        harness.yield("early")
         let first = harness.broadcast.subscribe()
         let second = harness.broadcast.subscribe()
-        harness.broadcast.yield("late")
+        harness.yield("late")
         harness.broadcast.finish()
         #expect(await Self.all(first) == ["early", "late"])
         #expect(await Self.all(second) == ["late"])
@@ -54,7 +67,7 @@ struct EventBroadcastTests {
         let harness = Harness()
         let fast = harness.broadcast.subscribe()
         let slow = harness.broadcast.subscribe()
-        harness.broadcast.yield("four")
+        harness.yield("four")
         var fastIterator = fast.makeAsyncIterator()
         #expect(await fastIterator.next() == "four")
         #expect(harness.total == 0)
@@ -66,13 +79,13 @@ struct EventBroadcastTests {
     @Test func aSubscriptionThatGoesAwayReleasesWhatItHeld() {
         let harness = Harness()
         var gone: EventSubscription<String>? = harness.broadcast.subscribe()
-        harness.broadcast.yield("held")
+        harness.yield("held")
         #expect(harness.total == 0)
         #expect(gone != nil)
         gone = nil
         #expect(harness.total == 4)
         // With nobody subscribed any more, a weighed element is released at once.
-        harness.broadcast.yield("none")
+        harness.yield("none")
         #expect(harness.total == 8)
     }
 
@@ -82,28 +95,24 @@ struct EventBroadcastTests {
         let reader = Task { [subscription] in await Self.all(subscription!) }
         reader.cancel()
         #expect(await reader.value == [])
-        harness.broadcast.yield("after")
+        harness.yield("after")
         #expect(harness.total == 0)
         var iterator = subscription!.makeAsyncIterator()
         #expect(await iterator.next() == "after")
-        harness.broadcast.yield("dropped")
+        harness.yield("dropped")
         subscription = nil
         _ = iterator  // the iterator still holds it
         #expect(harness.total == 5)
     }
 
     @Test func aSubscriberHoldsAtMostTheBufferLimitDroppingTheOldest() async {
-        let released = NIOLockedValueBox(0)
-        let broadcast = EventBroadcast<String>(
-            weigh: { $0.count },
-            release: { weight in released.withLockedValue { $0 += weight } },
-            bufferLimit: 2
-        )
-        let subscription = broadcast.subscribe()
-        for text in ["a", "bb", "ccc"] { broadcast.yield(text) }
-        #expect(released.withLockedValue { $0 } == 1)
-        broadcast.finish()
+        let harness = Harness(bufferLimit: 2)
+        let subscription = harness.broadcast.subscribe()
+        for text in ["a", "bb", "ccc"] { harness.yield(text) }
+        #expect(harness.released.withLockedValue { $0 } == [1])
+        harness.broadcast.finish()
         #expect(await Self.all(subscription) == ["bb", "ccc"])
+        #expect(harness.total == 6)
     }
 
     @Test func aWaitingSubscriberIsHandedTheElementAtOnce() async {
@@ -114,7 +123,7 @@ struct EventBroadcastTests {
             return await iterator.next()
         }
         // Yield until the reader has it: it may not be waiting yet, and then the element waits in its buffer.
-        harness.broadcast.yield("x")
+        harness.yield("x")
         #expect(await reader.value == "x")
         #expect(harness.total == 1)
     }

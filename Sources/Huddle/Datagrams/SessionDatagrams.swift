@@ -129,8 +129,8 @@ actor SessionDatagrams {
         }
         guard let peer = peers[id] else { return }
         if case .delivered(let payload, _) = opened {
-            if flow.admitDatagram(payload.count) {
-                broadcast.yield(.received(payload, from: peer))
+            if let charge = flow.admitDatagram(payload.count) {
+                broadcast.yield(.received(payload, from: peer), holding: charge)
             } else {
                 // Counted in droppedDatagramsOverBudget; debug only, as a flood would flood the log too.
                 logger.debug("dropped a datagram: the receive budget is full", metadata: ["peer": "\(peer)"])

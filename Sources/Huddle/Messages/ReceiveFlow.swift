@@ -14,6 +14,11 @@ import NIOCore
 ///
 /// A connection paused by one total resumes when that total has fallen to half its budget and the other total
 /// does not hold it paused too.
+///
+/// Bytes are counted out here alone: what the gate counted in becomes a ``ReceiveCharge`` as soon as the session
+/// sees it (``charge(message:)``, ``charge(resource:)``, ``admitDatagram(_:)``), and the charge goes along with
+/// the bytes — into the event broadcast until every subscriber took them, into a file's writer until written —
+/// and counts them out when it is let go of. A message dropped anywhere counts out by being dropped.
 final class ReceiveFlow: PeerReceiveGate {
     struct State {
         var channels: [PeerID: any Channel] = [:]
@@ -84,11 +89,11 @@ final class ReceiveFlow: PeerReceiveGate {
     }
 
     /// A datagram payload of `count` bytes is about to be handed to the subscribers: it counts like a message when
-    /// the total stays within the budget (the event broadcast counts every received payload out once every
-    /// subscriber holding it took it). Past the budget it is dropped and counted in ``datagramsOverBudget``: datagrams may be lost,
-    /// and a flood of them must not pause the connections.
-    func admitDatagram(_ count: Int) -> Bool {
-        state.withLockedValue { state in
+    /// the total stays within the budget, until its charge is let go of. Past the budget it is dropped (nil) and
+    /// counted in ``datagramsOverBudget``: datagrams may be lost, and a flood of them must not pause the
+    /// connections.
+    func admitDatagram(_ count: Int) -> ReceiveCharge? {
+        let admitted = state.withLockedValue { state in
             guard state.undelivered + count <= budget else {
                 state.datagramsOverBudget += 1
                 return false
@@ -96,13 +101,28 @@ final class ReceiveFlow: PeerReceiveGate {
             state.undelivered += count
             return true
         }
+        return admitted ? ReceiveCharge(count, of: .message, in: self) : nil
     }
+
+    /// The charge of a whole message of `count` bytes that ``received(_:on:)`` counted in.
+    func charge(message count: Int) -> ReceiveCharge { ReceiveCharge(count, of: .message, in: self) }
+
+    /// The charge of a message of the resource stream of `count` bytes that ``receivedResource(_:on:)`` counted in.
+    func charge(resource count: Int) -> ReceiveCharge { ReceiveCharge(count, of: .resource, in: self) }
 
     /// Datagrams dropped because the slowest subscriber had fallen a whole budget behind.
     var datagramsOverBudget: UInt64 { state.withLockedValue { $0.datagramsOverBudget } }
 
+    /// A charge of `count` bytes of `total` was let go of.
+    fileprivate func countOut(_ count: Int, of total: ReceiveCharge.Total) {
+        switch total {
+        case .message: consumed(count)
+        case .resource: consumedResource(count)
+        }
+    }
+
     /// Every subscriber took (or the session dropped) a message of `count` bytes.
-    func consumed(_ count: Int) {
+    private func consumed(_ count: Int) {
         let resume: [any Channel] = state.withLockedValue { state in
             state.undelivered -= count
             guard !state.paused.isEmpty, state.undelivered <= budget / 2 else { return [] }
@@ -113,7 +133,7 @@ final class ReceiveFlow: PeerReceiveGate {
     }
 
     /// `count` bytes of the resource stream were written to disk (or handled, or dropped).
-    func consumedResource(_ count: Int) {
+    private func consumedResource(_ count: Int) {
         let resume: [any Channel] = state.withLockedValue { state in
             state.buffered -= count
             guard !state.pausedForTransfers.isEmpty, state.buffered <= transferBudget / 2 else { return [] }
@@ -122,4 +142,29 @@ final class ReceiveFlow: PeerReceiveGate {
         }
         for channel in resume { channel.setOption(.autoRead, value: true).whenComplete { _ in } }
     }
+}
+
+/// Received bytes counted against one of ``ReceiveFlow``'s totals, counted out when the last holder lets go of the
+/// charge. Whatever holds the bytes holds their charge: the event broadcast (``EventBroadcast``, until every
+/// subscriber took the message), a file's writer (until written), or the code handling them (until it returns).
+final class ReceiveCharge: Sendable {
+    /// Which budget the bytes count against.
+    enum Total: Sendable {
+        /// Messages and datagrams not yet taken by every subscriber.
+        case message
+        /// Transfer data not yet written.
+        case resource
+    }
+
+    let count: Int
+    let total: Total
+    private let flow: ReceiveFlow
+
+    fileprivate init(_ count: Int, of total: Total, in flow: ReceiveFlow) {
+        self.count = count
+        self.total = total
+        self.flow = flow
+    }
+
+    deinit { flow.countOut(count, of: total) }
 }

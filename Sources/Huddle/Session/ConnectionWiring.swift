@@ -106,11 +106,16 @@ final class ConnectionWiring: Sendable {
                 case .resumed(let sequence):
                     route.resume(at: sequence)
                 case .message(let buffer):
+                    // The gate counted the message in; from here its charge goes with it (``ReceiveFlow``).
+                    let charge = flow.charge(message: buffer.readableBytes)
                     switch route.arrived() {
-                    case .direct(let peer): events.yield(.received(Array(buffer.readableBytesView), from: peer))
-                    case .duplicate: flow.consumed(buffer.readableBytes)
-                    case .inbox(let sequence): inbox.yield(.message(connection, buffer, sequence: sequence))
+                    case .direct(let peer):
+                        events.yield(.received(Array(buffer.readableBytesView), from: peer), holding: charge)
+                    case .duplicate: break  // dropped, and with it its charge
+                    case .inbox(let sequence): inbox.yield(.message(connection, buffer, sequence: sequence, charge))
                     }
+                case .resource(let buffer):
+                    inbox.yield(.resource(connection, buffer, flow.charge(resource: buffer.readableBytes)))
                 default:
                     inbox.yield(.connection(connection, event))
                 }

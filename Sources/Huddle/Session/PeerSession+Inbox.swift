@@ -16,8 +16,10 @@ extension PeerSession {
             connectionClosed(id, error: error)
         case .connection(let id, let event):
             handle(event, on: id)
-        case .message(let id, let buffer, let sequence):
-            receivedMessage(buffer, sequence: sequence, on: id)
+        case .message(let id, let buffer, let sequence, let charge):
+            receivedMessage(buffer, sequence: sequence, on: id, charge: charge)
+        case .resource(let id, let buffer, let charge):
+            receivedResource(buffer, on: id, charge: charge)
         case .unsent(let buffer, let peer, let channel):
             let id = io.first { $0.value.channel.map(ObjectIdentifier.init) == channel }?.key
             apply(.unsent(buffer, to: peer, connection: id))
@@ -31,11 +33,7 @@ extension PeerSession {
     }
 
     func handle(_ event: PeerConnectionEvent, on id: ConnectionID) {
-        guard machine.hasConnection(id) else {
-            if case .message(let buffer) = event { flow.consumed(buffer.readableBytes) }
-            if case .resource(let buffer) = event { flow.consumedResource(buffer.readableBytes) }
-            return
-        }
+        guard machine.hasConnection(id) else { return }
         switch event {
         case .authenticated(let device):
             apply(.authenticated(id, device))
@@ -43,17 +41,11 @@ extension PeerSession {
             apply(.prompted(id, prompt))
         case .connected(let outcome):
             apply(.connected(id, outcome))
-        case .message(let buffer):
-            // Messages come through `Inbox.message`, numbered; this is only reached by a caller bypassing it.
-            flow.consumed(buffer.readableBytes)
-        case .resumed, .introduced:
+        case .message, .resource, .resumed, .introduced:
+            // Messages and the resource stream come through their own `Inbox` cases, charged (`ConnectionWiring`).
             break
         case .unacknowledged(let messages, let next):
             apply(.unacknowledged(id, messages: messages, next: next))
-        case .resource(let buffer):
-            guard let peer = machine.peer(on: id) else { return flow.consumedResource(buffer.readableBytes) }
-            // A chunk of a file being written counts until its writer has written it; the rest count until now.
-            transfers.assumeIsolated { $0.received(buffer, from: peer) }
         case .closed(let error):
             connectionClosed(id, error: error.map { .connection($0) })
         }
@@ -66,10 +58,18 @@ extension PeerSession {
     }
 
     /// A numbered reliable message that came through the inbox.
-    func receivedMessage(_ buffer: ByteBuffer, sequence: UInt64, on id: ConnectionID) {
-        guard let route = io[id]?.route, machine.hasConnection(id) else { return flow.consumed(buffer.readableBytes) }
+    /// A message of the resource stream; a chunk of a file being written stays charged until its writer has
+    /// written it, the rest until handled.
+    func receivedResource(_ buffer: ByteBuffer, on id: ConnectionID, charge: ReceiveCharge) {
+        guard let peer = machine.peer(on: id) else { return }
+        transfers.assumeIsolated { $0.received(buffer, from: peer, charge: charge) }
+    }
+
+    /// A message dropped here counts out of the receive budget with its `charge`.
+    func receivedMessage(_ buffer: ByteBuffer, sequence: UInt64, on id: ConnectionID, charge: ReceiveCharge) {
+        guard let route = io[id]?.route, machine.hasConnection(id) else { return }
         defer { route.leftInbox() }
-        guard let peer = machine.deliverable(sequence, on: id) else { return flow.consumed(buffer.readableBytes) }
-        emit(.received(Array(buffer.readableBytesView), from: peer))
+        guard let peer = machine.deliverable(sequence, on: id) else { return }
+        broadcast.yield(.received(Array(buffer.readableBytesView), from: peer), holding: charge)
     }
 }

@@ -12,7 +12,9 @@ extension PeerSession {
         case directory(PeerDirectoryEvent)
         case datagram([UInt8], SocketAddress)
         /// A reliable message that could not go straight to the events, with its sequence number.
-        case message(ConnectionID, ByteBuffer, sequence: UInt64)
+        case message(ConnectionID, ByteBuffer, sequence: UInt64, ReceiveCharge)
+        /// A message of the resource stream (transfers).
+        case resource(ConnectionID, ByteBuffer, ReceiveCharge)
         /// A reliable message whose write the connection refused (it had just failed).
         case unsent(ByteBuffer, to: PeerID, channel: ObjectIdentifier)
     }

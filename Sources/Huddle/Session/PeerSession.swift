@@ -140,13 +140,8 @@ public actor PeerSession {
             transferBudget: configuration.transfers.maximumBufferedBytes,
             paused: configuration.receivePaused
         )
-        let broadcast = EventBroadcast<PeerSessionEvent>(
-            weigh: { event in
-                if case .received(let bytes, _) = event { return bytes.count }
-                return 0
-            },
-            release: { flow.consumed($0) }
-        )
+        // A received message's charge against the budget rides with it (``ReceiveFlow``).
+        let broadcast = EventBroadcast<PeerSessionEvent>()
         let clock = configuration.clock
         pairingGate = PairingGate(
             configuration: configuration.pairingBudget,

@@ -71,15 +71,14 @@ extension SessionTransfers {
     }
 
     /// Hands bytes of one file to its part's sink; the file gets its name at its ENTRY-END.
-    /// - Returns: whether `counted` bytes of receive budget went to the sink with the chunk.
+    /// A chunk handed to the sink keeps its `charge` until written.
     func receivedEntryChunk(
         _ tree: IncomingDirectory,
         index: UInt32,
         offset: UInt64,
         data: ByteBuffer,
-        counted: Int
-    ) -> Bool {
-        var handedOver = false
+        charge: ReceiveCharge
+    ) {
         let actions = tree.rules.chunk(index, offset: offset, count: UInt64(data.readableBytes))
         let endedByRules = tree.rules.isEnded
         for action in actions {
@@ -94,12 +93,8 @@ extension SessionTransfers {
                 perform(tree.rules.fail("\(tree.staging.offer.entries[Int(index)].path): \(failure)"), on: tree)
                 break
             }
-            // The sink takes the chunk's bytes off the budget once written; the message's header goes now.
-            flow.consumedResource(counted - data.readableBytes)
-            sink.append(data)
-            handedOver = true
+            sink.append(data, holding: charge)
         }
-        return handedOver
     }
 
     /// The sender has sent all of file `index`, with its SHA-256: once its sink has written everything, the part

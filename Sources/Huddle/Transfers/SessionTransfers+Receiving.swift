@@ -5,10 +5,9 @@ import NIOConcurrencyHelpers
 import NIOCore
 
 extension SessionTransfers {
-    /// Handles one message of the resource stream; messages that do not decode are dropped.
-    /// - Returns: whether the message's bytes went to a file's writer, which takes them off the receive budget
-    ///   once written; otherwise the caller does so now.
-    func receivedResource(_ buffer: ByteBuffer, from peer: PeerID) -> Bool {
+    /// Handles one message of the resource stream; messages that do not decode are dropped. Its bytes stay
+    /// charged to the receive budget until a file's writer has written them, or else until this returns.
+    func receivedResource(_ buffer: ByteBuffer, from peer: PeerID, charge: ReceiveCharge) {
         let message: TransferMessage
         do {
             message = try TransferMessage(decoding: buffer)
@@ -17,7 +16,7 @@ extension SessionTransfers {
                 "dropped a transfer message that does not decode",
                 metadata: ["peer": "\(peer)", "bytes": "\(buffer.readableBytes)", "error": "\(error)"]
             )
-            return false
+            return
         }
         // A transfer's messages count only from the peer it is with: IDs are random, but a peer that learned
         // another's ID must not be able to answer, feed or cancel that transfer.
@@ -28,14 +27,14 @@ extension SessionTransfers {
                     "dropped a transfer message about no transfer this side has",
                     metadata: ["peer": "\(peer)", "transfer": "\(id)"]
                 )
-                return false
+                return
             }
             guard owner == peer else {
                 configuration.logger.warning(
                     "dropped a transfer message about another peer's transfer",
                     metadata: ["peer": "\(peer)", "transfer": "\(id)"]
                 )
-                return false
+                return
             }
         }
         switch message {
@@ -54,16 +53,15 @@ extension SessionTransfers {
         case .cancel(let id, let reason):
             receivedCancel(id, reason: reason, from: peer)
         case .chunk(let id, let offset, let data):
-            return receivedChunk(id, offset: offset, data: data, counted: buffer.readableBytes)
+            receivedChunk(id, offset: offset, data: data, charge: charge)
         case .entryChunk(let id, let index, let offset, let data):
-            guard let tree = table.directory(id) else { return false }
-            return receivedEntryChunk(tree, index: index, offset: offset, data: data, counted: buffer.readableBytes)
+            guard let tree = table.directory(id) else { return }
+            receivedEntryChunk(tree, index: index, offset: offset, data: data, charge: charge)
         case .entryEnd(let id, let index, let sha256):
             if let tree = table.directory(id) { receivedEntryEnd(tree, index: index, sha256: sha256) }
         case .end(let id, let sha256):
             if let tree = table.directory(id) { finishDirectory(tree) } else { finish(id, sha256: sha256) }
         }
-        return false
     }
 
     /// The other side stopped transfer `id`: a sender's call fails, a file or directory being received keeps what
@@ -109,25 +107,21 @@ extension SessionTransfers {
     }
 
     /// Takes one chunk of a file: into memory, or gathered for the file's writer.
-    /// - Returns: whether `counted` bytes of receive budget went to the writer with the chunk.
-    func receivedChunk(_ id: TransferID, offset: UInt64, data: ByteBuffer, counted: Int) -> Bool {
-        guard let file = table.file(id) else { return false }
+    /// A chunk handed to the writer keeps its `charge` until written.
+    func receivedChunk(_ id: TransferID, offset: UInt64, data: ByteBuffer, charge: ReceiveCharge) {
+        guard let file = table.file(id) else { return }
         let chunk = file.bytes.chunk(at: offset, count: UInt64(data.readableBytes))
         guard case .take(let reportProgress) = chunk else {
             if case .refuse(let reason) = chunk { fail(file, reason: reason) }
-            return false
+            return
         }
-        var handedOver = false
         switch file.sink {
         case .file(let sink, _, _):
             if let failure = sink.failure {
                 fail(file, reason: failure, keepPartial: true)
-                return false
+                return
             }
-            // The sink takes the chunk's bytes off the budget once written; the message's header goes now.
-            flow.consumedResource(counted - data.readableBytes)
-            sink.append(data)
-            handedOver = true
+            sink.append(data, holding: charge)
         case .memory:
             file.memory.append(contentsOf: data.readableBytesView)
             data.withUnsafeReadableBytes { file.hasher.update($0) }
@@ -143,7 +137,6 @@ extension SessionTransfers {
             )
             emit(.transferProgress(progress))
         }
-        return handedOver
     }
 
     /// The sender is done and says the file's SHA-256: once the writer has written (and hashed) everything, check

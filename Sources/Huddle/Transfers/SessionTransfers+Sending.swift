@@ -138,7 +138,6 @@ extension SessionTransfers {
         TransferFileSink(
             handle: handle,
             hasher: hasher,
-            written: { [flow] in flow.consumedResource($0) },
             writeSize: configuration.transfers.writeSize,
             beforeWrite: configuration.beforeTransferWrite
         )

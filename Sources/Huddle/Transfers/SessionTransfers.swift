@@ -39,9 +39,9 @@ actor SessionTransfers {
     var inMemoryReservedBytes: UInt64 { table.inMemoryReservedBytes }
 
     /// A transfer message from `peer`'s connection, in the order the connection delivered it. Its bytes leave the
-    /// receive budget now, or, when they went to a file's writer, once written.
-    func received(_ buffer: ByteBuffer, from peer: PeerID) {
-        if !receivedResource(buffer, from: peer) { flow.consumedResource(buffer.readableBytes) }
+    /// receive budget with `charge`: once a file's writer has written them, or else when this returns.
+    func received(_ buffer: ByteBuffer, from peer: PeerID, charge: ReceiveCharge) {
+        receivedResource(buffer, from: peer, charge: charge)
     }
 
     func emit(_ event: PeerSessionEvent) {

@@ -1,38 +1,42 @@
-import NIOConcurrencyHelpers
-import NIOCore
-import Synchronization
+public import NIOConcurrencyHelpers
+public import NIOCore
 
 /// Hands every element to every subscriber, each at its own pace (``EventSubscription``).
 ///
-/// Elements that weigh something (received messages, counted against the session's receive budget) are released
-/// once every subscriber that got them has taken them, or has ended: so the slowest subscriber holds the budget,
-/// and memory stays bounded by it. Elements yielded before anyone subscribed wait for the first subscriber, so a
-/// caller that subscribes just after `start()` misses nothing; later subscribers see what comes after they
-/// subscribed. With no subscriber left, weighed elements are released at once.
+/// An element may come with a *hold*: an object kept alive as long as any subscriber still has the element to
+/// take (a received message's charge against the session's receive budget, which counts the bytes out when it
+/// goes). So the slowest subscriber holds the budget, and memory stays bounded by it. Elements yielded before
+/// anyone subscribed wait for the first subscriber, so a caller that subscribes just after `start()` misses
+/// nothing; later subscribers see what comes after they subscribed. With no subscriber left, a hold is let go at
+/// once.
+///
+/// Every message of a session passes through here, from another module: the hot paths are `@inlinable` so that
+/// they are specialised for the session's event type rather than run generically (`BENCHMARKS.md`).
+@usableFromInline
 package final class EventBroadcast<Element: Sendable>: Sendable {
-    /// One element and, when it weighs something, the count of subscribers still to take it.
+    /// One element and its hold, shared by the subscribers that are still to take it.
+    @usableFromInline
     final class Entry: Sendable {
-        let element: Element
-        let weight: Int
-        private let holders: Synchronization.Atomic<Int>
+        @usableFromInline let element: Element
+        @usableFromInline let hold: (any AnyObject & Sendable)?
 
-        init(_ element: Element, weight: Int, holders: Int) {
+        @inlinable
+        init(_ element: Element, hold: (any AnyObject & Sendable)?) {
             self.element = element
-            self.weight = weight
-            self.holders = Synchronization.Atomic(holders)
-        }
-
-        /// One holder is done with it; true for the last one.
-        func drop() -> Bool {
-            holders.subtract(1, ordering: .acquiringAndReleasing).newValue == 0
+            self.hold = hold
         }
     }
 
-    struct Subscriber {
-        var buffer = CircularBuffer<Entry>()
-        var waiter: CheckedContinuation<Element?, Never>?
+    @usableFromInline
+    struct Subscriber: Sendable {
+        @usableFromInline var buffer = CircularBuffer<Entry>()
+        @usableFromInline var waiter: CheckedContinuation<Element?, Never>?
+
+        @inlinable
+        init() {}
 
         /// Buffers `entry`; returns the oldest one when that makes the buffer longer than `limit`.
+        @inlinable
         mutating func hold(_ entry: Entry, limit: Int?) -> Entry? {
             buffer.append(entry)
             guard let limit, buffer.count > limit else { return nil }
@@ -40,57 +44,53 @@ package final class EventBroadcast<Element: Sendable>: Sendable {
         }
     }
 
-    struct State {
-        var subscribers: [Int: Subscriber] = [:]
-        var nextID = 0
+    @usableFromInline
+    struct State: Sendable {
+        @usableFromInline var subscribers: [Int: Subscriber] = [:]
+        @usableFromInline var nextID = 0
         /// What came before the first subscriber; nil once there was one.
-        var backlog: [Entry]? = []
-        var finished = false
+        @usableFromInline var backlog: [Entry]? = []
+        @usableFromInline var finished = false
+
+        @inlinable
+        init() {}
     }
 
-    private let state = NIOLockedValueBox(State())
-    private let weigh: @Sendable (Element) -> Int
-    private let release: @Sendable (Int) -> Void
-    private let bufferLimit: Int?
+    @usableFromInline let state = NIOLockedValueBox(State())
+    @usableFromInline let bufferLimit: Int?
 
-    /// - Parameters:
-    ///   - weigh: how much an element counts against a budget (0 for most).
-    ///   - release: called with an element's weight once nobody holds it any more.
-    ///   - bufferLimit: the most elements one subscriber (or the backlog) holds; past it the oldest is dropped.
-    ///     Nil for no limit: then weighed elements must bound memory through `weigh` and `release`.
-    package init(
-        weigh: @escaping @Sendable (Element) -> Int = { _ in 0 },
-        release: @escaping @Sendable (Int) -> Void = { _ in },
-        bufferLimit: Int? = nil
-    ) {
-        self.weigh = weigh
-        self.release = release
+    /// - Parameter bufferLimit: the most elements one subscriber (or the backlog) holds; past it the oldest is
+    ///   dropped. Nil for no limit: then the holds of the elements must bound memory (a receive budget).
+    package init(bufferLimit: Int? = nil) {
         self.bufferLimit = bufferLimit
     }
 
-    package func yield(_ element: Element) {
-        let weight = weigh(element)
-        var dropped: Entry?
-        var droppedByOthers: [Entry] = []
-        let (waiting, held) = state.withLockedValue { state -> (Waiting, Bool) in
-            guard !state.finished else { return (.none, false) }
+    /// Hands `element` to every subscriber; `hold` stays alive until each of them has taken it (or ended, or
+    /// dropped it past the buffer limit).
+    @inlinable
+    package func yield(_ element: Element, holding hold: (any AnyObject & Sendable)? = nil) {
+        // What leaves the buffers goes after the lock: letting go of a hold may run its deinit.
+        var dropped: [Entry] = []
+        let waiting = state.withLockedValue { state -> Waiting in
+            guard !state.finished else { return .none }
             if state.backlog != nil {
-                state.backlog!.append(Entry(element, weight: weight, holders: 1))
-                if let bufferLimit, state.backlog!.count > bufferLimit { dropped = state.backlog!.removeFirst() }
-                return (.none, true)
+                state.backlog!.append(Entry(element, hold: hold))
+                if let bufferLimit, state.backlog!.count > bufferLimit { dropped.append(state.backlog!.removeFirst()) }
+                return .none
             }
             // The common case, one subscriber, without collecting anything.
             if state.subscribers.count == 1, let id = state.subscribers.keys.first {
                 if let waiter = state.subscribers[id]!.waiter {
                     state.subscribers[id]!.waiter = nil
-                    return (.one(waiter), false)
+                    return .one(waiter)
                 }
-                dropped = state.subscribers[id]!.hold(Entry(element, weight: weight, holders: 1), limit: bufferLimit)
-                return (.none, true)
+                if let old = state.subscribers[id]!.hold(Entry(element, hold: hold), limit: bufferLimit) {
+                    dropped.append(old)
+                }
+                return .none
             }
             // Subscribers waiting take it now; the others hold it until they take it.
-            let holders = state.subscribers.values.count { $0.waiter == nil }
-            let entry = Entry(element, weight: weight, holders: holders)
+            let entry = Entry(element, hold: hold)
             var waiting: [CheckedContinuation<Element?, Never>] = []
             // The keys copied first: iterating the dictionary while changing it would copy it, and every buffer.
             for id in Array(state.subscribers.keys) {
@@ -98,22 +98,21 @@ package final class EventBroadcast<Element: Sendable>: Sendable {
                     state.subscribers[id]!.waiter = nil
                     waiting.append(waiter)
                 } else if let old = state.subscribers[id]!.hold(entry, limit: bufferLimit) {
-                    droppedByOthers.append(old)
+                    dropped.append(old)
                 }
             }
-            return (.many(waiting), holders > 0)
+            return .many(waiting)
         }
         switch waiting {
         case .none: break
         case .one(let waiter): waiter.resume(returning: element)
         case .many(let waiters): for waiter in waiters { waiter.resume(returning: element) }
         }
-        if weight > 0, !held { release(weight) }
-        if let dropped { droppedByOthers.append(dropped) }
-        for entry in droppedByOthers where entry.drop() && entry.weight > 0 { release(entry.weight) }
+        withExtendedLifetime(dropped) {}
     }
 
     /// The subscribers an element is handed to at once.
+    @usableFromInline
     enum Waiting {
         case none
         case one(CheckedContinuation<Element?, Never>)
@@ -150,6 +149,7 @@ package final class EventBroadcast<Element: Sendable>: Sendable {
 
     /// The next element for subscriber `id`, waiting for one; nil once the broadcast finished and the subscriber
     /// has taken everything, or when the subscription ended.
+    @inlinable
     func next(for id: Int) async -> Element? {
         // An element waiting is taken without suspending: a burst costs a lock per element, not a task switch.
         switch take(for: id) {
@@ -169,7 +169,6 @@ package final class EventBroadcast<Element: Sendable>: Sendable {
                     return .none
                 }
                 guard case .some(let entry) = taken else { return }
-                if let entry, entry.drop(), entry.weight > 0 { release(entry.weight) }
                 continuation.resume(returning: entry?.element)
             }
         } onCancel: {
@@ -177,6 +176,7 @@ package final class EventBroadcast<Element: Sendable>: Sendable {
         }
     }
 
+    @usableFromInline
     enum Taken {
         case element(Element)
         case end
@@ -184,6 +184,7 @@ package final class EventBroadcast<Element: Sendable>: Sendable {
     }
 
     /// The next element for subscriber `id` if one waits in its buffer.
+    @inlinable
     func take(for id: Int) -> Taken {
         let taken = state.withLockedValue { state -> (Entry?, Bool) in
             guard state.subscribers[id] != nil else { return (nil, true) }
@@ -192,7 +193,6 @@ package final class EventBroadcast<Element: Sendable>: Sendable {
         }
         switch taken {
         case (let entry?, _):
-            if entry.drop(), entry.weight > 0 { release(entry.weight) }
             return .element(entry.element)
         case (nil, true): return .end
         case (nil, false): return .empty
@@ -201,6 +201,7 @@ package final class EventBroadcast<Element: Sendable>: Sendable {
 
     /// The task waiting in subscriber `id`'s ``next(for:)`` was cancelled: that wait returns nil, and the
     /// subscription stays (an element handed over in the same instant may go to the cancelled wait).
+    @usableFromInline
     func interrupt(_ id: Int) {
         let waiter = state.withLockedValue { state -> CheckedContinuation<Element?, Never>? in
             defer { state.subscribers[id]?.waiter = nil }
@@ -209,14 +210,14 @@ package final class EventBroadcast<Element: Sendable>: Sendable {
         waiter?.resume(returning: nil)
     }
 
-    /// Subscriber `id` stops: what it still held is released.
+    /// Subscriber `id` stops: what it still held is let go of.
     func cancel(_ id: Int) {
         let (waiter, held) = state.withLockedValue {
             state -> (CheckedContinuation<Element?, Never>?, CircularBuffer<Entry>) in
             guard let subscriber = state.subscribers.removeValue(forKey: id) else { return (nil, []) }
             return (subscriber.waiter, subscriber.buffer)
         }
-        for entry in held where entry.drop() && entry.weight > 0 { release(entry.weight) }
+        withExtendedLifetime(held) {}  // let go of after the lock
         waiter?.resume(returning: nil)
     }
 }

@@ -4,9 +4,10 @@
 /// subscription and of its iterators share one place in the stream.
 public struct EventSubscription<Element: Sendable>: AsyncSequence, Sendable {
     /// Ends the subscription when the last copy of it (or of its iterator) goes away.
+    @usableFromInline
     final class Token: Sendable {
-        let broadcast: EventBroadcast<Element>
-        let id: Int
+        @usableFromInline let broadcast: EventBroadcast<Element>
+        @usableFromInline let id: Int
 
         init(broadcast: EventBroadcast<Element>, id: Int) {
             self.broadcast = broadcast
@@ -16,15 +17,16 @@ public struct EventSubscription<Element: Sendable>: AsyncSequence, Sendable {
         deinit { broadcast.cancel(id) }
     }
 
-    let token: Token
+    @usableFromInline let token: Token
 
     init(broadcast: EventBroadcast<Element>, id: Int) {
         token = Token(broadcast: broadcast, id: id)
     }
 
     public struct AsyncIterator: AsyncIteratorProtocol {
-        let token: Token
+        @usableFromInline let token: Token
 
+        @inlinable
         public mutating func next() async -> Element? {
             await token.broadcast.next(for: token.id)
         }

@@ -1,4 +1,4 @@
-import Crypto
+package import Crypto
 public import Foundation
 
 #if canImport(Glibc)
@@ -8,11 +8,15 @@ import Darwin
 #endif
 
 /// SHA-256 of files, streamed through one fixed buffer (no allocation per chunk).
+///
+/// `update(_:)` is `@inlinable`: called from other modules with a concrete buffer type, it is specialised there
+/// instead of hashing through the generic `DataProtocol` witnesses on every chunk (`BENCHMARKS.md`).
 package struct FileHasher {
-    var hash = SHA256()
+    @usableFromInline var hash = SHA256()
 
     package init() {}
 
+    @inlinable
     package mutating func update(_ bytes: some DataProtocol) { hash.update(data: bytes) }
 
     package func digest() -> [UInt8] { Array(hash.finalize()) }

@@ -32,7 +32,7 @@ final class TransferEnd: Sendable {
             transferBudget: configuration.transfers.maximumBufferedBytes,
             paused: configuration.receivePaused
         )
-        let broadcast = EventBroadcast<PeerSessionEvent>(weigh: { _ in 0 }, release: { _ in })
+        let broadcast = EventBroadcast<PeerSessionEvent>()
         self.flow = flow
         transfers = SessionTransfers(configuration: configuration, flow: flow, broadcast: broadcast)
         recorder = EventRecorder(recording: broadcast.subscribe())

@@ -87,7 +87,8 @@ final class TransferLink: Sendable {
                     }
                     let incoming = receiver.channel(to: sender) ?? direction.channel
                     _ = receiver.flow.receivedResource(buffer.readableBytes, on: incoming)
-                    await receiver.transfers.received(buffer, from: sender.peerID)
+                    let charge = receiver.flow.charge(resource: buffer.readableBytes)
+                    await receiver.transfers.received(buffer, from: sender.peerID, charge: charge)
                 }
                 write.written?.succeed()
             }
