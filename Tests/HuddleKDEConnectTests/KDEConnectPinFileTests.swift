@@ -6,8 +6,9 @@ import Testing
 @testable import HuddleKDEConnect
 
 /// KDE Connect does not start when its pin file is there but cannot be read: every paired device would look new,
-/// and be asked about, or taken under `--yes`, as one (docs/threat-model.md, "Foreign peers").
-@Suite(.tags(.real)) struct KDEConnectPinFileTests {
+/// and be asked about, or taken under `--yes`, as one (docs/threat-model.md, "Foreign peers"). The pins are read
+/// before anything listens, so this opens no socket.
+@Suite struct KDEConnectPinFileTests {
     @Test func aPinFileThatCannotBeReadStopsTheServiceBeforeItListens() async throws {
         let scratch = try ScratchDirectory()
         defer { scratch.remove() }
