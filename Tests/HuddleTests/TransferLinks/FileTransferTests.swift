@@ -29,6 +29,9 @@ struct FileTransferTests {
                 }
             )
             #expect(kept.lastPathComponent == "photo (2).png")  // the existing photo.png is never overwritten
+            // Every chunk's charge was let go of once written: nothing of the file is left on the receive budget.
+            #expect(bob.flow.bufferedTransferBytes.now == 0)
+            #expect(bob.flow.bufferedTransferBytes.peak > 0)
             #expect(try Data(contentsOf: kept) == Data(contentsOf: url))
             #expect(try Data(contentsOf: target.appendingPathComponent("photo.png")) == Data("taken".utf8))
             let progress = ada.events.compactMap { event -> UInt64? in
