@@ -3,6 +3,7 @@ import Foundation
 import HuddleTestSupport
 import HuddleTransport
 import HuddleWire
+import NIOCore
 import Testing
 
 @testable import Huddle
@@ -64,6 +65,23 @@ struct FileTransferTests {
                 #expect(throws: TransferNameError.self) { try TransferName.validate(name) }
             }
             #expect(try TransferName.validate("Ünïcode photo (1).png") == "Ünïcode photo (1).png")
+        }
+    }
+
+    /// A peer that streams chunks of a transfer nobody offered (and cancels it) gets nothing kept: each message is
+    /// dropped, and with it its charge, so the receive budget holds nothing of them afterwards.
+    @Test func chunksOfATransferNobodyOfferedLeaveNothingOnTheReceiveBudget() async throws {
+        try await withTransferLink { link, _ in
+            let (ada, bob) = (link.ada, link.bob)
+            let id = TransferID(bytes: Array(repeating: 9, count: 16))
+            let chunk = ByteBuffer(repeating: 0xAB, count: 64 * 1024)
+            for index in 0..<8 {
+                try await ada.sendRaw(.chunk(id, offset: UInt64(index * chunk.readableBytes), data: chunk))
+            }
+            try await ada.sendRaw(.cancel(id, reason: "never offered"))
+            // Each write completes once Bob's transfers have handled the message.
+            #expect(bob.flow.bufferedTransferBytes.peak >= chunk.readableBytes)
+            #expect(bob.flow.bufferedTransferBytes.now == 0)
         }
     }
 }
