@@ -334,7 +334,7 @@ let package = Package(
         .target(
             name: "HuddleTestSupport",
             dependencies: [
-                "Huddle", "HuddleTransport", "HuddleWire",
+                "Huddle", "HuddleForeign", "HuddleTransport", "HuddleWire",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),

@@ -1,3 +1,4 @@
+public import HuddleForeign
 public import HuddleKDEConnectWire
 public import Logging
 public import NIOCore
@@ -33,6 +34,8 @@ public struct KDEConnectConfiguration: Sendable {
     public var linksWithHuddle = false
     /// The event loops every socket runs on; NIO's shared group by default.
     public var eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
+    /// Where links and files' connections are made: TCP sockets by default, a test's memory otherwise.
+    public var streams: any ForeignStreams = SocketStreams()
     /// What the rules read as now (the dial rate, pairing windows); the system's continuous clock by default, a test's instants otherwise. Waits
     /// (announcement intervals, answer timeouts) still pass in real time.
     public var now: @Sendable () -> ContinuousClock.Instant = { .now }

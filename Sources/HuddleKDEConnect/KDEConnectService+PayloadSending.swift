@@ -194,28 +194,28 @@ extension KDEConnectService {
         let idle = configuration.limits.payloadIdleTimeout
         for port in configuration.payloadPorts {
             do {
-                let server = try await ServerBootstrap(group: group)
-                    .bind(host: address, port: port) { channel in
-                        channel.eventLoop.makeCompletedFuture {
-                            let verified = channel.eventLoop.makePromise(of: Void.self)
-                            let tls = NIOSSLServerHandler(context: context, customVerificationCallback: verifier.verify)
-                            let sync = channel.pipeline.syncOperations
-                            try sync.addHandlers(tls, PayloadHandshakeGate(verified: verified, deadline: handshake))
-                            try sync.addHandler(
-                                IdleStateHandler(writeTimeout: TimeAmount(idle)),
-                                name: Self.writeDeadline
-                            )
-                            try sync.addHandler(
-                                PayloadIdleHandler(reason: "the receiver took nothing for \(idle.components.seconds) s")
-                            )
-                            // Finishing the writer half-closes: close_notify and FIN, reading on.
-                            let payload = try PayloadChannel(
-                                wrappingChannelSynchronously: channel,
-                                configuration: .init(isOutboundHalfClosureEnabled: true)
-                            )
-                            return (payload, verified.futureResult)
-                        }
+                let server = try await configuration.streams.listen(host: address, port: port, group: group) {
+                    channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        let verified = channel.eventLoop.makePromise(of: Void.self)
+                        let tls = NIOSSLServerHandler(context: context, customVerificationCallback: verifier.verify)
+                        let sync = channel.pipeline.syncOperations
+                        try sync.addHandlers(tls, PayloadHandshakeGate(verified: verified, deadline: handshake))
+                        try sync.addHandler(
+                            IdleStateHandler(writeTimeout: TimeAmount(idle)),
+                            name: Self.writeDeadline
+                        )
+                        try sync.addHandler(
+                            PayloadIdleHandler(reason: "the receiver took nothing for \(idle.components.seconds) s")
+                        )
+                        // Finishing the writer half-closes: close_notify and FIN, reading on.
+                        let payload = try PayloadChannel(
+                            wrappingChannelSynchronously: channel,
+                            configuration: .init(isOutboundHalfClosureEnabled: true)
+                        )
+                        return (payload, verified.futureResult)
                     }
+                }
                 return (server, server.channel.localAddress?.port ?? port)
             } catch {
                 continue

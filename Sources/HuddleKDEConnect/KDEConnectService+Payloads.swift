@@ -41,25 +41,28 @@ extension KDEConnectService {
         let context = try credentials.context(server: false)
         let idle = configuration.limits.payloadIdleTimeout
         do {
-            let channel = try await ClientBootstrap(group: group)
-                .connectTimeout(.seconds(10))
-                .connect(host: offered.host, port: offered.port) { channel in
-                    channel.eventLoop.makeCompletedFuture {
-                        let tls = try NIOSSLClientHandler(
-                            context: context,
-                            serverHostname: nil,
-                            customVerificationCallback: verifier.verify
+            let channel = try await configuration.streams.connect(
+                host: offered.host,
+                port: offered.port,
+                group: group,
+                timeout: .seconds(10)
+            ) { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    let tls = try NIOSSLClientHandler(
+                        context: context,
+                        serverHostname: nil,
+                        customVerificationCallback: verifier.verify
+                    )
+                    try channel.pipeline.syncOperations.addHandlers(
+                        tls,
+                        IdleStateHandler(readTimeout: TimeAmount(idle)),
+                        PayloadIdleHandler(
+                            reason: "\(offered.offer.from.name) sent nothing for \(idle.components.seconds) s"
                         )
-                        try channel.pipeline.syncOperations.addHandlers(
-                            tls,
-                            IdleStateHandler(readTimeout: TimeAmount(idle)),
-                            PayloadIdleHandler(
-                                reason: "\(offered.offer.from.name) sent nothing for \(idle.components.seconds) s"
-                            )
-                        )
-                        return try PayloadChannel(wrappingChannelSynchronously: channel)
-                    }
+                    )
+                    return try PayloadChannel(wrappingChannelSynchronously: channel)
                 }
+            }
             var reported: UInt64 = 0
             try await channel.executeThenClose { inbound, _ in
                 for try await chunk in inbound {

@@ -163,20 +163,18 @@ public final class KDEConnectService: ForeignPeerService, Service {
         var lastError: (any Error)?
         for port in ports {
             do {
-                return try await ServerBootstrap(group: group)
-                    .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-                    .childChannelInitializer { [weak self] channel in
-                        guard let self else { return channel.close() }
-                        return channel.eventLoop.makeCompletedFuture {
-                            // Each link holds a place while it is open: a host that opens connections and says
-                            // nothing, or links under ever new IDs, holds its own share and no more.
-                            try channel.pipeline.syncOperations.addHandlers(
-                                ForeignConnectionCap(self.admission),
-                                self.linkHandler(.accepted, channel: channel)
-                            )
-                        }
+                return try await configuration.streams.listen(host: address, port: port, group: group) {
+                    [weak self] channel in
+                    guard let self else { return channel.close() }
+                    return channel.eventLoop.makeCompletedFuture {
+                        // Each link holds a place while it is open: a host that opens connections and says
+                        // nothing, or links under ever new IDs, holds its own share and no more.
+                        try channel.pipeline.syncOperations.addHandlers(
+                            ForeignConnectionCap(self.admission),
+                            self.linkHandler(.accepted, channel: channel)
+                        )
                     }
-                    .bind(host: address, port: port).get()
+                }
             } catch {
                 lastError = error
             }
@@ -209,20 +207,22 @@ public final class KDEConnectService: ForeignPeerService, Service {
         let now = self.now
         guard state.withLockedValue({ $0.devices.mayDial(identity.deviceId, at: now) }) else { return }
         let port = identity.tcpPort ?? configuration.port
-        ClientBootstrap(group: group)
-            .connectTimeout(.seconds(5))
-            .channelInitializer { [weak self] channel in
-                guard let self else { return channel.close() }
-                return channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(
-                        self.linkHandler(.dialled(identity), channel: channel)
-                    )
+        let (streams, group) = (configuration.streams, group)
+        Task { [weak self] in
+            do {
+                try await streams.connect(host: host, port: port, group: group, timeout: .seconds(5)) {
+                    [weak self] channel in
+                    guard let self else { return channel.close() }
+                    return channel.eventLoop.makeCompletedFuture {
+                        try channel.pipeline.syncOperations.addHandler(
+                            self.linkHandler(.dialled(identity), channel: channel)
+                        )
+                    }
                 }
-            }
-            .connect(host: host, port: port)
-            .whenFailure { [weak self] _ in
+            } catch {
                 self?.state.withLockedValue { $0.devices.dialFailed(identity.deviceId) }
             }
+        }
     }
 
     /// A link proved its certificate: it becomes the device's link unless ``KDEConnectLinkRule`` refuses it.

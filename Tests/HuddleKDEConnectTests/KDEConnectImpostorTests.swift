@@ -11,9 +11,9 @@ import Testing
 
 /// A device ID is public (every announcement carries it) and the protocol only checks that a certificate is named
 /// for it: a device is the certificate it paired with. Mallory claims Bob's ID with a key of her own, over real TLS
-/// on loopback, while Ada sends to Bob, answers Bob's request to pair, or takes a file Bob offered: each must stay
-/// with Bob (docs/threat-model.md, "Foreign peers").
-@Suite(.tags(.real)) struct KDEConnectImpostorTests {
+/// in memory (``MemoryStreams``), while Ada sends to Bob, answers Bob's request to pair, or takes a file Bob
+/// offered: each must stay with Bob (docs/threat-model.md, "Foreign peers").
+@Suite struct KDEConnectImpostorTests {
     typealias Device = KDEConnectTestDevice
     typealias Running = Device.Running
 
@@ -34,9 +34,10 @@ import Testing
     ) async throws {
         let scratch = try ScratchDirectory()
         defer { scratch.remove() }
-        let ada = try await Device.start("Ada", in: scratch)
-        let bob = try await Device.start("Bob", in: scratch)
-        let mallory = try await Device.start("Mallory", in: scratch, claiming: bob.service.deviceId)
+        let streams = MemoryStreams()
+        let ada = try await Device.start("Ada", in: scratch, streams: streams)
+        let bob = try await Device.start("Bob", in: scratch, streams: streams)
+        let mallory = try await Device.start("Mallory", in: scratch, claiming: bob.service.deviceId, streams: streams)
         do {
             try await body(ada, bob, mallory, scratch)
         } catch {

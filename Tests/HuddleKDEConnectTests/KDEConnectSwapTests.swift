@@ -7,8 +7,9 @@ import Testing
 
 /// Files being sent to a paired device are replaced by links to another file (another local user of a shared
 /// directory) after the send began: nothing of the other file leaves. The file on offer was opened before it was
-/// offered and is sent as it was; the next one, replaced before its turn, is not sent at all.
-@Suite(.tags(.real)) struct KDEConnectSwapTests {
+/// offered and is sent as it was; the next one, replaced before its turn, is not sent at all. In memory
+/// (``MemoryStreams``).
+@Suite struct KDEConnectSwapTests {
     typealias Device = KDEConnectTestDevice
 
     @Test func filesSwappedForLinksAfterTheSendBeganGiveNothingOfTheFilesTheyPointTo() async throws {
@@ -24,8 +25,9 @@ import Testing
         try secretBytes.write(to: secret)
         let inbox = scratch.appending("inbox")
         try FileManager.default.createDirectory(at: inbox, withIntermediateDirectories: false)
-        let ada = try await Device.start("Ada", in: scratch)
-        let bob = try await Device.start("Bob", in: scratch)
+        let streams = MemoryStreams()
+        let ada = try await Device.start("Ada", in: scratch, streams: streams)
+        let bob = try await Device.start("Bob", in: scratch, streams: streams)
         do {
             _ = try await Device.linkAndPair(bob, ada, aName: "Bob", bName: "Ada")
             let bobAtAda = try #require(await ada.service.peers().first { $0.name == "Bob" })

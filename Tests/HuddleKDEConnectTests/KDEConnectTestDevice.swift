@@ -9,21 +9,25 @@ import X509
 
 @testable import HuddleKDEConnect
 
-/// A KDE Connect service of the tests' own over real TLS on loopback: it announces nothing (a test hands one
-/// device's announcement to another), takes offers, and links with Huddle devices.
+/// A KDE Connect service of the tests' own over real TLS, on loopback sockets or in a test's memory
+/// (``MemoryStreams``): it announces nothing (a test hands one device's announcement to another), takes offers,
+/// and links with Huddle devices.
 enum KDEConnectTestDevice {
     typealias Running = RunningService<KDEConnectService, ForeignEvent>
 
     /// Starts a device named `name` with a key of its own. `claiming` gives it another device's ID (an impostor:
-    /// its own key, a certificate whose Common Name is that ID, as the protocol asks).
+    /// its own key, a certificate whose Common Name is that ID, as the protocol asks). Its connections go through
+    /// `streams` (loopback sockets by default).
     static func start(
         _ name: String,
         in scratch: ScratchDirectory,
         claiming deviceId: String? = nil,
-        limits: KDEConnectLimits = KDEConnectLimits()
+        limits: KDEConnectLimits = KDEConnectLimits(),
+        streams: any ForeignStreams = SocketStreams()
     ) async throws -> Running {
         var configuration = configuration(name)
         configuration.limits = limits
+        configuration.streams = streams
         return try await start(configuration, in: scratch, claiming: deviceId)
     }
 

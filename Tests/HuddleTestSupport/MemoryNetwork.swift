@@ -243,8 +243,8 @@ final class MemoryCarrier: SessionTransport {
         )
         links.withLockedValue { $0.append(link) }
         let tasks = [
-            Self.pump(from: client, to: server, unless: { link.losesWrites(of: .dialler) }),
-            Self.pump(from: server, to: client, unless: { link.losesWrites(of: .listener) }),
+            MemoryPump.start(from: client, to: server, unless: { link.losesWrites(of: .dialler) }),
+            MemoryPump.start(from: server, to: client, unless: { link.losesWrites(of: .listener) }),
         ]
         pumps.withLockedValue { $0 += tasks }
         try await server.connect(to: clientAddress)
@@ -252,27 +252,4 @@ final class MemoryCarrier: SessionTransport {
         await client.testingEventLoop.run()
         return client
     }
-
-    /// Hands what `from` writes to `to` (except while `lost` says it is lost), until `from` closes; then `to` reads
-    /// the end of the stream and closes.
-    private static func pump(
-        from: NIOAsyncTestingChannel,
-        to: NIOAsyncTestingChannel,
-        unless lost: @escaping @Sendable () -> Bool
-    ) -> Task<Void, Never> {
-        Task {
-            while let bytes = try? await from.waitForOutboundWrite(as: ByteBuffer.self) {
-                guard to.isActive, !lost() else { continue }
-                _ = try? await to.writeInbound(bytes)
-                // What the handlers queued on their loop while reading (NIOSSL's next flight after the verifier's
-                // answer, the handler's replies) runs now.
-                await to.testingEventLoop.run()
-            }
-            guard to.isActive, !lost() else { return }
-            // A socket whose peer is gone: closed without waiting for a close_notify that cannot come.
-            to.close(promise: nil)
-            await to.testingEventLoop.advanceTime(by: .seconds(60))
-        }
-    }
-
 }

@@ -7,7 +7,9 @@ import Testing
 
 @testable import Huddle
 
-@Suite("File transfers on loopback", .tags(.real), .timeLimit(.minutes(2)))
+/// File transfers between sessions in memory (their real TLS pipelines over a ``MemoryNetwork``); the transfers
+/// over loopback sockets are `MessagesDuringTransferTests` below and `TransferMemoryTests`.
+@Suite("File transfers", .timeLimit(.minutes(2)))
 struct TransferTests {
     /// `size` pseudo-random bytes, the same for the same `seed`: xorshift64 words, stored whole through a raw
     /// pointer (tests make files of 64 MiB with it, and a byte-by-byte loop costs seconds in a debug build).
@@ -47,7 +49,8 @@ struct TransferTests {
 
     @Test func anInterruptedTransferResumesFromThePartialFile() async throws {
         try await withTestScope { scope in
-            let (ada, bob, bobID, _) = try await scope.connectedPair()
+            let network = MemoryNetwork()
+            let (ada, bob, bobID, _) = try await scope.connectedPair { network.configure(&$0) }
             let source = try scope.directory()
             let target = try scope.directory()
             let url = try Self.file(4 * 1024 * 1024, named: "big.bin", in: source, seed: 7)
