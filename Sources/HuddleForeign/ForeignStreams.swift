@@ -3,7 +3,8 @@ import NIOPosix
 
 /// Where the foreign protocols' TCP connections are made: on sockets (``SocketStreams``, the default), or in a
 /// test's memory (`MemoryStreams` in the test support). The protocol code sets up each connection's pipeline in
-/// `initialize`, on the connection's event loop, the same either way (docs/testing.md, "In memory").
+/// `initialize`, on the connection's event loop, the same either way (docs/testing.md, "What is real and what is
+/// simulated").
 public protocol ForeignStreams: Sendable {
     /// A listener on `host`:`port` (0: any free port; its `localAddress` names the one it got) whose accepted
     /// connections `initialize` sets up.

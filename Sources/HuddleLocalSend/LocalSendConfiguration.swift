@@ -1,5 +1,5 @@
 public import Foundation
-import HuddleForeign
+public import HuddleForeign
 public import HuddleLocalSendWire
 public import Logging
 public import NIOCore
@@ -39,6 +39,10 @@ public struct LocalSendConfiguration: Sendable {
     public var share: LocalSendShareConfiguration?
     /// The event loops every socket runs on; NIO's shared group by default.
     public var eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
+    /// Where the client's connections are made: TCP sockets by default, a test's memory otherwise.
+    public var streams: any ForeignStreams = SocketStreams()
+    /// Where the servers take their connections: TCP sockets by default, a test's memory otherwise.
+    public var serving: any LocalSendServing = SocketServing()
     /// What the rules read as now (the device table, text rates, idle deadlines, share PINs); the system's continuous clock by default, a test's instants otherwise. Waits
     /// (announcement intervals, answer timeouts) still pass in real time.
     public var now: @Sendable () -> ContinuousClock.Instant = { .now }

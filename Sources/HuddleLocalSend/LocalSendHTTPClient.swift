@@ -1,4 +1,5 @@
 import Foundation
+import HuddleForeign
 import HuddleLocalSendWire
 import NIOConcurrencyHelpers
 import NIOCore
@@ -38,12 +39,18 @@ struct LocalSendHTTPClient: Sendable {
 
     let sslContext: NIOSSLContext
     let group: any EventLoopGroup
+    let streams: any ForeignStreams
     var connectTimeout: TimeAmount
 
-    init(credentials: LocalSendCredentials, group: any EventLoopGroup, connectTimeout: TimeAmount = .seconds(5)) throws
-    {
+    init(
+        credentials: LocalSendCredentials,
+        group: any EventLoopGroup,
+        streams: any ForeignStreams,
+        connectTimeout: TimeAmount = .seconds(5)
+    ) throws {
         sslContext = try NIOSSLContext(configuration: try credentials.clientTLS())
         self.group = group
+        self.streams = streams
         self.connectTimeout = connectTimeout
     }
 
@@ -60,25 +67,26 @@ struct LocalSendHTTPClient: Sendable {
         let collector = ResponseCollector(limit: responseLimit)
         let channel: any Channel
         do {
-            channel = try await ClientBootstrap(group: group)
-                .connectTimeout(connectTimeout)
-                .channelOption(.socketOption(.tcp_nodelay), value: 1)
-                .channelInitializer { channel in
-                    channel.eventLoop.makeCompletedFuture {
-                        if target.https {
-                            let tls = try NIOSSLClientHandler(
-                                context: sslContext,
-                                serverHostname: nil,
-                                customVerificationCallback: pin.verify
-                            )
-                            try channel.pipeline.syncOperations.addHandler(tls)
-                        }
-                        try channel.pipeline.syncOperations.addHTTPClientHandlers()
-                        try channel.pipeline.syncOperations.addHandler(collector)
+            channel = try await streams.connect(
+                host: target.host,
+                port: target.port,
+                group: group,
+                timeout: connectTimeout
+            ) { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    if target.https {
+                        let tls = try NIOSSLClientHandler(
+                            context: sslContext,
+                            serverHostname: nil,
+                            customVerificationCallback: pin.verify
+                        )
+                        try channel.pipeline.syncOperations.addHandler(tls)
                     }
+                    try channel.pipeline.syncOperations.addHTTPClientHandlers()
+                    try channel.pipeline.syncOperations.addHandler(collector)
+                    return channel
                 }
-                .connect(host: target.host, port: target.port)
-                .get()
+            }
         } catch {
             throw LocalSendError.unreachable("\(target.host):\(target.port): \(error)")
         }

@@ -58,7 +58,7 @@ public final class LocalSendService: ForeignPeerService, Service {
         self.configuration = configuration
         self.credentials = credentials
         self.group = group
-        client = try LocalSendHTTPClient(credentials: credentials, group: group)
+        client = try LocalSendHTTPClient(credentials: credentials, group: group, streams: configuration.streams)
         let emit = broadcast
         inbox = LocalSendInbox(
             takesOffers: configuration.takesOffers,
@@ -222,23 +222,25 @@ public final class LocalSendService: ForeignPeerService, Service {
                 additionalChannelHandlers: [ForeignConnectionCap(admission)],
                 idleTimeout: TimeAmount(configuration.limits.idleTimeout)
             )
-            let app = Application(
-                router: router,
-                server: tls
-                    ? try .tls(.http1(configuration: http), configuration: credentials.serverTLS())
-                    : .http1(configuration: http),
-                configuration: .init(address: .hostname(address, port: port), serverName: nil),
-                onServerRunning: { channel in
-                    runningContinuation.yield(channel.localAddress?.port ?? port)
-                    runningContinuation.finish()
-                },
-                eventLoopGroupProvider: .shared(group),
-                logger: Logger(label: "huddle.localsend", factory: { _ in SwiftLogNoOpLogHandler() })
-            )
+            let connection = HTTP1Channel(responder: Self.responder(router), configuration: http)
+            let started: @Sendable (Int) -> Void = { port in
+                runningContinuation.yield(port)
+                runningContinuation.finish()
+            }
+            let service =
+                tls
+                ? configuration.serving.server(
+                    try TLSChannel(connection, configuration: credentials.serverTLS()),
+                    host: address,
+                    port: port,
+                    group: group,
+                    running: started
+                )
+                : configuration.serving.server(connection, host: address, port: port, group: group, running: started)
             let server = servers.run(
                 ClosureService {
                     do {
-                        try await app.run()
+                        try await service.run()
                     } catch {
                         runningContinuation.finish()
                         throw error
@@ -250,6 +252,25 @@ public final class LocalSendService: ForeignPeerService, Service {
             _ = await server.result
         }
         throw LocalSendError.unreachable("no port to listen on at \(address)")
+    }
+
+    /// Answers each request with `router`'s response: a route's error as its status (Hummingbird's router does
+    /// that), any other error as 500, a request the HTTP parser refused as the channel's 400.
+    static func responder(_ router: Router<LocalSendRequestContext>) -> HTTPChannelHandler.Responder {
+        let responder = router.buildResponder()
+        let logger = Logger(label: "huddle.localsend", factory: { _ in SwiftLogNoOpLogHandler() })
+        return { request, writer, channel in
+            let context = LocalSendRequestContext(source: .init(channel: channel, logger: logger))
+            let response: Response
+            do {
+                response = try await responder.respond(to: request, context: context)
+            } catch let error as HTTPParserError {
+                throw error
+            } catch {
+                response = Response(status: .internalServerError)
+            }
+            try await writer.write(response: response.head, body: response.body)
+        }
     }
 
     /// Announces at 0, 1 and 3 s, then every ``LocalSendConfiguration/announceInterval``.

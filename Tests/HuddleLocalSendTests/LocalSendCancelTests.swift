@@ -6,7 +6,7 @@ import Testing
 @testable import HuddleLocalSend
 
 /// A session's end told both ways: a sender cancelled here tells the receiver before its upload stops, and a
-/// receiver that ends the session mid-upload is reported as having cancelled. Real TLS on loopback (the pair of
+/// receiver that ends the session mid-upload is reported as having cancelled. Real TLS in memory (the pair of
 /// ``LocalSendServiceTests``); every wait has a deadline.
 @Suite struct LocalSendCancelTests {
     /// A sparse file of `size` bytes: large enough that the upload is still under way when the test acts on its
@@ -32,7 +32,7 @@ import Testing
         return nil
     }
 
-    /// Two services over TLS on loopback with a 256 MiB sparse file on its way from one to the other: `body` gets
+    /// Two services over TLS in memory with a 256 MiB sparse file on its way from one to the other: `body` gets
     /// the receiver, the sending task, the receiver's directory and the bytes it had taken when `body` began.
     func withUploadUnderWay(
         _ body: (LocalSendServiceTests.Running, Task<Void, any Error>, URL, UInt64) async throws -> Void
@@ -49,7 +49,7 @@ import Testing
         }
     }
 
-    @Test(.tags(.real)) func aSendCancelledHereTellsTheReceiverBeforeItsUploadStops() async throws {
+    @Test func aSendCancelledHereTellsTheReceiverBeforeItsUploadStops() async throws {
         try await withUploadUnderWay { receiver, sending, inbox, moving in
             #expect(moving < 256 << 20)
             sending.cancel()
@@ -66,7 +66,7 @@ import Testing
         }
     }
 
-    @Test(.tags(.real)) func aReceiverThatEndsTheSessionMidUploadIsReportedAsHavingCancelled() async throws {
+    @Test func aReceiverThatEndsTheSessionMidUploadIsReportedAsHavingCancelled() async throws {
         try await withUploadUnderWay { receiver, sending, _, _ in
             let host = try #require(await receiver.service.inbox.session?.host)
             #expect(await receiver.service.inbox.cancel(session: nil, host: host))

@@ -8,13 +8,17 @@ import Testing
 
 @testable import HuddleLocalSend
 
-/// Two LocalSend services in one process, over real TLS sockets on loopback (multicast off: they find each other by
-/// address). Every wait has a deadline.
-@Suite(.tags(.real)) struct LocalSendServiceTests {
+/// Two LocalSend services in one process, over real TLS in memory (``MemoryStreams``, ``MemoryServing``: the
+/// same Hummingbird channels and client pipeline as on sockets; multicast off, they find each other by address).
+/// Every wait has a deadline.
+@Suite struct LocalSendServiceTests {
     typealias Running = RunningService<LocalSendService, ForeignEvent>
+    let memory = MemoryStreams()
 
     func start(_ alias: String, takesOffers: Bool = false) async throws -> Running {
-        try await LocalSendTestDevice.start(LocalSendTestDevice.configuration(alias, takesOffers: takesOffers))
+        try await LocalSendTestDevice.start(
+            LocalSendTestDevice.configuration(alias, takesOffers: takesOffers, memory: memory)
+        )
     }
 
     /// Receiver and sender, the sender knowing the receiver by address; both stopped and the scratch directory
@@ -75,6 +79,8 @@ import Testing
             #expect(kept.lastPathComponent == "photo.jpg")
             #expect(try Data(contentsOf: kept) == Data(bytes))
             #expect(try FileManager.default.contentsOfDirectory(atPath: inbox.path) == ["photo.jpg"])
+            // The probe, the offer and the upload: each a connection in memory, none on a socket.
+            #expect(memory.connections == 3)
         }
     }
 

@@ -28,14 +28,20 @@ import Testing
         #expect(!LocalSendHostRule.accepts(authority: nil, localAddress: "10.0.0.2", localPort: 53318))
     }
 
-    /// One HTTP/1.1 request with `host` as its `Host`, on a new connection to 127.0.0.1:`port`; the whole answer.
-    static func get(_ path: String, host: String, port: Int) async throws -> String {
-        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .connect(host: "127.0.0.1", port: port) { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
-                }
+    /// One HTTP/1.1 request with `host` as its `Host`, on a new connection to 127.0.0.1:`port` through `streams`;
+    /// the whole answer.
+    static func get(_ path: String, host: String, port: Int, through streams: any ForeignStreams) async throws -> String
+    {
+        let channel = try await streams.connect(
+            host: "127.0.0.1",
+            port: port,
+            group: MultiThreadedEventLoopGroup.singleton,
+            timeout: .seconds(5)
+        ) { channel in
+            channel.eventLoop.makeCompletedFuture {
+                try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
             }
+        }
         return try await channel.executeThenClose { inbound, outbound in
             try await outbound.write(
                 ByteBuffer(string: "GET \(path) HTTP/1.1\r\nHost: \(host)\r\nConnection: close\r\n\r\n")
@@ -46,12 +52,15 @@ import Testing
         }
     }
 
-    @Test(.tags(.real)) func aRequestUnderAnotherSitesNameIsRefusedAndOneForThisAddressIsServed() async throws {
+    /// In memory (``MemoryStreams``): the page's server as on a socket, which names the address and port a request
+    /// came to.
+    @Test func aRequestUnderAnotherSitesNameIsRefusedAndOneForThisAddressIsServed() async throws {
         let scratch = try ScratchDirectory()
         defer { scratch.remove() }
         let shared = scratch.appending("notes.txt")
         try Data("shared words".utf8).write(to: shared)
-        var configuration = LocalSendTestDevice.configuration("Sharer")
+        let memory = MemoryStreams()
+        var configuration = LocalSendTestDevice.configuration("Sharer", memory: memory)
         var share = LocalSendShareConfiguration(files: [shared])
         share.httpPort = 0
         configuration.share = share
@@ -60,8 +69,8 @@ import Testing
             let port = try #require(sharer.service.sharePort)
             let asking = Task {
                 (
-                    try await Self.get("/", host: "evil.example:\(port)", port: port),
-                    try await Self.get("/", host: "127.0.0.1:\(port)", port: port)
+                    try await Self.get("/", host: "evil.example:\(port)", port: port, through: memory),
+                    try await Self.get("/", host: "127.0.0.1:\(port)", port: port, through: memory)
                 )
             }
             let (rebound, proper) = try #require(try await result(of: asking)?.get())

@@ -9,12 +9,13 @@ import Testing
 @testable import HuddleLocalSend
 
 /// A file chosen to be sent or shared is replaced by a link to another file before the peer takes it (another
-/// local user of a shared directory): nothing of the other file leaves.
-@Suite(.tags(.real)) struct LocalSendSwapTests {
+/// local user of a shared directory): nothing of the other file leaves. In memory (``MemoryStreams``).
+@Suite struct LocalSendSwapTests {
     typealias Running = RunningService<LocalSendService, ForeignEvent>
+    let memory = MemoryStreams()
 
     func start(_ alias: String, takesOffers: Bool = false, sharing: [URL]? = nil) async throws -> Running {
-        var configuration = LocalSendTestDevice.configuration(alias, takesOffers: takesOffers)
+        var configuration = LocalSendTestDevice.configuration(alias, takesOffers: takesOffers, memory: memory)
         if let sharing {
             var share = LocalSendShareConfiguration(files: sharing)
             share.httpPort = 0

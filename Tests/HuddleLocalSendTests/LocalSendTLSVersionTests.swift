@@ -44,8 +44,13 @@ import Testing
         }
     }
 
-    /// A real TLS handshake with the service on loopback by a client that offers `minimum`...`maximum` only.
-    static func handshake(port: Int, minimum: TLSVersion, maximum: TLSVersion) async throws -> TLSVersion? {
+    /// A real TLS handshake with the service (in `memory`) by a client that offers `minimum`...`maximum` only.
+    static func handshake(
+        port: Int,
+        in memory: MemoryStreams,
+        minimum: TLSVersion,
+        maximum: TLSVersion
+    ) async throws -> TLSVersion? {
         var configuration = TLSConfiguration.makeClientConfiguration()
         configuration.certificateVerification = .none
         configuration.minimumTLSVersion = minimum
@@ -53,27 +58,29 @@ import Testing
         let context = try NIOSSLContext(configuration: configuration)
         let group = MultiThreadedEventLoopGroup.singleton
         let promise = group.next().makePromise(of: TLSVersion?.self)
-        let channel = try await ClientBootstrap(group: group)
-            .channelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(
-                        try NIOSSLClientHandler(context: context, serverHostname: nil)
-                    )
-                    try channel.pipeline.syncOperations.addHandler(HandshakeOutcome(promise))
-                }
+        let channel = try await memory.connect(host: "127.0.0.1", port: port, group: group, timeout: .seconds(5)) {
+            channel in
+            channel.eventLoop.makeCompletedFuture {
+                try channel.pipeline.syncOperations.addHandler(
+                    try NIOSSLClientHandler(context: context, serverHostname: nil)
+                )
+                try channel.pipeline.syncOperations.addHandler(HandshakeOutcome(promise))
+                return channel
             }
-            .connect(host: "127.0.0.1", port: port).get()
+        }
         defer { channel.close(promise: nil) }
         return try await promise.futureResult.get()
     }
 
-    @Test(.tags(.real)) func aClientLimitedToTLS11GetsNoHandshakeAndOneOfferingTLS12Does() async throws {
-        let running = try await LocalSendTestDevice.start(LocalSendTestDevice.configuration("Ada"))
+    /// In memory (``MemoryStreams``): the service's server as on a socket, real NIOSSL on both ends.
+    @Test func aClientLimitedToTLS11GetsNoHandshakeAndOneOfferingTLS12Does() async throws {
+        let memory = MemoryStreams()
+        let running = try await LocalSendTestDevice.start(LocalSendTestDevice.configuration("Ada", memory: memory))
         do {
-            await #expect(throws: (any Error).self) {
-                try await Self.handshake(port: running.port, minimum: .tlsv1, maximum: .tlsv11)
+            await #expect(throws: NIOSSLError.self) {
+                try await Self.handshake(port: running.port, in: memory, minimum: .tlsv1, maximum: .tlsv11)
             }
-            let agreed = try await Self.handshake(port: running.port, minimum: .tlsv12, maximum: .tlsv12)
+            let agreed = try await Self.handshake(port: running.port, in: memory, minimum: .tlsv12, maximum: .tlsv12)
             #expect(agreed == .tlsv12)
         } catch {
             await running.stop()

@@ -7,16 +7,26 @@ import Testing
 
 @testable import HuddleLocalSend
 
-/// A LocalSend service of the tests' own over real TLS on loopback: any free port, multicast off (services find
-/// each other by address).
+/// A LocalSend service of the tests' own over real TLS, on loopback sockets or in a test's memory: any free
+/// port, multicast off (services find each other by address).
 enum LocalSendTestDevice {
     typealias Running = RunningService<LocalSendService, ForeignEvent>
 
-    static func configuration(_ alias: String, takesOffers: Bool = false) -> LocalSendConfiguration {
+    /// The configuration of a device named `alias`; its servers and client use `memory` when given, loopback
+    /// sockets otherwise.
+    static func configuration(
+        _ alias: String,
+        takesOffers: Bool = false,
+        memory: MemoryStreams? = nil
+    ) -> LocalSendConfiguration {
         var configuration = LocalSendConfiguration(alias: alias)
         configuration.port = 0
         configuration.usesMulticast = false
         configuration.takesOffers = takesOffers
+        if let memory {
+            configuration.streams = memory
+            configuration.serving = MemoryServing(streams: memory)
+        }
         return configuration
     }
 

@@ -13,7 +13,9 @@ enum MemoryPump {
     ) -> Task<Void, Never> {
         Task {
             while let bytes = try? await from.waitForOutboundWrite(as: ByteBuffer.self) {
-                guard to.isActive, !lost() else { continue }
+                // A socket never reads zero bytes (TLS takes such a read for the end of the stream): an empty write
+                // (an HTTP message's end, say) sends nothing.
+                guard to.isActive, !lost(), bytes.readableBytes > 0 else { continue }
                 _ = try? await to.writeInbound(bytes)
                 // What the handlers queued on their loop while reading (NIOSSL's next flight after the verifier's
                 // answer, the handler's replies) runs now.
