@@ -11,8 +11,8 @@ import Testing
 
 /// What a LocalSend service does with announcements, with real sockets on loopback: one sent to the multicast port
 /// at the host's own address (not to the group) is dropped by the service's real socket, and makes it connect
-/// nowhere; one heard on the group is registered with over HTTPS, over plain HTTP only when allowed
-/// (docs/localsend.md, "Discovery").
+/// nowhere (docs/localsend.md, "Discovery"). What it answers to one heard on the group is
+/// `LocalSendAnnouncementAnswerTests`.
 @Suite(.tags(.real)) struct LocalSendAnnouncementSocketTests {
     /// A UDP port free now on 0.0.0.0.
     static func freeUDPPort() async throws -> Int {
@@ -83,47 +83,6 @@ import Testing
         }
         try? await sender.close()
         await target.close()
-        await ada.stop()
-    }
-
-    /// Announcements as the socket hands them over when they came to the group from the link: a plain-HTTP one is
-    /// registered with only when plain HTTP is allowed, an HTTPS one always.
-    @Test(arguments: [false, true]) func aPlainHTTPAnnouncerIsRegisteredWithOnlyWhenAllowed(
-        allowsPlainHTTP: Bool
-    )
-        async throws
-    {
-        var configuration = LocalSendTestDevice.configuration("Ada")
-        configuration.allowsPlainHTTP = allowsPlainHTTP
-        let ada = try await LocalSendTestDevice.start(configuration)
-        let plainTarget = try await ListeningProbe.start()
-        let httpsTarget = try await ListeningProbe.start()
-        do {
-            for info in [
-                Self.announcement("plain", "B", port: plainTarget.port, protocol: "http"),
-                Self.announcement("secure", "C", port: httpsTarget.port, protocol: "https"),
-            ] {
-                let bytes = Array(try JSONEncoder().encode(info))
-                ada.service.multicastArrived(
-                    ForeignAnnouncementSockets.Arrival(bytes: bytes, host: "127.0.0.1", verdict: .heed)
-                )
-            }
-            #expect(await httpsTarget.accepted.first(where: { $0 }) == "127.0.0.1")
-            if allowsPlainHTTP {
-                #expect(await plainTarget.accepted.first(where: { $0 }) == "127.0.0.1")
-            } else {
-                // The plain one was decided first, and its answer went to the group: it connects nowhere.
-                #expect(plainTarget.accepted.events.isEmpty)
-            }
-            #expect(ada.events.events.compactMap(Self.found) == ["plain", "secure"])
-        } catch {
-            await plainTarget.close()
-            await httpsTarget.close()
-            await ada.stop()
-            throw error
-        }
-        await plainTarget.close()
-        await httpsTarget.close()
         await ada.stop()
     }
 }

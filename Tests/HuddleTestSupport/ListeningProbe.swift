@@ -1,3 +1,4 @@
+public import HuddleForeign
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
@@ -24,17 +25,19 @@ public final class ListeningProbe: Sendable {
         self.children = children
     }
 
-    /// Listens on any free port of `host` (an address of this host).
-    public static func start(on host: String = "127.0.0.1") async throws -> ListeningProbe {
+    /// Listens on any free port of `host` (an address of this host), on a socket or, given `streams`, there.
+    public static func start(
+        on host: String = "127.0.0.1",
+        through streams: any ForeignStreams = SocketStreams()
+    ) async throws -> ListeningProbe {
         let accepted = EventRecorder<String>()
         let children = NIOLockedValueBox<[any Channel]>([])
-        let server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .childChannelInitializer { channel in
-                children.withLockedValue { $0.append(channel) }
-                accepted.record(channel.remoteAddress?.ipAddress ?? "?")
-                return channel.eventLoop.makeSucceededVoidFuture()
-            }
-            .bind(host: host, port: 0).get()
+        let server = try await streams.listen(host: host, port: 0, group: MultiThreadedEventLoopGroup.singleton) {
+            channel in
+            children.withLockedValue { $0.append(channel) }
+            accepted.record(channel.remoteAddress?.ipAddress ?? "?")
+            return channel.eventLoop.makeSucceededVoidFuture()
+        }
         return ListeningProbe(
             port: server.localAddress?.port ?? 0,
             accepted: accepted,

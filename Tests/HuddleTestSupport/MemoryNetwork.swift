@@ -53,6 +53,18 @@ public final class MemoryNetwork: Sendable {
         await carrier.deliver(envelope, from: try SocketAddress(ipAddress: "127.0.0.1", port: 1))
     }
 
+    /// Listens at a port of this network with a pipeline of the caller's own on each accepted end (a stranger at an
+    /// address a session remembers, say); returns the listener, whose local address names the port. `install`
+    /// gets the accepted end too.
+    public func listen(
+        installing install: @escaping @Sendable (ChannelPipeline.SynchronousOperations, any Channel) throws -> Void
+    ) async throws -> any Channel {
+        try await carrier.listen(port: 0) { server, _ in
+            try await server.testingEventLoop.executeInContext { try install(server.pipeline.syncOperations, server) }
+            return nil
+        }
+    }
+
     /// Dials `address` in this network with a pipeline of the caller's own on the dialling end (a rogue peer).
     public func dial(
         _ address: SocketAddress,
@@ -78,7 +90,7 @@ public final class MemoryLink: Sendable {
     init(
         dialler: NIOAsyncTestingChannel,
         listener: NIOAsyncTestingChannel,
-        instances: (dialler: String?, listener: String)
+        instances: (dialler: String?, listener: String?)
     ) {
         self.dialler = dialler
         self.listener = listener
@@ -112,13 +124,11 @@ public final class MemoryLink: Sendable {
 
 /// The ``MemoryNetwork``'s side of the session's transport seam.
 final class MemoryCarrier: SessionTransport {
-    private struct Listener {
-        let tls: PeerTLS
-        let admission: PeerAdmission
-        let wire: @Sendable (any Channel) -> PeerChannels.Wiring
-    }
+    /// Sets up the listening end of a new connection, which comes from the address given; returns the peer ID
+    /// (raw) of the session listening, nil for a listener of a test's own.
+    typealias Accept = @Sendable (NIOAsyncTestingChannel, SocketAddress) async throws -> String?
 
-    private let listeners = NIOLockedValueBox<[Int: Listener]>([:])
+    private let listeners = NIOLockedValueBox<[Int: Accept]>([:])
     private let nextPort = NIOLockedValueBox(40_000)
     private let pumps = NIOLockedValueBox<[Task<Void, Never>]>([])
     let links = NIOLockedValueBox<[MemoryLink]>([])
@@ -172,6 +182,26 @@ final class MemoryCarrier: SessionTransport {
         admission: PeerAdmission,
         wire: @escaping @Sendable (any Channel) -> PeerChannels.Wiring
     ) async throws -> any Channel {
+        try await listen(port: port) { server, clientAddress in
+            guard let ticket = admission.admit(clientAddress) else {
+                throw PeerConnectionError.connectFailed("\(server.localAddress.map { "\($0)" } ?? "?"): refused")
+            }
+            var admitted = wire(server)
+            admitted.setup.admissionTicket = ticket
+            let serverWiring = admitted
+            try await server.testingEventLoop.executeInContext {
+                try PeerChannels.install(
+                    tls.serverHandler(verifier: serverWiring.verifier),
+                    wiring: serverWiring,
+                    on: server.pipeline.syncOperations
+                )
+            }
+            return serverWiring.setup.hello.instance
+        }
+    }
+
+    /// A listener at `port` (0: the next free one) whose connections `accept` sets up.
+    func listen(port: Int, accept: @escaping Accept) async throws -> any Channel {
         let number =
             port != 0
             ? port
@@ -179,7 +209,7 @@ final class MemoryCarrier: SessionTransport {
                 $0 += 1
                 return $0
             }
-        listeners.withLockedValue { $0[number] = Listener(tls: tls, admission: admission, wire: wire) }
+        listeners.withLockedValue { $0[number] = accept }
         let channel = NIOAsyncTestingChannel()
         try await channel.bind(to: SocketAddress(ipAddress: "127.0.0.1", port: number))
         channel.closeFuture.whenComplete { [weak self] _ in
@@ -213,7 +243,7 @@ final class MemoryCarrier: SessionTransport {
         from instance: String?,
         install: (NIOAsyncTestingChannel) async throws -> Void
     ) async throws -> NIOAsyncTestingChannel {
-        guard let port = address.port, let listener = listeners.withLockedValue({ $0[port] }) else {
+        guard let port = address.port, let accept = listeners.withLockedValue({ $0[port] }) else {
             throw PeerConnectionError.connectFailed("\(address): nobody listens there")
         }
         let client = NIOAsyncTestingChannel()
@@ -222,24 +252,12 @@ final class MemoryCarrier: SessionTransport {
         try await server.bind(to: address)
         // As a socket accepted from a listener, the listening end knows its peer's address before it is wired.
         server.remoteAddress = clientAddress
-        guard let ticket = listener.admission.admit(clientAddress) else {
-            throw PeerConnectionError.connectFailed("\(address): refused")
-        }
-        var admitted = listener.wire(server)
-        admitted.setup.admissionTicket = ticket
-        let serverWiring = admitted
-        try await server.testingEventLoop.executeInContext {
-            try PeerChannels.install(
-                listener.tls.serverHandler(verifier: serverWiring.verifier),
-                wiring: serverWiring,
-                on: server.pipeline.syncOperations
-            )
-        }
+        let listenerInstance = try await accept(server, clientAddress)
         try await install(client)
         let link = MemoryLink(
             dialler: client,
             listener: server,
-            instances: (instance, serverWiring.setup.hello.instance)
+            instances: (instance, listenerInstance)
         )
         links.withLockedValue { $0.append(link) }
         let tasks = [

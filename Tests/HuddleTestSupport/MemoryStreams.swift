@@ -61,26 +61,48 @@ public final class MemoryStreams: ForeignStreams {
         timeout: TimeAmount,
         initialize: @escaping @Sendable (any Channel) -> EventLoopFuture<Output>
     ) async throws -> Output {
+        try await join(port, from: "127.0.0.1", timeout: timeout) { dialler in
+            try await dialler.testingEventLoop.flatSubmit { initialize(dialler) }.get()
+        }.output
+    }
+
+    /// `count` connections from `host` to the listener at `port` that send nothing: a host holding places.
+    public func openSilent(_ count: Int, from host: String, to port: Int) async throws -> SilentConnections {
+        var accepted: [NIOAsyncTestingChannel] = []
+        for _ in 0..<count {
+            accepted.append(try await join(port, from: host, timeout: .seconds(5)) { _ in }.accepted)
+        }
+        return SilentConnections(accepted: accepted)
+    }
+
+    /// A connection to the listener at `port` from `host`, the dialling end set up by `initialize`; returns what
+    /// that made and the listening end.
+    private func join<Output: Sendable>(
+        _ port: Int,
+        from host: String,
+        timeout: TimeAmount,
+        initialize: (NIOAsyncTestingChannel) async throws -> Output
+    ) async throws -> (output: Output, accepted: NIOAsyncTestingChannel) {
         guard let accept = listeners.withLockedValue({ $0[port] }) else {
             throw ChannelError.connectTimeout(timeout)
         }
         let dialler = NIOAsyncTestingChannel()
         let accepted = NIOAsyncTestingChannel()
         let address = try SocketAddress(ipAddress: "127.0.0.1", port: port)
-        let diallerAddress = try SocketAddress(ipAddress: "127.0.0.1", port: 50_000 + made.withLockedValue { $0.count })
+        let diallerAddress = try SocketAddress(ipAddress: host, port: 50_000 + made.withLockedValue { $0.count })
         try await accepted.bind(to: address)
         try await dialler.bind(to: diallerAddress)
         // As a socket accepted from a listener, the listening end knows its peer's address before it is set up.
         accepted.remoteAddress = diallerAddress
         try await accept(accepted)
-        let output = try await dialler.testingEventLoop.flatSubmit { initialize(dialler) }.get()
+        let output = try await initialize(dialler)
         made.withLockedValue { $0.append((dialler, accepted)) }
         let tasks = [MemoryPump.start(from: dialler, to: accepted), MemoryPump.start(from: accepted, to: dialler)]
         pumps.withLockedValue { $0 += tasks }
         try await accepted.connect(to: diallerAddress)
         try await dialler.connect(to: address)
         await dialler.testingEventLoop.run()
-        return output
+        return (output, accepted)
     }
 
     /// Takes `port` (0: the next free one) for `listener`, until it closes.
@@ -108,5 +130,19 @@ public final class MemoryStreams: ForeignStreams {
         listener.closeFuture.whenComplete { [weak self] _ in
             self?.listeners.withLockedValue { _ = $0.removeValue(forKey: number) }
         }
+    }
+}
+
+/// Connections made by ``MemoryStreams/openSilent(_:from:to:)``, seen from the listening end: which the listener
+/// has closed, and its clock, which a test moves to reach a deadline.
+public struct SilentConnections: Sendable {
+    let accepted: [NIOAsyncTestingChannel]
+
+    /// How many the listener has closed so far.
+    public var closed: Int { accepted.count { !$0.isActive } }
+
+    /// Moves the listening ends' clocks by `amount`, running what falls due (deadlines, idle timers).
+    public func advanceTime(by amount: TimeAmount) async {
+        for channel in accepted { await channel.testingEventLoop.advanceTime(by: amount) }
     }
 }

@@ -2,33 +2,29 @@ import HuddleTestSupport
 import HuddleTransport
 import HuddleWire
 import NIOCore
-import NIOPosix
 import Testing
 
 @testable import Huddle
 
 /// At a remembered address the session expects the paired device: whoever else answers there learns nothing of
-/// this device, not even its certificate (`docs/threat-model.md`, "Direct addresses").
-@Suite("Introductions at a remembered address", .tags(.real), .timeLimit(.minutes(1)))
+/// this device, not even its certificate (`docs/threat-model.md`, "Direct addresses"). In memory
+/// (``MemoryNetwork``): the stranger is a listener there with a TLS server of its own.
+@Suite("Introductions at a remembered address", .timeLimit(.minutes(1)))
 struct IntroductionIdentityTests {
-    /// A TLS server on loopback with a stranger's key: it records the certificate a client shows, if any.
+    /// A TLS server with a stranger's key: it records the certificate a client shows, if any.
     struct Stranger {
         let channel: any Channel
         let verifier: PeerVerifier
         let ended: AsyncStream<Void>
 
-        static func listen() async throws -> Stranger {
+        static func listen(in network: MemoryNetwork) async throws -> Stranger {
             let tls = try PeerTLS(identity: try DeviceIdentity.ephemeral())
             let verifier = PeerVerifier(expected: nil, isBlocked: { _ in false })
             let (ended, continuation) = AsyncStream<Void>.makeStream()
-            let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-                .childChannelInitializer { child in
-                    child.closeFuture.whenComplete { _ in continuation.yield() }
-                    return child.eventLoop.makeCompletedFuture {
-                        try child.pipeline.syncOperations.addHandler(tls.serverHandler(verifier: verifier))
-                    }
-                }
-                .bind(host: "127.0.0.1", port: 0).get()
+            let channel = try await network.listen { pipeline, child in
+                child.closeFuture.whenComplete { _ in continuation.yield() }
+                try pipeline.addHandler(tls.serverHandler(verifier: verifier))
+            }
             return Stranger(channel: channel, verifier: verifier, ended: ended)
         }
     }
@@ -36,7 +32,8 @@ struct IntroductionIdentityTests {
     /// Bob was reached at 127.0.0.1:P; now a stranger answers there. Ada's introduction ends in TLS, before her
     /// certificate (and so her device ID, name and instance) is shown.
     @Test func aStrangerAtABobsRememberedAddressNeverSeesAdasCertificate() async throws {
-        let stranger = try await Stranger.listen()
+        let network = MemoryNetwork()
+        let stranger = try await Stranger.listen(in: network)
         defer { stranger.channel.close(promise: nil) }
         let port = try #require(stranger.channel.localAddress?.port)
         let bob = try DeviceIdentity.ephemeral().deviceID
@@ -46,6 +43,7 @@ struct IntroductionIdentityTests {
         try await withTestScope { scope in
             var configuration = PeerSessionConfiguration()
             configuration.listenPort = 0
+            network.configure(&configuration)
             let ada = try await PeerSession(
                 sessionID: "TypingTogether",
                 displayName: "Ada",
