@@ -1,3 +1,5 @@
+public import HuddleBase
+
 /// Why KDE Connect could not do what was asked, in words for the user (no flag named: what to do about it is the
 /// caller's to say, by ``code``).
 ///
@@ -5,19 +7,7 @@
 /// ``code``; codes can be added without breaking a caller's `switch`.
 public struct KDEConnectError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What kind of failure it is.
-    public struct Code: Hashable, Sendable, CustomStringConvertible {
-        public let description: String
-        init(_ name: String) { description = name }
-
-        /// No TCP port of KDE Connect's range was free to listen on.
-        public static let noPort = Code("noPort")
-        /// The device has no link to this one now.
-        public static let notLinked = Code("notLinked")
-        /// The device is not paired (any more), or refused or did not answer a pairing request.
-        public static let notPaired = Code("notPaired")
-        /// A file could not be sent or received: unreadable, replaced, not fetched, or its connection failed.
-        public static let payload = Code("payload")
-    }
+    public typealias Code = ErrorCode<KDEConnectError>
 
     public let code: Code
     /// The failure in words, for the user.
@@ -39,4 +29,15 @@ public struct KDEConnectError: Error, Sendable, Hashable, CustomStringConvertibl
     }
 
     public static func payload(_ reason: String) -> Self { Self(.payload, reason) }
+}
+
+extension ErrorCode where Domain == KDEConnectError {
+    /// No TCP port of KDE Connect's range was free to listen on.
+    public static let noPort = Self("noPort")
+    /// The device has no link to this one now.
+    public static let notLinked = Self("notLinked")
+    /// The device is not paired (any more), or refused or did not answer a pairing request.
+    public static let notPaired = Self("notPaired")
+    /// A file could not be sent or received: unreadable, replaced, not fetched, or its connection failed.
+    public static let payload = Self("payload")
 }

@@ -1,3 +1,5 @@
+public import HuddleBase
+
 /// Why talking to a LocalSend peer failed, in words for the user (no flag named: what to do about it is the
 /// caller's to say, by ``code``).
 ///
@@ -6,31 +8,7 @@
 /// a caller's `switch`.
 public struct LocalSendError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What kind of failure it is.
-    public struct Code: Hashable, Sendable, CustomStringConvertible {
-        public let description: String
-        init(_ name: String) { description = name }
-
-        /// The peer's certificate is not the one it announced (or was pinned): nothing was sent.
-        public static let fingerprintMismatch = Code("fingerprintMismatch")
-        /// The peer speaks plain HTTP and plain HTTP is not allowed.
-        public static let plainHTTPRefused = Code("plainHTTPRefused")
-        public static let pinRequired = Code("pinRequired")
-        public static let pinRejected = Code("pinRejected")
-        public static let declined = Code("declined")
-        public static let busy = Code("busy")
-        public static let tooManyRequests = Code("tooManyRequests")
-        public static let rejectedUpload = Code("rejectedUpload")
-        public static let unexpectedStatus = Code("unexpectedStatus")
-        public static let badAnswer = Code("badAnswer")
-        public static let unreachable = Code("unreachable")
-        public static let cancelled = Code("cancelled")
-        /// The receiver ended a session it had accepted before every file was in.
-        public static let receiverCancelled = Code("receiverCancelled")
-        /// A file to send changed size while it was read (hashed or sent).
-        public static let fileChanged = Code("fileChanged")
-        /// A file to send or share is another file than when it was chosen (replaced, or by a link): not sent.
-        public static let fileReplaced = Code("fileReplaced")
-    }
+    public typealias Code = ErrorCode<LocalSendError>
 
     public let code: Code
     /// The failure in words, for the user.
@@ -97,4 +75,27 @@ public struct LocalSendError: Error, Sendable, Hashable, CustomStringConvertible
     public static func fileReplaced(_ file: String) -> Self {
         Self(.fileReplaced, "\(file) was replaced by another file (or a link to one) since it was chosen; not sent")
     }
+}
+
+extension ErrorCode where Domain == LocalSendError {
+    /// The peer's certificate is not the one it announced (or was pinned): nothing was sent.
+    public static let fingerprintMismatch = Self("fingerprintMismatch")
+    /// The peer speaks plain HTTP and plain HTTP is not allowed.
+    public static let plainHTTPRefused = Self("plainHTTPRefused")
+    public static let pinRequired = Self("pinRequired")
+    public static let pinRejected = Self("pinRejected")
+    public static let declined = Self("declined")
+    public static let busy = Self("busy")
+    public static let tooManyRequests = Self("tooManyRequests")
+    public static let rejectedUpload = Self("rejectedUpload")
+    public static let unexpectedStatus = Self("unexpectedStatus")
+    public static let badAnswer = Self("badAnswer")
+    public static let unreachable = Self("unreachable")
+    public static let cancelled = Self("cancelled")
+    /// The receiver ended a session it had accepted before every file was in.
+    public static let receiverCancelled = Self("receiverCancelled")
+    /// A file to send changed size while it was read (hashed or sent).
+    public static let fileChanged = Self("fileChanged")
+    /// A file to send or share is another file than when it was chosen (replaced, or by a link): not sent.
+    public static let fileReplaced = Self("fileReplaced")
 }

@@ -1,3 +1,4 @@
+public import HuddleBase
 public import HuddleTransport
 public import HuddleWire
 
@@ -9,33 +10,7 @@ public import HuddleWire
 /// `default` branch.
 public struct PeerSessionError: Error, Hashable, Sendable, CustomStringConvertible {
     /// What kind of failure it is.
-    public struct Code: Hashable, Sendable, CustomStringConvertible {
-        public let description: String
-        init(_ name: String) { description = name }
-
-        public static let unknownPeer = Code("unknownPeer")
-        public static let notConnected = Code("notConnected")
-        public static let connectTimedOut = Code("connectTimedOut")
-        public static let cancelled = Code("cancelled")
-        public static let stopped = Code("stopped")
-        public static let notAllowedInMode = Code("notAllowedInMode")
-        public static let pairingRateLimited = Code("pairingRateLimited")
-        public static let messageTooLarge = Code("messageTooLarge")
-        public static let transferDeclined = Code("transferDeclined")
-        public static let transferFailed = Code("transferFailed")
-        public static let transferNotAnswered = Code("transferNotAnswered")
-        public static let invalidConfiguration = Code("invalidConfiguration")
-        public static let autoConnectFailed = Code("autoConnectFailed")
-        public static let transferTooLarge = Code("transferTooLarge")
-        public static let connection = Code("connection")
-        public static let instanceClaimed = Code("instanceClaimed")
-        public static let lookalikeName = Code("lookalikeName")
-        public static let lookalikeLink = Code("lookalikeLink")
-        public static let datagramsStopped = Code("datagramsStopped")
-        public static let inMemoryBudgetExhausted = Code("inMemoryBudgetExhausted")
-        public static let tooManyTransfers = Code("tooManyTransfers")
-        public static let wideArea = Code("wideArea")
-    }
+    public typealias Code = ErrorCode<PeerSessionError>
 
     /// The failure and what it carries.
     indirect enum Storage: Hashable, Sendable {
@@ -257,4 +232,29 @@ extension PeerSessionError {
         let milliseconds = Int64(duration / .milliseconds(1))
         return milliseconds % 1000 == 0 ? "\(milliseconds / 1000) s" : "\(milliseconds) ms"
     }
+}
+
+extension ErrorCode where Domain == PeerSessionError {
+    public static let unknownPeer = Self("unknownPeer")
+    public static let notConnected = Self("notConnected")
+    public static let connectTimedOut = Self("connectTimedOut")
+    public static let cancelled = Self("cancelled")
+    public static let stopped = Self("stopped")
+    public static let notAllowedInMode = Self("notAllowedInMode")
+    public static let pairingRateLimited = Self("pairingRateLimited")
+    public static let messageTooLarge = Self("messageTooLarge")
+    public static let transferDeclined = Self("transferDeclined")
+    public static let transferFailed = Self("transferFailed")
+    public static let transferNotAnswered = Self("transferNotAnswered")
+    public static let invalidConfiguration = Self("invalidConfiguration")
+    public static let autoConnectFailed = Self("autoConnectFailed")
+    public static let transferTooLarge = Self("transferTooLarge")
+    public static let connection = Self("connection")
+    public static let instanceClaimed = Self("instanceClaimed")
+    public static let lookalikeName = Self("lookalikeName")
+    public static let lookalikeLink = Self("lookalikeLink")
+    public static let datagramsStopped = Self("datagramsStopped")
+    public static let inMemoryBudgetExhausted = Self("inMemoryBudgetExhausted")
+    public static let tooManyTransfers = Self("tooManyTransfers")
+    public static let wideArea = Self("wideArea")
 }
