@@ -20,32 +20,56 @@ import NIOCore
 /// the bytes — into the event broadcast until every subscriber took them, into a file's writer until written —
 /// and counts them out when it is let go of. A message dropped anywhere counts out by being dropped.
 final class ReceiveFlow: PeerReceiveGate {
+    /// One total: the bytes it holds against its budget, the most it held, and the connections it paused.
+    struct Tally {
+        let budget: Int
+        var held = 0
+        var peak = 0
+        var paused: [ObjectIdentifier: any Channel] = [:]
+
+        /// Counts `count` bytes in; past the budget, `channel` is paused (true).
+        mutating func add(_ count: Int, from channel: any Channel) -> Bool {
+            held += count
+            peak = max(peak, held)
+            guard held > budget else { return false }
+            paused[ObjectIdentifier(channel)] = channel
+            return true
+        }
+
+        /// Counts `count` bytes out; at half the budget, the connections this total paused that `other` does not
+        /// hold paused too are let go and returned, to resume.
+        mutating func remove(_ count: Int, unlessPausedBy other: Tally) -> [any Channel] {
+            held -= count
+            guard !paused.isEmpty, held <= budget / 2 else { return [] }
+            defer { paused.removeAll() }
+            return paused.filter { other.paused[$0.key] == nil }.map(\.value)
+        }
+    }
+
     struct State {
         var channels: [PeerID: any Channel] = [:]
-        var undelivered = 0
-        var paused: [ObjectIdentifier: any Channel] = [:]
-        var buffered = 0
-        var peakBuffered = 0
-        var pausedForTransfers: [ObjectIdentifier: any Channel] = [:]
+        /// Messages and datagrams not yet taken by every subscriber.
+        var messages: Tally
+        /// Transfer data not yet written.
+        var resources: Tally
         var datagramsOverBudget: UInt64 = 0
     }
 
-    let budget: Int
-    let transferBudget: Int
-    let state = NIOLockedValueBox(State())
+    let state: NIOLockedValueBox<State>
     /// Told of each pause (``PeerSessionConfiguration/receivePaused``).
     let paused: (@Sendable (any Channel) -> Void)?
 
     init(budget: Int, transferBudget: Int = 4 * 1024 * 1024, paused: (@Sendable (any Channel) -> Void)? = nil) {
-        self.budget = budget
-        self.transferBudget = transferBudget
+        state = NIOLockedValueBox(State(messages: Tally(budget: budget), resources: Tally(budget: transferBudget)))
         self.paused = paused
     }
 
-    var undelivered: Int { state.withLockedValue { $0.undelivered } }
+    var undelivered: Int { state.withLockedValue { $0.messages.held } }
 
     /// Transfer bytes received and not yet written, now and at most so far.
-    var bufferedTransferBytes: (now: Int, peak: Int) { state.withLockedValue { ($0.buffered, $0.peakBuffered) } }
+    var bufferedTransferBytes: (now: Int, peak: Int) {
+        state.withLockedValue { ($0.resources.held, $0.resources.peak) }
+    }
 
     func channel(for peer: PeerID) -> (any Channel)? { state.withLockedValue { $0.channels[peer] } }
 
@@ -59,31 +83,20 @@ final class ReceiveFlow: PeerReceiveGate {
         state.withLockedValue { state in
             state.channels[peer] = nil
             if let channel {
-                state.paused[ObjectIdentifier(channel)] = nil
-                state.pausedForTransfers[ObjectIdentifier(channel)] = nil
+                state.messages.paused[ObjectIdentifier(channel)] = nil
+                state.resources.paused[ObjectIdentifier(channel)] = nil
             }
         }
     }
 
     func received(_ count: Int, on channel: any Channel) -> Bool {
-        let pause = state.withLockedValue { state in
-            state.undelivered += count
-            guard state.undelivered > budget else { return false }
-            state.paused[ObjectIdentifier(channel)] = channel
-            return true
-        }
+        let pause = state.withLockedValue { $0.messages.add(count, from: channel) }
         if pause { paused?(channel) }
         return pause
     }
 
     func receivedResource(_ count: Int, on channel: any Channel) -> Bool {
-        let pause = state.withLockedValue { state in
-            state.buffered += count
-            state.peakBuffered = max(state.peakBuffered, state.buffered)
-            guard state.buffered > transferBudget else { return false }
-            state.pausedForTransfers[ObjectIdentifier(channel)] = channel
-            return true
-        }
+        let pause = state.withLockedValue { $0.resources.add(count, from: channel) }
         if pause { paused?(channel) }
         return pause
     }
@@ -94,11 +107,11 @@ final class ReceiveFlow: PeerReceiveGate {
     /// connections.
     func admitDatagram(_ count: Int) -> ReceiveCharge? {
         let admitted = state.withLockedValue { state in
-            guard state.undelivered + count <= budget else {
+            guard state.messages.held + count <= state.messages.budget else {
                 state.datagramsOverBudget += 1
                 return false
             }
-            state.undelivered += count
+            state.messages.held += count
             return true
         }
         return admitted ? ReceiveCharge(count, of: .message, in: self) : nil
@@ -113,32 +126,14 @@ final class ReceiveFlow: PeerReceiveGate {
     /// Datagrams dropped because the slowest subscriber had fallen a whole budget behind.
     var datagramsOverBudget: UInt64 { state.withLockedValue { $0.datagramsOverBudget } }
 
-    /// A charge of `count` bytes of `total` was let go of.
+    /// A charge of `count` bytes of `total` was let go of: the connections that total alone held paused resume
+    /// once it has fallen to half its budget.
     fileprivate func countOut(_ count: Int, of total: ReceiveCharge.Total) {
-        switch total {
-        case .message: consumed(count)
-        case .resource: consumedResource(count)
-        }
-    }
-
-    /// Every subscriber took (or the session dropped) a message of `count` bytes.
-    private func consumed(_ count: Int) {
         let resume: [any Channel] = state.withLockedValue { state in
-            state.undelivered -= count
-            guard !state.paused.isEmpty, state.undelivered <= budget / 2 else { return [] }
-            defer { state.paused.removeAll() }
-            return state.paused.filter { state.pausedForTransfers[$0.key] == nil }.map(\.value)
-        }
-        for channel in resume { channel.setOption(.autoRead, value: true).whenComplete { _ in } }
-    }
-
-    /// `count` bytes of the resource stream were written to disk (or handled, or dropped).
-    private func consumedResource(_ count: Int) {
-        let resume: [any Channel] = state.withLockedValue { state in
-            state.buffered -= count
-            guard !state.pausedForTransfers.isEmpty, state.buffered <= transferBudget / 2 else { return [] }
-            defer { state.pausedForTransfers.removeAll() }
-            return state.pausedForTransfers.filter { state.paused[$0.key] == nil }.map(\.value)
+            switch total {
+            case .message: state.messages.remove(count, unlessPausedBy: state.resources)
+            case .resource: state.resources.remove(count, unlessPausedBy: state.messages)
+            }
         }
         for channel in resume { channel.setOption(.autoRead, value: true).whenComplete { _ in } }
     }
