@@ -80,3 +80,34 @@ def test_clip_sync_between_two_hosts_of_one_host_name(testbed, huddle, homes, xd
     displays[0].wait_for(b"from b", "UTF8_STRING")
     for proc in procs:
         assert proc.stop() == 0, proc.output()
+
+
+@pytest.mark.hosts(2, ifname="eth0")
+def test_a_pairing_link_pairs_two_hosts_of_one_host_name_and_they_then_chat(testbed, huddle, homes):
+    """`huddle pair` on one host and `huddle pair -` with its link on the other, as the README has them (no
+    --host, no --interface): both end paired as verified, then `huddle chat` on each connects to the other by its
+    pin, with no code asked, although both hosts call themselves the same."""
+    a, b = testbed[0], testbed[1]
+    assert a.run("hostname").stdout == b.run("hostname").stdout, "the hosts share one UTS host name"
+    env_a, env_b = dict(os.environ, HUDDLE_HOME=homes("a")), dict(os.environ, HUDDLE_HOME=homes("b"))
+    issuer = a.spawn(huddle_bin(), "pair", "--name", "user-a", label="a:pair", env=env_a)
+    link = issuer.wait_line(lambda l: l.startswith("huddle:pair?"), 15)
+    assert f"a={a.ipv4}:47474" in link, link
+    joiner = b.spawn(huddle_bin(), "pair", "-", "--name", "user-b", label="b:pair -", stdin=True, env=env_b)
+    joiner.send(link)
+    joiner.wait_line(lambda l: l.startswith("* paired with user-a (") and l.endswith("verified"), 30)
+    assert joiner.wait_exit(15) == 0, joiner.output()
+    issuer.wait_line(lambda l: l.startswith("* paired with user-b (") and l.endswith("verified"), 10)
+    assert issuer.wait_exit(15) == 0, issuer.output()
+
+    ua = plain_chat(a, "user-a", homes("a"))
+    ub = plain_chat(b, "user-b", homes("b"))
+    ua.wait_line(lambda l: l == "* connected to user-b", 30)
+    ub.wait_line(lambda l: l == "* connected to user-a", 15)
+    ua.send("from a")
+    ub.wait_line(lambda l: l == "user-a: from a", 5)
+    procs = (ua, ub)
+    assert not any("? pair with" in l or l.startswith("!") for p in procs for _, l in p.lines), \
+        "\n".join(p.output() for p in procs)
+    for proc in procs:
+        assert proc.stop() == 0, proc.output()
