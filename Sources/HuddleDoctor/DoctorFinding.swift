@@ -68,7 +68,8 @@ struct DoctorFinding: Hashable, Sendable {
 }
 
 /// A packet filter rule, or a chain when its policy is the finding, as `huddle doctor` names it.
-struct RuleDescription: Hashable, Sendable {
+/// Encoded as it is in `huddle doctor --json` (a finding's `rule`).
+struct RuleDescription: Hashable, Sendable, Encodable {
     /// `nftables`, `iptables` or `ip6tables`.
     var tool: String
     /// The nftables family (`inet`, `ip`, `ip6`); `ip` or `ip6` for iptables.

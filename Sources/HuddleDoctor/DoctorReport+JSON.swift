@@ -12,7 +12,7 @@ extension DoctorReport {
         try object.encode(!self.hasProblems, forKey: .ok)
         try object.encode(self.observed.interfaces.map(InterfaceRecord.init), forKey: .interfaces)
         try object.encode(self.observed.firewall.map(FirewallRecord.init), forKey: .firewall)
-        try object.encode(self.findings.map(FindingRecord.init), forKey: .findings)
+        try object.encode(self.findings, forKey: .findings)
         if let answers = self.observed.answers {
             let multicast = MulticastRecord(
                 questions: self.questions,
@@ -68,52 +68,6 @@ extension DoctorReport {
         }
     }
 
-    /// A finding; `fix` is null when there is nothing to fix.
-    struct FindingRecord: Encodable {
-        var code: String
-        var severity: String
-        var message: String
-        var fix: String?
-        var interfaces: [String]
-        var rule: RuleRecord?
-
-        init(_ finding: DoctorFinding) {
-            self.code = finding.code
-            self.severity = finding.severity.rawValue
-            self.message = finding.message
-            self.fix = finding.fix
-            self.interfaces = finding.interfaces
-            self.rule = finding.rule.map(RuleRecord.init)
-        }
-
-        private enum Keys: String, CodingKey { case code, severity, message, fix, interfaces, rule }
-
-        func encode(to encoder: any Encoder) throws {
-            var object = encoder.container(keyedBy: Keys.self)
-            try object.encode(self.code, forKey: .code)
-            try object.encode(self.severity, forKey: .severity)
-            try object.encode(self.message, forKey: .message)
-            try object.encode(self.fix, forKey: .fix)  // null, not left out
-            try object.encode(self.interfaces, forKey: .interfaces)
-            try object.encodeIfPresent(self.rule, forKey: .rule)
-        }
-    }
-
-    /// The packet filter rule or chain a finding is about.
-    struct RuleRecord: Encodable {
-        var tool, family, table, chain, text: String
-        var handle: Int?
-
-        init(_ rule: RuleDescription) {
-            self.tool = rule.tool
-            self.family = rule.family
-            self.table = rule.table
-            self.chain = rule.chain
-            self.text = rule.text
-            self.handle = rule.handle
-        }
-    }
-
     /// The multicast check: what was asked, for how long, and who answered on each interface.
     struct MulticastRecord: Encodable {
         var questions: [String]
@@ -164,5 +118,20 @@ extension DoctorReport {
             self.otherUsersSockets = holders.unownedSockets
             self.avahiPidFile = holders.avahiFromPidFile
         }
+    }
+}
+
+/// A finding as `huddle doctor --json` writes it; `fix` is null when there is nothing to fix.
+extension DoctorFinding: Encodable {
+    private enum Keys: String, CodingKey { case code, severity, message, fix, interfaces, rule }
+
+    func encode(to encoder: any Encoder) throws {
+        var object = encoder.container(keyedBy: Keys.self)
+        try object.encode(code, forKey: .code)
+        try object.encode(severity.rawValue, forKey: .severity)
+        try object.encode(message, forKey: .message)
+        try object.encode(fix, forKey: .fix)  // null, not left out
+        try object.encode(interfaces, forKey: .interfaces)
+        try object.encodeIfPresent(rule, forKey: .rule)
     }
 }

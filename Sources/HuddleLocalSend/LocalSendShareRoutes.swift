@@ -25,23 +25,16 @@ struct LocalSendShareRoutes: Sendable {
                 .init("X-Content-Type-Options")!: "nosniff",
                 .cacheControl: "no-store",
             ]
-            router.get("/") { _, _ in
-                var fields = headers
-                fields[.contentType] = "text/html; charset=utf-8"
-                return Response(
-                    status: .ok,
-                    headers: fields,
-                    body: .init(byteBuffer: ByteBuffer(string: LocalSendSharePage.html))
-                )
-            }
-            router.get("/share.js") { _, _ in
-                var fields = headers
-                fields[.contentType] = "text/javascript; charset=utf-8"
-                return Response(
-                    status: .ok,
-                    headers: fields,
-                    body: .init(byteBuffer: ByteBuffer(string: LocalSendSharePage.script))
-                )
+            for (path, type, text) in [
+                ("/", "text/html", LocalSendSharePage.html),
+                ("/share.js", "text/javascript", LocalSendSharePage.script),
+            ] {
+                var typed = headers
+                typed[.contentType] = "\(type); charset=utf-8"
+                let (fields, page) = (typed, ByteBuffer(string: text))
+                router.get(RouterPath(path)) { _, _ in
+                    Response(status: .ok, headers: fields, body: .init(byteBuffer: page))
+                }
             }
             router.get(RouterPath("\(api)/info")) { _, _ in json(service.ownInfo(announce: nil)) }
         }

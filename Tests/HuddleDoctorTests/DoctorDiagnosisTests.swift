@@ -91,7 +91,15 @@ struct DoctorDiagnosisTests {
         #expect(json["ok"] as? Bool == false)
         let first = try #require((json["findings"] as? [[String: Any]])?.first)
         #expect(first["code"] as? String == "firewall-drops-mdns")
-        #expect((first["rule"] as? [String: Any])?["handle"] as? Int == 2)
+        let rule = try #require(first["rule"] as? [String: Any])
+        #expect(rule["handle"] as? Int == 2)
+        #expect(Set(rule.keys) == ["tool", "family", "table", "chain", "handle", "text"])
+        #expect(
+            [rule["tool"], rule["family"], rule["table"], rule["chain"]] as? [String] == [
+                "nftables", "inet", "hdtest", "input",
+            ]
+        )
+        #expect(Set(first.keys) == ["code", "severity", "message", "fix", "interfaces", "rule"])
         #expect(first["fix"] as? String == "nft insert rule inet hdtest input handle 2 udp dport 5353 accept")
         let last = try #require((json["findings"] as? [[String: Any]])?.last)
         #expect(last["rule"] == nil)

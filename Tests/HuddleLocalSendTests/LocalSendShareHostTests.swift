@@ -78,6 +78,11 @@ import Testing
             #expect(!rebound.contains("<ul id=\"files\">"))
             #expect(proper.hasPrefix("HTTP/1.1 200 "))
             #expect(proper.contains("<ul id=\"files\">"))
+            #expect(proper.contains("\r\nContent-Type: text/html; charset=utf-8\r\n"))
+            let script = try await Self.get("/share.js", host: "127.0.0.1:\(port)", port: port, through: memory)
+            #expect(script.hasPrefix("HTTP/1.1 200 "))
+            #expect(script.contains("\r\nContent-Type: text/javascript; charset=utf-8\r\n"))
+            #expect(script.hasSuffix(LocalSendSharePage.script))
         } catch {
             await sharer.stop()
             throw error
