@@ -46,11 +46,17 @@ public final class MemoryNetwork: Sendable {
     /// Sends `bytes` as one datagram to the datagram socket at `port` in this network, from a socket of nobody's
     /// (port 1). Returns once the socket has handled it; a port nobody holds loses it.
     public func sendDatagram(_ bytes: [UInt8], to port: Int) async throws {
-        let envelope = AddressedEnvelope(
-            remoteAddress: try SocketAddress(ipAddress: "127.0.0.1", port: port),
-            data: ByteBuffer(bytes: bytes)
+        try await sendDatagrams([bytes], to: port)
+    }
+
+    /// Sends each of `packets` as a datagram to the socket at `port`, in order, as ``sendDatagram(_:to:)`` does,
+    /// handed over in one go: one hop to the socket's loop for them all, whatever the machine's load.
+    public func sendDatagrams(_ packets: [[UInt8]], to port: Int) async throws {
+        await carrier.deliver(
+            packets.map(ByteBuffer.init(bytes:)),
+            to: port,
+            from: try SocketAddress(ipAddress: "127.0.0.1", port: 1)
         )
-        await carrier.deliver(envelope, from: try SocketAddress(ipAddress: "127.0.0.1", port: 1))
     }
 
     /// Listens at a port of this network with a pipeline of the caller's own on each accepted end (a stranger at an
@@ -167,10 +173,21 @@ final class MemoryCarrier: SessionTransport {
 
     /// Hands `envelope` to the datagram socket at its port, as coming from `source`; lost when nobody holds it.
     func deliver(_ envelope: AddressedEnvelope<ByteBuffer>, from source: SocketAddress) async {
-        guard let port = envelope.remoteAddress.port,
-            let socket = datagramSockets.withLockedValue({ $0[port] }), socket.isActive
-        else { return }
-        _ = try? await socket.writeInbound(AddressedEnvelope(remoteAddress: source, data: envelope.data))
+        guard let port = envelope.remoteAddress.port else { return }
+        await deliver([envelope.data], to: port, from: source)
+    }
+
+    /// Hands each of `payloads` to the datagram socket at `port`, in order, as coming from `source`; lost when
+    /// nobody holds it.
+    func deliver(_ payloads: [ByteBuffer], to port: Int, from source: SocketAddress) async {
+        guard let socket = datagramSockets.withLockedValue({ $0[port] }), socket.isActive else { return }
+        try? await socket.testingEventLoop.executeInContext {
+            let pipeline = socket.pipeline.syncOperations
+            for payload in payloads {
+                pipeline.fireChannelRead(NIOAny(AddressedEnvelope(remoteAddress: source, data: payload)))
+            }
+            pipeline.fireChannelReadComplete()
+        }
         await socket.testingEventLoop.run()
     }
 

@@ -26,7 +26,7 @@ struct DatagramForgeryTests {
                 [1, 0] + cid.bytes + DatagramConnectionID(rawValue: UInt64(number)).bytes
                     + (0..<48).map { _ in UInt8.random(in: 0...255) }
             }
-            for packet in forged { try await network.sendDatagram(packet, to: port) }
+            try await network.sendDatagrams(forged, to: port)
             let stopped = try #require(
                 await bob.wait { event -> UInt64? in
                     if case .peerError(adaID, let error) = event,

@@ -20,10 +20,10 @@ struct DatagramGarbageTests {
             let port = bob.session.datagrams.port.load(ordering: .relaxed)
             let count = 5000
             let noise = TransferTests.pattern(count * 1200, seed: 11)
-            for index in 0..<count {
-                let start = index * 1200
-                try await network.sendDatagram(Array(noise[start..<start + (index % 4 == 0 ? 20 : 1200)]), to: port)
+            let packets = (0..<count).map { index in
+                Array(noise[index * 1200..<index * 1200 + (index % 4 == 0 ? 20 : 1200)])
             }
+            try await network.sendDatagrams(packets, to: port)
             try await ada.session.send(Array("after".utf8), to: [bobID], mode: .unreliable)
             #expect(await bob.message(from: adaID, equalTo: "after"))
             // A random 8-byte connection ID names one of the link's by chance once in 2⁶⁴: every packet is dropped.
