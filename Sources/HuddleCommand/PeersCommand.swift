@@ -61,7 +61,7 @@ actor PeerPicker {
     let session: PeerSession
     let json: Bool
     let autoAccept: Bool
-    let prompter: Prompter
+    let prompter = Prompter.standard
     let foreign: ForeignPeers?
     var roster = PeerRoster()
 
@@ -69,13 +69,11 @@ actor PeerPicker {
         session: PeerSession,
         json: Bool,
         autoAccept: Bool,
-        prompter: Prompter = .standard,
         foreign: ForeignPeers? = nil
     ) {
         self.session = session
         self.json = json
         self.autoAccept = autoAccept
-        self.prompter = prompter
         self.foreign = foreign
     }
 

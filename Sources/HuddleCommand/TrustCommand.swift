@@ -46,10 +46,12 @@ struct TrustCommand: ParsableCommand {
         @OptionGroup var data: DataDirectoryOption
 
         func run() throws {
-            let deviceID: DeviceID
-            do { deviceID = try DeviceID(id) } catch { throw ValidationError("\(error)") }
-            try TrustCommand.change(data) { try $0.set(.verified, for: deviceID, displayName: name) }
-            Output.line("verified \(deviceID.shortID)")
+            // A full ID only: a beginning of one is not enough to pin.
+            do { _ = try DeviceID(id) } catch { throw ValidationError("\(error)") }
+            try TrustCommand.change(id, in: data) { store, deviceID in
+                try store.set(.verified, for: deviceID, displayName: name)
+                return "verified \(deviceID.shortID)"
+            }
         }
     }
 
@@ -59,10 +61,10 @@ struct TrustCommand: ParsableCommand {
         @OptionGroup var data: DataDirectoryOption
 
         func run() throws {
-            let store = TrustStore(directory: data.url)
-            let deviceID = try TrustCommand.find(id, in: store)
-            try TrustCommand.change(data, store: store) { try $0.forget(deviceID) }
-            Output.line("forgot \(deviceID.shortID)")
+            try TrustCommand.change(id, in: data) { store, deviceID in
+                try store.forget(deviceID)
+                return "forgot \(deviceID.shortID)"
+            }
         }
     }
 
@@ -72,11 +74,11 @@ struct TrustCommand: ParsableCommand {
         @OptionGroup var data: DataDirectoryOption
 
         func run() throws {
-            let store = TrustStore(directory: data.url)
-            let deviceID = try TrustCommand.find(id, in: store)
-            let name = store.record(for: deviceID)?.displayName ?? "unnamed device"
-            try TrustCommand.change(data, store: store) { try $0.set(.blocked, for: deviceID, displayName: name) }
-            Output.line("blocked \(deviceID.shortID)")
+            try TrustCommand.change(id, in: data) { store, deviceID in
+                let name = store.record(for: deviceID)?.displayName ?? "unnamed device"
+                try store.set(.blocked, for: deviceID, displayName: name)
+                return "blocked \(deviceID.shortID)"
+            }
         }
     }
 
@@ -93,16 +95,17 @@ struct TrustCommand: ParsableCommand {
         return id
     }
 
+    /// Finds the device `text` names (``find(_:in:)``), makes `body`'s change to the store and prints the line it
+    /// returns; a change that cannot be written is reported and exits 73.
     static func change(
-        _ data: DataDirectoryOption,
-        store: TrustStore? = nil,
-        _ body: (TrustStore) throws -> Void
-    )
-        throws
-    {
-        let store = store ?? TrustStore(directory: data.url)
+        _ text: String,
+        in data: DataDirectoryOption,
+        _ body: (TrustStore, DeviceID) throws -> String
+    ) throws {
+        let store = TrustStore(directory: data.url)
+        let deviceID = try find(text, in: store)
         do {
-            try body(store)
+            Output.line(try body(store, deviceID))
         } catch {
             Output.error("\(error)")
             throw ExitCode.cannotCreate

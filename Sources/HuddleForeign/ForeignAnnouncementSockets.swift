@@ -33,29 +33,15 @@ public actor ForeignAnnouncementSockets {
     /// Where what could not be set up or sent is told.
     let logger: Logger
 
-    init(
-        listener: ForeignDatagrams.Channel,
-        senders: [any Channel],
-        destination: SocketAddress,
-        filter: ForeignAnnouncementFilter,
-        logger: Logger
-    ) {
-        self.listener = listener
-        self.senders = senders
-        self.destination = destination
-        self.filter = filter
-        self.logger = logger
-    }
-
     /// Opens the listener on `port` and a sender on each interface `usesInterface` takes. An interface that cannot
     /// join the group or send is logged and left out; a listener that cannot be opened throws.
-    public static func open(
+    public init(
         _ destination: Destination,
         port: Int,
         on group: any EventLoopGroup,
         usesInterface: @escaping @Sendable (String, Bool, Bool) -> Bool,
         logger: Logger
-    ) async throws -> ForeignAnnouncementSockets {
+    ) async throws {
         let listener = try await ForeignDatagrams.sharedListener(port: port, on: group)
         let target: SocketAddress
         let groupAddress: String?
@@ -83,13 +69,35 @@ public actor ForeignAnnouncementSockets {
                 logger.debug("announcements: none from \(address) (\(device.name)): \(error)")
             }
         }
-        return ForeignAnnouncementSockets(
-            listener: listener,
-            senders: senders,
-            destination: target,
-            filter: ForeignAnnouncementFilter(group: groupAddress, usesInterface: usesInterface),
-            logger: logger
-        )
+        self.listener = listener
+        self.senders = senders
+        self.destination = target
+        self.filter = ForeignAnnouncementFilter(group: groupAddress, usesInterface: usesInterface)
+        self.logger = logger
+    }
+
+    /// The sockets as ``init(_:port:on:usesInterface:logger:)`` opens them, or nil when they cannot be opened:
+    /// then `unusable` is logged as a warning with the error, and the protocol goes on without announcements.
+    public static func openIfPossible(
+        _ destination: Destination,
+        port: Int,
+        on group: any EventLoopGroup,
+        usesInterface: @escaping @Sendable (String, Bool, Bool) -> Bool,
+        logger: Logger,
+        unusable: String
+    ) async -> ForeignAnnouncementSockets? {
+        do {
+            return try await ForeignAnnouncementSockets(
+                destination,
+                port: port,
+                on: group,
+                usesInterface: usesInterface,
+                logger: logger
+            )
+        } catch {
+            logger.warning("\(unusable): \(error)")
+            return nil
+        }
     }
 
     /// Hands every datagram that arrives to `arrived`, with what ``ForeignAnnouncementRule`` says of it, until

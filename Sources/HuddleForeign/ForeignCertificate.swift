@@ -26,36 +26,8 @@ public enum ForeignCertificate {
         {
             return Array(data)
         }
-        let der = try issue(subject: subject(), key: key, now: now)
+        let der = try SelfSignedCertificate.issue(subject: subject(), key: key, now: now)
         try AtomicFile.write(der, to: file, mode: 0o600)
         return der
-    }
-
-    /// A self-signed certificate for `key` (ECDSA with SHA-256).
-    public static func issue(
-        subject: DistinguishedName,
-        key: P256.Signing.PrivateKey,
-        now: Date = Date()
-    ) throws
-        -> [UInt8]
-    {
-        let certificate = try Certificate(
-            version: .v3,
-            serialNumber: Certificate.SerialNumber(),
-            publicKey: Certificate.PublicKey(key.publicKey),
-            notValidBefore: now - 86_400,
-            notValidAfter: now + 20 * 365 * 86_400,
-            issuer: subject,
-            subject: subject,
-            signatureAlgorithm: .ecdsaWithSHA256,
-            extensions: Certificate.Extensions {
-                Critical(BasicConstraints.notCertificateAuthority)
-                KeyUsage(digitalSignature: true, keyEncipherment: false)
-            },
-            issuerPrivateKey: Certificate.PrivateKey(key)
-        )
-        var serializer = DER.Serializer()
-        try serializer.serialize(certificate)
-        return serializer.serializedBytes
     }
 }

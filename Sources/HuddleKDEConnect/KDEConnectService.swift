@@ -325,17 +325,13 @@ extension KDEConnectService {
     /// The announcement socket; nil (and logged) when it cannot be opened: devices then find this one only when
     /// they announce themselves and it dials them.
     func openAnnouncer() async -> ForeignAnnouncementSockets? {
-        do {
-            return try await ForeignAnnouncementSockets.open(
-                .broadcast,
-                port: configuration.port,
-                on: group,
-                usesInterface: configuration.usesInterface,
-                logger: configuration.logger
-            )
-        } catch {
-            configuration.logger.warning("KDE Connect announcements cannot be used: \(error)")
-            return nil
-        }
+        await ForeignAnnouncementSockets.openIfPossible(
+            .broadcast,
+            port: configuration.port,
+            on: group,
+            usesInterface: configuration.usesInterface,
+            logger: configuration.logger,
+            unusable: "KDE Connect announcements cannot be used"
+        )
     }
 }

@@ -26,11 +26,12 @@ struct LocalSendRoutes: Sendable {
         for path in ["/api/localsend/v1/info", "\(api)/info"] {
             router.get(RouterPath(path)) { _, _ in json(service.ownInfo(announce: nil)) }
         }
-        router.post(RouterPath("\(api)/register")) { request, context in
-            try await register(request, context)
-        }
-        router.post(RouterPath("\(api)/prepare-upload")) { request, context in
-            try await prepareUpload(request, context)
+        for (path, answer) in [("register", register), ("prepare-upload", prepareUpload)] {
+            router.post(RouterPath("\(api)/\(path)")) { request, context in
+                do { return try await answer(request, context) } catch let refused as LocalSendRefusal {
+                    return refusal(refused)
+                }
+            }
         }
         router.post(RouterPath("\(api)/upload")) { request, context in
             await upload(request, context)
@@ -43,12 +44,8 @@ struct LocalSendRoutes: Sendable {
     }
 
     func register(_ request: Request, _ context: LocalSendRequestContext) async throws -> Response {
-        let body = try await request.body.collect(upTo: limits.maximumInfoBytes)
-        let info: LocalSendDeviceInfo
-        do {
-            info = try LocalSendMessages.deviceInfo(from: body.readableBytesView, limits: limits)
-        } catch {
-            return refusal(.init(400, "\(error)"))
+        let info = try await body(of: request, upTo: limits.maximumInfoBytes) {
+            try LocalSendMessages.deviceInfo(from: $0, limits: limits)
         }
         if let host = context.remoteHost {
             // Proven when the client certificate is the fingerprint's: only then may it move an HTTPS device here.
@@ -62,13 +59,20 @@ struct LocalSendRoutes: Sendable {
         return json(service.ownInfo(announce: nil))
     }
 
+    /// The body of `request` (at most `limit` bytes) as `parse` reads it; one it cannot read throws the refusal
+    /// (400) that says why.
+    func body<Value>(
+        of request: Request,
+        upTo limit: Int,
+        _ parse: (ByteBufferView) throws -> Value
+    ) async throws -> Value {
+        let body = try await request.body.collect(upTo: limit)
+        do { return try parse(body.readableBytesView) } catch { throw LocalSendRefusal(400, "\(error)") }
+    }
+
     func prepareUpload(_ request: Request, _ context: LocalSendRequestContext) async throws -> Response {
-        let body = try await request.body.collect(upTo: limits.maximumPrepareUploadBytes)
-        let offer: LocalSendPrepareUpload
-        do {
-            offer = try LocalSendMessages.prepareUpload(from: body.readableBytesView, limits: limits)
-        } catch {
-            return refusal(.init(400, "\(error)"))
+        let offer = try await body(of: request, upTo: limits.maximumPrepareUploadBytes) {
+            try LocalSendMessages.prepareUpload(from: $0, limits: limits)
         }
         guard let host = context.remoteHost else { return refusal(.init(400, "no address")) }
         let peer = service.peer(for: offer.info, host: host, proven: await context.clientFingerprint())

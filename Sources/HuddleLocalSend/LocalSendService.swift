@@ -157,18 +157,14 @@ public final class LocalSendService: ForeignPeerService, Service {
     /// LocalSend's multicast socket; nil (and logged) when it cannot be opened: the device is then found only by
     /// address, and finds others only when they announce to it over HTTP.
     func openMulticast() async -> ForeignAnnouncementSockets? {
-        do {
-            return try await ForeignAnnouncementSockets.open(
-                .multicast(group: configuration.multicastGroup),
-                port: configuration.multicastPort,
-                on: group,
-                usesInterface: configuration.usesInterface,
-                logger: configuration.logger
-            )
-        } catch {
-            configuration.logger.warning("LocalSend multicast cannot be used, found by address only: \(error)")
-            return nil
-        }
+        await ForeignAnnouncementSockets.openIfPossible(
+            .multicast(group: configuration.multicastGroup),
+            port: configuration.multicastPort,
+            on: group,
+            usesInterface: configuration.usesInterface,
+            logger: configuration.logger,
+            unusable: "LocalSend multicast cannot be used, found by address only"
+        )
     }
 
     /// Hashes the shared files and describes them (size, type, SHA-256); nil when nothing is shared.

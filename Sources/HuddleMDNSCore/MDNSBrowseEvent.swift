@@ -47,22 +47,6 @@ public struct MDNSResolvedService: Hashable, Sendable {
     public var addresses: [MDNSScopedAddress]
     /// The interface the service was first seen on.
     public var interfaceIndex: Int
-
-    public init(
-        fullName: DNSName,
-        host: DNSName,
-        port: UInt16,
-        txt: MDNSTXTRecord,
-        addresses: [MDNSScopedAddress],
-        interfaceIndex: Int
-    ) {
-        self.fullName = fullName
-        self.host = host
-        self.port = port
-        self.txt = txt
-        self.addresses = addresses
-        self.interfaceIndex = interfaceIndex
-    }
 }
 
 /// What browsing reports.

@@ -182,3 +182,11 @@ public struct MDNSRandom: RandomNumberGenerator, Sendable {
         return z ^ (z >> 31)
     }
 }
+
+extension Array {
+    /// The elements, leaving the array empty: how the machines hand over what they queued for the caller.
+    mutating func takeAll() -> [Element] {
+        defer { self = [] }
+        return self
+    }
+}

@@ -56,15 +56,9 @@ public struct MDNSQuerier: Sendable {
         self.random = MDNSRandom(seed: randomSeed)
     }
 
-    public mutating func takeOutgoing() -> [MDNSOutgoing] {
-        defer { self.outgoing = [] }
-        return self.outgoing
-    }
+    public mutating func takeOutgoing() -> [MDNSOutgoing] { self.outgoing.takeAll() }
 
-    public mutating func takeEvents() -> [MDNSBrowseEvent] {
-        defer { self.events = [] }
-        return self.events
-    }
+    public mutating func takeEvents() -> [MDNSBrowseEvent] { self.events.takeAll() }
 
     /// The resolved instances currently known, by full name.
     public var services: [DNSName: MDNSResolvedService] { self.reported }

@@ -69,16 +69,10 @@ public struct MDNSResponder: Sendable {
     public func isEstablished(_ id: MDNSServiceID) -> Bool { self.services[id]?.group.phase.ownsName ?? false }
 
     /// Datagrams to send now, in order; the caller sends them and the list empties.
-    public mutating func takeOutgoing() -> [MDNSOutgoing] {
-        defer { self.outgoing = [] }
-        return self.outgoing
-    }
+    public mutating func takeOutgoing() -> [MDNSOutgoing] { self.outgoing.takeAll() }
 
     /// Events since the last call.
-    public mutating func takeEvents() -> [MDNSResponderEvent] {
-        defer { self.events = [] }
-        return self.events
-    }
+    public mutating func takeEvents() -> [MDNSResponderEvent] { self.events.takeAll() }
 
     /// Registers a service: it is probed for, then announced (RFC 6762 §8).
     public mutating func register(_ registration: MDNSServiceRegistration, now: NIODeadline) -> MDNSServiceID {

@@ -1,7 +1,6 @@
 public import Crypto
 public import Foundation
 public import HuddleWire
-import SwiftASN1
 import X509
 
 /// This device's long-term key and its self-signed certificate (`docs/security.md` §3.2).
@@ -24,24 +23,7 @@ public struct DeviceIdentity: Sendable {
         self.fingerprint = Array(SHA256.hash(data: spki))
         let id = try DeviceID(bytes: fingerprint)
         let name = try DistinguishedName { CommonName(id.description) }
-        let certificate = try Certificate(
-            version: .v3,
-            serialNumber: Certificate.SerialNumber(),
-            publicKey: Certificate.PublicKey(privateKey.publicKey),
-            notValidBefore: now - 86_400,
-            notValidAfter: now + 20 * 365 * 86_400,
-            issuer: name,
-            subject: name,
-            signatureAlgorithm: .ecdsaWithSHA256,
-            extensions: Certificate.Extensions {
-                Critical(BasicConstraints.notCertificateAuthority)
-                KeyUsage(digitalSignature: true)
-            },
-            issuerPrivateKey: Certificate.PrivateKey(privateKey)
-        )
-        var serializer = DER.Serializer()
-        try serializer.serialize(certificate)
-        self.certificateDER = serializer.serializedBytes
+        self.certificateDER = try SelfSignedCertificate.issue(subject: name, key: privateKey, now: now)
     }
 
     /// A new identity that lives only in memory (tests, `--ephemeral`).

@@ -31,20 +31,13 @@ public struct TrustRecord: Codable, Hashable, Sendable {
     /// dialled when it is not found nearby. Only where to dial; the pinned key decides who answers.
     public var addresses: [String]?
 
-    public init(
-        deviceID: DeviceID,
-        displayName: String,
-        trust: TrustLevel,
-        firstSeen: Date,
-        lastSeen: Date,
-        maximumVersionSeen: UInt8
-    ) {
+    /// A device first seen `now`, speaking protocol `version`.
+    public init(deviceID: DeviceID, displayName: String, trust: TrustLevel, seen now: Date, version: UInt8) {
         self.deviceID = deviceID.description
         self.displayName = displayName
         self.trust = trust
-        self.firstSeen = firstSeen
-        self.lastSeen = lastSeen
-        self.maximumVersionSeen = maximumVersionSeen
+        (firstSeen, lastSeen) = (now, now)
+        maximumVersionSeen = version
     }
 }
 
@@ -154,16 +147,8 @@ public final class TrustStore: Sendable {
         throws
     {
         try change { records in
-            var record =
-                records[id]
-                ?? TrustRecord(
-                    deviceID: id,
-                    displayName: displayName,
-                    trust: trust,
-                    firstSeen: now,
-                    lastSeen: now,
-                    maximumVersionSeen: version
-                )
+            let first = TrustRecord(deviceID: id, displayName: displayName, trust: trust, seen: now, version: version)
+            var record = records[id] ?? first
             record.trust = trust
             record.displayName = displayName
             record.lastSeen = now

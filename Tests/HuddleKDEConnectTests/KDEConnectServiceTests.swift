@@ -151,7 +151,7 @@ import X509
 
     @Test func aCertificateNotNamedForItsDeviceIDIsReadWithItsKeyAndName() throws {
         let identity = try DeviceIdentity.ephemeral()
-        let der = try ForeignCertificate.issue(
+        let der = try SelfSignedCertificate.issue(
             subject: try DistinguishedName { CommonName("someone-else") },
             key: identity.privateKey
         )

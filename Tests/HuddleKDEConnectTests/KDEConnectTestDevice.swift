@@ -66,7 +66,7 @@ enum KDEConnectTestDevice {
     static func credentials(claiming deviceId: String? = nil) throws -> KDEConnectCredentials {
         let identity = try DeviceIdentity.ephemeral()
         let id = deviceId ?? KDEConnectCredentials.deviceID(for: identity.privateKey.publicKey)
-        let certificate = try ForeignCertificate.issue(
+        let certificate = try SelfSignedCertificate.issue(
             subject: try DistinguishedName {
                 OrganizationName("KDE")
                 CommonName(id)

@@ -389,26 +389,16 @@ extension PeerSessionStateMachine {
         return iAmLower ? newRole == .initiator : newRole == .responder
     }
 
-    static func isDuplicate(_ error: PeerSessionError?) -> Bool {
-        switch error {
-        case .connection(.wire(.closedByPeer(reason: .duplicate))),
-            .connection(.wire(.pairingRejected(reason: .duplicate))):
-            true
-        default:
-            false
-        }
+    static func isDuplicate(_ error: PeerSessionError?) -> Bool { isPeer(error, closingFor: .duplicate) }
+
+    /// True when `error` is the peer closing or refusing the connection for `reason`.
+    static func isPeer(_ error: PeerSessionError?, closingFor reason: PeerCloseReason) -> Bool {
+        error == .connection(.wire(.closedByPeer(reason: reason)))
+            || error == .connection(.wire(.pairingRejected(reason: reason)))
     }
 
     /// A dial refused with "pairing required" while another connection to the same peer is under way: both
     /// sides dialled at first contact, and the other connection finished on this side (so this dial skipped the
     /// code) but not yet on the peer's. Not a refusal of the peer: the `connect` waits for the other connection.
-    static func isRacedPairing(_ error: PeerSessionError?) -> Bool {
-        switch error {
-        case .connection(.wire(.pairingRejected(reason: .pairingRequired))),
-            .connection(.wire(.closedByPeer(reason: .pairingRequired))):
-            true
-        default:
-            false
-        }
-    }
+    static func isRacedPairing(_ error: PeerSessionError?) -> Bool { isPeer(error, closingFor: .pairingRequired) }
 }

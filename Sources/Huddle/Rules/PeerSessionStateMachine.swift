@@ -98,6 +98,12 @@ struct PeerSessionStateMachine {
 
     mutating func emit(_ event: PeerSessionEvent) { actions.append(.emit(event)) }
 
+    /// Counts an advert left unused (``ignoredAdverts``) and logs why.
+    mutating func ignoreAdvert(_ why: Logger.Message, _ metadata: Logger.Metadata) {
+        ignoredAdverts += 1
+        actions.append(.log(.notice, why, metadata))
+    }
+
     mutating func write(_ outbound: PeerOutbound, on id: ConnectionID) { actions.append(.write(id, outbound)) }
 
     mutating func finish(waiter: ConnectionID, _ error: PeerSessionError?) {
@@ -179,13 +185,9 @@ struct PeerSessionStateMachine {
             // peer is reached (`docs/threat-model.md`, "Adverts are hints"). Its addresses are taken only while
             // the peer is away, and the next dial still expects the verified key.
             guard advert.deviceID == record.info.deviceID else {
-                ignoredAdverts += 1
-                actions.append(
-                    .log(
-                        .notice,
-                        "ignored an advert naming another key for a verified peer",
-                        ["peer": "\(advert.peer)", "advertised": "\(advert.deviceID)"]
-                    )
+                ignoreAdvert(
+                    "ignored an advert naming another key for a verified peer",
+                    ["peer": "\(advert.peer)", "advertised": "\(advert.deviceID)"]
                 )
                 return
             }
@@ -262,13 +264,9 @@ struct PeerSessionStateMachine {
             return true
         }
         if advert.deviceID == local.device || trust.isPinned(advert.deviceID) { return true }
-        ignoredAdverts += 1
-        actions.append(
-            .log(
-                .notice,
-                "ignored an advert: the peer table is full",
-                ["peer": "\(advert.peer)", "limit": "\(configuration.maximumKnownPeers)"]
-            )
+        ignoreAdvert(
+            "ignored an advert: the peer table is full",
+            ["peer": "\(advert.peer)", "limit": "\(configuration.maximumKnownPeers)"]
         )
         return false
     }

@@ -13,24 +13,18 @@ struct DirectoryProgress {
     /// ``TransferConfiguration/progressInterval``.
     let interval: UInt64
 
-    init(
-        id: TransferID,
-        peer: PeerID,
-        total: UInt64,
-        completed: UInt64,
-        filesCompleted: Int,
-        fileCount: Int,
-        interval: UInt64
-    ) {
-        self.id = id
-        self.interval = interval
+    /// Starts the count for sending `offer` when the receiver asked for `needed`: what it did not ask for is done.
+    init(offer: DirectoryOffer, needed: [TransferResumePoint], peer: PeerID, interval: UInt64) {
+        let missing = needed.reduce(UInt64(0)) { $0 + offer.entries[Int($1.index)].size - $1.offset }
+        id = offer.id
         self.peer = peer
-        self.total = total
-        self.completed = completed
-        self.filesCompleted = filesCompleted
-        self.fileCount = fileCount
-        self.startedAt = completed
-        self.reportedAt = completed
+        total = offer.totalSize
+        completed = total - missing
+        filesCompleted = offer.fileCount - needed.count
+        fileCount = offer.fileCount
+        startedAt = completed
+        reportedAt = completed
+        self.interval = interval
     }
 
     /// Counts `bytes` more of `entry`, now at `position`; returns an event when one is due.

@@ -86,14 +86,10 @@ struct TransferStreamer: Sendable {
                 asked.insert(point.index).inserted
             else { throw PeerSessionError.transferFailed("the receiver asked for file \(index) at \(point.offset)") }
         }
-        let missing = needed.reduce(UInt64(0)) { $0 + offer.entries[Int($1.index)].size - $1.offset }
         var progress = DirectoryProgress(
-            id: offer.id,
+            offer: offer,
+            needed: needed,
             peer: peer,
-            total: offer.totalSize,
-            completed: offer.totalSize - missing,
-            filesCompleted: offer.fileCount - needed.count,
-            fileCount: offer.fileCount,
             interval: UInt64(configuration.progressInterval)
         )
         var sent: UInt64 = 0
