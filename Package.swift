@@ -267,6 +267,7 @@ let package = Package(
             name: "huddle",
             dependencies: [
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                "HuddleBase",
                 "HuddleDNS",
                 "HuddleMDNSCore",
                 "HuddleDiscovery",

@@ -7,7 +7,7 @@ import HuddleWire
 struct ChatCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "chat",
-        abstract: "Chat with everyone nearby in the same session (the seeds' \"Typing Together\").",
+        abstract: "Chat with everyone nearby in the same session (like GameKit's \"Typing Together\" sample).",
         discussion: """
             Joins the session, shows peers as they come and go, and connects to each. At first contact both \
             screens show the same six-digit code: compare them and answer y to connect (n to refuse). Devices \

@@ -20,13 +20,11 @@ struct ClipUnitCommand: ParsableCommand {
     )
 
     @Option(help: "Extra arguments for clip sync, e.g. \"--types text --max-size 4M\".") var arguments = ""
+    @OptionGroup var executable: ExecutableOption
 
     func run() throws {
-        let executable =
-            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
-            ?? CommandLine.arguments[0]
         let extra = arguments.isEmpty ? "" : " " + arguments
-        print(Self.unit(executable: executable, extra: extra), terminator: "")
+        print(Self.unit(executable: executable.path, extra: extra), terminator: "")
     }
 
     static func unit(executable: String, extra: String) -> String {

@@ -1,4 +1,5 @@
 import ArgumentParser
+import HuddleBase
 
 @main
 struct Huddle: AsyncParsableCommand {
@@ -24,6 +25,7 @@ struct Huddle: AsyncParsableCommand {
               huddle doctor                         why the other device does not show up, and the fix
               huddle share photo.jpg                a web page a phone without an app downloads it from
             """,
+        version: HuddleVersion.current,
         subcommands: [
             ChatCommand.self, PeersCommand.self, PairCommand.self, SendCommand.self, ReceiveCommand.self,
             ShareCommand.self,

@@ -10,7 +10,7 @@ import HuddleWire
 struct PeersCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "peers",
-        abstract: "List the peers of a session live, and pick one to connect to (the seeds' peer picker).",
+        abstract: "List the peers of a session live, and pick one to connect to (like GameKit's peer picker).",
         discussion: """
             Shows every peer of the session with its state (available, connecting, connected, …) as it \
             changes. Type a peer's number to connect to it; at first contact compare the code and answer y or n. \

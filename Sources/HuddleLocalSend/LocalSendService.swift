@@ -251,7 +251,8 @@ public final class LocalSendService: ForeignPeerService, Service {
     }
 
     /// Answers each request with `router`'s response: a route's error as its status (Hummingbird's router does
-    /// that), any other error as 500, a request the HTTP parser refused as the channel's 400.
+    /// that), any other error as 500, a request the HTTP parser refused as the channel's 400. Every answer names
+    /// the server (`Server: Huddle/VERSION`, ``HuddleVersion``).
     static func responder(_ router: Router<LocalSendRequestContext>) -> HTTPChannelHandler.Responder {
         let responder = router.buildResponder()
         let logger = Logger(label: "huddle.localsend", factory: { _ in SwiftLogNoOpLogHandler() })
@@ -265,7 +266,9 @@ public final class LocalSendService: ForeignPeerService, Service {
             } catch {
                 response = Response(status: .internalServerError)
             }
-            try await writer.write(response: response.head, body: response.body)
+            var head = response.head
+            head.headerFields[.server] = HuddleVersion.product
+            try await writer.write(response: head, body: response.body)
         }
     }
 

@@ -1,6 +1,7 @@
 public import Foundation
 
-/// Named pasteboards shared between the processes of one user: the seeds' app-to-app hand-off.
+/// Named pasteboards shared between the processes of one user: hand-off from one app to another, as iPhone apps had
+/// it with named `UIPasteboard`s.
 ///
 /// Each pasteboard is one file, `<name>.hpb` in the ``PasteboardItemArchive`` format:
 /// - session pasteboards live under `$XDG_RUNTIME_DIR/huddle/pasteboards`, which the system empties at logout

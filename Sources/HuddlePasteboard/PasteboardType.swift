@@ -3,7 +3,7 @@
 ///
 /// Types are an open set: any name round-trips untouched, so a type Huddle does not know (`x-special/gnome-copied-files`,
 /// `com.example.private`) is carried from one pasteboard to another as it came. The known ones map between their
-/// three spellings through ``PasteboardTypeCatalog``: ``canonical`` gives the UTI spelling the seeds use,
+/// three spellings through ``PasteboardTypeCatalog``: ``canonical`` gives the UTI spelling Apple's pasteboards use,
 /// ``mimeType`` the spelling Linux desktops use, ``x11Targets`` the X11 selection targets (ICCCM §2.6.2) to offer or
 /// ask for, best first.
 public struct PasteboardType: RawRepresentable, Hashable, Sendable, Comparable, CustomStringConvertible,

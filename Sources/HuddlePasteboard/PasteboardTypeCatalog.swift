@@ -1,6 +1,6 @@
 /// The table of types Huddle knows under their UTI, MIME and X11 spellings.
 ///
-/// UTIs are Apple's Uniform Type Identifiers (the seeds' `public.utf8-plain-text`, `public.png`); MIME types follow
+/// UTIs are Apple's Uniform Type Identifiers (`public.utf8-plain-text`, `public.png`); MIME types follow
 /// RFC 2046 with the registrations in the IANA media-types registry; the X11 targets `UTF8_STRING`, `STRING` and
 /// `TEXT` come from ICCCM §2.6.2 and the freedesktop.org convention for UTF-8.
 enum PasteboardTypeCatalog {

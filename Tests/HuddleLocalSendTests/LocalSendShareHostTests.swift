@@ -1,4 +1,5 @@
 import Foundation
+import HuddleBase
 import HuddleForeign
 import HuddleLocalSendWire
 import HuddleTestSupport
@@ -79,6 +80,9 @@ import Testing
             #expect(proper.hasPrefix("HTTP/1.1 200 "))
             #expect(proper.contains("<ul id=\"files\">"))
             #expect(proper.contains("\r\nContent-Type: text/html; charset=utf-8\r\n"))
+            // The server names itself and its version (HuddleVersion), on a refusal too.
+            #expect(proper.contains("\r\nServer: Huddle/\(HuddleVersion.current)\r\n"))
+            #expect(rebound.contains("\r\nServer: Huddle/\(HuddleVersion.current)\r\n"))
             let script = try await Self.get("/share.js", host: "127.0.0.1:\(port)", port: port, through: memory)
             #expect(script.hasPrefix("HTTP/1.1 200 "))
             #expect(script.contains("\r\nContent-Type: text/javascript; charset=utf-8\r\n"))

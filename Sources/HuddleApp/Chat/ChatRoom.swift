@@ -1,7 +1,7 @@
 public import Huddle
 import HuddleWire
 
-/// A chat with everyone connected in a session (the seeds' "Typing Together"): who is here, what they say, the
+/// A chat with everyone connected in a session (as in GameKit's "Typing Together" sample): who is here, what they say, the
 /// lines typed (``ChatInput``). Requests are asked through `prompter`, one on screen at a time; everything else
 /// is said through `say`, one line each.
 public actor ChatRoom {
