@@ -6,7 +6,7 @@ import Testing
 @Suite("Pasteboard types: UTI ↔ MIME ↔ X11 targets")
 struct PasteboardTypeTests {
     @Test(
-        "the seeds' UTIs map to the MIME types Linux uses and back",
+        "Apple's UTIs map to the MIME types Linux uses and back",
         arguments: [
             (PasteboardType.utf8PlainText, "text/plain;charset=utf-8"),
             (.plainText, "text/plain"),
