@@ -7,9 +7,10 @@ struct ExecutableOption: ParsableArguments {
     @Option(help: ArgumentHelp("The huddle program to name (default: this one).", valueName: "path"))
     var executable: String?
 
-    var path: String {
-        executable
-            ?? (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
-            ?? CommandLine.arguments[0]
+    var path: String { executable ?? Self.running }
+
+    /// This program as the kernel knows it (`/proc/self/exe`), else as it was started.
+    static var running: String {
+        (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
     }
 }

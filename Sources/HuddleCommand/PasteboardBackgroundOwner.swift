@@ -11,9 +11,7 @@ import HuddlePasteboard
 /// `huddle pb copy`'s output sees end-of-file at once instead of waiting for the owner to end.
 enum BackgroundOwner {
     static func start(item: PasteboardItem, selection: PasteboardSelection) throws {
-        let executable =
-            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
-            ?? CommandLine.arguments[0]
+        let executable = ExecutableOption.running
         var input: [Int32] = [0, 0]
         var output: [Int32] = [0, 0]
         guard pipe(&input) == 0, pipe(&output) == 0 else {
