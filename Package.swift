@@ -47,11 +47,16 @@ let package = Package(
         // The LocalSend HTTPS server; no default traits (swift-configuration support is not used).
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1", traits: []),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+        // Programs run to their end (huddle doctor's nft, iptables-save, ip).
+        .package(url: "https://github.com/swiftlang/swift-subprocess.git", from: "1.0.2"),
+        .package(url: "https://github.com/apple/swift-system.git", from: "1.8.1"),
     ],
     targets: [
+        // The open set of codes every error type names its failures with (docs/design.md, "Errors"): below all.
+        .target(name: "HuddleErrors", swiftSettings: upcoming),
         .target(
             name: "HuddleDNS",
-            dependencies: [.product(name: "NIOCore", package: "swift-nio")],
+            dependencies: ["HuddleErrors", .product(name: "NIOCore", package: "swift-nio")],
             swiftSettings: upcoming
         ),
         .target(
@@ -87,6 +92,7 @@ let package = Package(
         .target(
             name: "HuddleWire",
             dependencies: [
+                "HuddleErrors",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
@@ -134,6 +140,7 @@ let package = Package(
         .target(
             name: "Huddle",
             dependencies: [
+                "HuddleErrors",
                 "HuddleBase",
                 "HuddleTransfers",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -186,6 +193,7 @@ let package = Package(
         .target(
             name: "HuddleLocalSend",
             dependencies: [
+                "HuddleErrors",
                 "HuddleForeign", "HuddleLocalSendWire", "HuddleBase", "HuddleTransport", "HuddleWire",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -214,6 +222,7 @@ let package = Package(
         .target(
             name: "HuddleKDEConnect",
             dependencies: [
+                "HuddleErrors",
                 "HuddleForeign", "HuddleKDEConnectWire", "HuddleBase", "HuddleTransport", "HuddleWire",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -243,7 +252,11 @@ let package = Package(
         // read (packet filter rules, multicast answers, interfaces, port holders).
         .target(
             name: "HuddleDoctor",
-            dependencies: ["HuddleDNS", "HuddleMDNSCore", "HuddleDiscovery"],
+            dependencies: [
+                "HuddleDNS", "HuddleMDNSCore", "HuddleDiscovery",
+                .product(name: "Subprocess", package: "swift-subprocess"),
+                .product(name: "SystemPackage", package: "swift-system"),
+            ],
             swiftSettings: upcoming
         ),
         // What an app built on Huddle does beyond one session, shared by the command line (and the daemon): chat
@@ -251,6 +264,7 @@ let package = Package(
         .target(
             name: "HuddleApp",
             dependencies: [
+                "HuddleErrors",
                 "Huddle", "HuddleWire", "HuddleTransport", "HuddleDNS", "HuddleMDNSCore", "HuddleDiscovery",
                 "HuddleForeign", "HuddleLocalSend", "HuddleKDEConnect", "HuddlePasteboard", "HuddleClipboard",
                 "HuddleWideArea", "HuddleDoctor",

@@ -1,5 +1,6 @@
 import Foundation
 public import Huddle
+public import HuddleErrors
 public import HuddleForeign
 
 /// Someone to send to: a Huddle peer, or a device of another protocol (never taken for one another).
@@ -227,18 +228,8 @@ public struct Rendezvous: Sendable {
 
 /// Why ``Rendezvous`` found no one to send to; its message says it in words a user reads.
 public struct RendezvousError: Error, CustomStringConvertible, Sendable {
-    public enum Code: Sendable, Equatable {
-        /// A peer named was not found in time.
-        case notFound
-        /// No peer at all was found in time.
-        case nobodyHere
-        /// A name answers to several devices: the user must say which.
-        case ambiguous
-        /// Several peers are here and none was named or picked.
-        case choiceNeeded
-        /// A Huddle peer was found but could not be connected.
-        case unreachable
-    }
+    /// What kind of failure it is: one of an open set of codes (``ErrorCode``), named below.
+    public typealias Code = ErrorCode<RendezvousError>
 
     public let code: Code
     public let message: String
@@ -252,4 +243,17 @@ public struct RendezvousError: Error, CustomStringConvertible, Sendable {
 
     /// True when the user's own words must settle it (a name, a pick); false when the peer was not there.
     public var needsTheUser: Bool { code == .ambiguous || code == .choiceNeeded }
+}
+
+extension ErrorCode where Domain == RendezvousError {
+    /// A peer named was not found in time.
+    public static let notFound = Self("notFound")
+    /// No peer at all was found in time.
+    public static let nobodyHere = Self("nobodyHere")
+    /// A name answers to several devices: the user must say which.
+    public static let ambiguous = Self("ambiguous")
+    /// Several peers are here and none was named or picked.
+    public static let choiceNeeded = Self("choiceNeeded")
+    /// A Huddle peer was found but could not be connected.
+    public static let unreachable = Self("unreachable")
 }

@@ -1,50 +1,11 @@
+public import HuddleErrors
+
 /// An error raised while decoding a DNS message, with the byte offset where decoding failed.
 ///
 /// Errors compare by ``code`` only, so new codes can be added without breaking callers' `switch` statements.
 public struct DNSParseError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// What went wrong, as an extensible set of codes.
-    public struct Code: Hashable, Sendable, CustomStringConvertible {
-        private enum Base: Hashable, Sendable {
-            case truncated
-            case packetTooLarge
-            case labelTooLong
-            case nameTooLong
-            case pointerLoop
-            case pointerOutOfRange
-            case badLabelType
-            case tooManyRecords
-            case badRDataLength
-            case badRData
-            case invalidName
-        }
-        private var base: Base
-        private init(_ base: Base) { self.base = base }
-
-        /// The message ended before a field did.
-        public static let truncated = Self(.truncated)
-        /// The datagram is larger than the 9000-byte cap of RFC 6762 §17.
-        public static let packetTooLarge = Self(.packetTooLarge)
-        /// A label is longer than 63 bytes (RFC 1035 §2.3.4).
-        public static let labelTooLong = Self(.labelTooLong)
-        /// A name is longer than 255 bytes on the wire (RFC 1035 §2.3.4).
-        public static let nameTooLong = Self(.nameTooLong)
-        /// Compression pointers form a loop or a chain longer than allowed.
-        public static let pointerLoop = Self(.pointerLoop)
-        /// A compression pointer points outside the message.
-        public static let pointerOutOfRange = Self(.pointerOutOfRange)
-        /// A label starts with the reserved bits `01` or `10` (RFC 6891 §5).
-        public static let badLabelType = Self(.badLabelType)
-        /// A section holds more records than the configured limit.
-        public static let tooManyRecords = Self(.tooManyRecords)
-        /// A record's RDLENGTH does not match its contents.
-        public static let badRDataLength = Self(.badRDataLength)
-        /// A record's RDATA is malformed for its type.
-        public static let badRData = Self(.badRData)
-        /// A name given in presentation form is not valid.
-        public static let invalidName = Self(.invalidName)
-
-        public var description: String { "\(self.base)" }
-    }
+    /// What went wrong: one of an open set of codes (``ErrorCode``), named below.
+    public typealias Code = ErrorCode<DNSParseError>
 
     /// What went wrong.
     public var code: Code
@@ -63,4 +24,29 @@ public struct DNSParseError: Error, Sendable, Hashable, CustomStringConvertible 
     public func hash(into hasher: inout Hasher) { hasher.combine(self.code) }
 
     public var description: String { "DNS parse error \(self.code) at byte \(self.offset): \(self.message)" }
+}
+
+extension ErrorCode where Domain == DNSParseError {
+    /// The message ended before a field did.
+    public static let truncated = Self("truncated")
+    /// The datagram is larger than the 9000-byte cap of RFC 6762 §17.
+    public static let packetTooLarge = Self("packetTooLarge")
+    /// A label is longer than 63 bytes (RFC 1035 §2.3.4).
+    public static let labelTooLong = Self("labelTooLong")
+    /// A name is longer than 255 bytes on the wire (RFC 1035 §2.3.4).
+    public static let nameTooLong = Self("nameTooLong")
+    /// Compression pointers form a loop or a chain longer than allowed.
+    public static let pointerLoop = Self("pointerLoop")
+    /// A compression pointer points outside the message.
+    public static let pointerOutOfRange = Self("pointerOutOfRange")
+    /// A label starts with the reserved bits `01` or `10` (RFC 6891 §5).
+    public static let badLabelType = Self("badLabelType")
+    /// A section holds more records than the configured limit.
+    public static let tooManyRecords = Self("tooManyRecords")
+    /// A record's RDLENGTH does not match its contents.
+    public static let badRDataLength = Self("badRDataLength")
+    /// A record's RDATA is malformed for its type.
+    public static let badRData = Self("badRData")
+    /// A name given in presentation form is not valid.
+    public static let invalidName = Self("invalidName")
 }

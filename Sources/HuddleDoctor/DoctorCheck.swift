@@ -35,8 +35,8 @@ package struct DoctorCheck: Sendable {
             observed.interfaceError = "\(error)"
         }
         observed.portHolders = PortHolders.current()  // before the check's own sockets join them
-        (observed.rulesets, observed.firewall) = DoctorProbes.firewall()
-        observed.evidence = DoctorProbes.linkEvidence()
+        (observed.rulesets, observed.firewall) = await DoctorProbes.firewall()
+        observed.evidence = await DoctorProbes.linkEvidence()
         let names = [dnssdServicesName, MDNSServiceType(sessionID: self.sessionID).browseName]
         if observed.interfaces.contains(where: \.isUsed) {
             let milliseconds = Int(self.listenSeconds * 1000)

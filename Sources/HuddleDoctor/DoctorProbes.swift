@@ -4,7 +4,7 @@ import HuddleDiscovery
 /// The reads `huddle doctor` makes of the system: programs it runs and files under `/proc`. Thin on purpose: what
 /// they return is judged by the pure types (``NftablesRuleset``, ``IptablesRuleset``, ``LinkEvidence``).
 enum DoctorProbes {
-    typealias Run = ChildProgram.Result
+    typealias Run = ProgramRun
 
     /// The system's directories of programs, searched before `PATH`: under `sudo -E huddle doctor` the user's
     /// `PATH` comes along, and a directory of theirs in it must not supply the `nft` that runs as root.
@@ -30,14 +30,14 @@ enum DoctorProbes {
         return order
     }
 
-    /// Runs a program to its end, killed after `timeout` seconds; nil when it could not be started.
-    static func run(_ path: String, _ arguments: [String], timeout: Double = 5) -> Run? {
-        ChildProgram.run(path, arguments, timeout: timeout)
+    /// Runs a program to its end, killed after `timeout`; nil when it could not be started.
+    static func run(_ path: String, _ arguments: [String], timeout: Duration = .seconds(5)) async -> Run? {
+        await ProgramRun.run(path, arguments, timeout: timeout)
     }
 
     /// The packet filter's rule sets, each with how reading it went. Tables that `iptables-nft` manages are read
     /// from `iptables-save` alone, though `nft` lists them too (with opaque `xt` matches).
-    static func firewall() -> (rulesets: [FilterRuleset], readings: [FirewallReading]) {
+    static func firewall() async -> (rulesets: [FilterRuleset], readings: [FirewallReading]) {
         var rulesets: [FilterRuleset] = []
         var readings: [FirewallReading] = []
         var iptablesTables = Set<String>()
@@ -46,7 +46,7 @@ enum DoctorProbes {
                 readings.append(FirewallReading(tool: source.rawValue, status: .notInstalled))
                 continue
             }
-            let result = Self.run(path, [])
+            let result = await Self.run(path, [])
             guard let run = result, run.status == 0 else {
                 let reason = Self.failure(result, name: "\(source.rawValue)-save")
                 readings.append(FirewallReading(tool: source.rawValue, status: .failed(reason)))
@@ -60,11 +60,11 @@ enum DoctorProbes {
             readings.append(FirewallReading(tool: source.rawValue, status: .read(rules: ruleset.ruleCount)))
         }
         if let nft = Self.locate("nft") {
-            let result = Self.run(nft, ["-j", "list", "ruleset"])
+            let result = await Self.run(nft, ["-j", "list", "ruleset"])
             if let json = result, json.status == 0,
                 let ruleset = NftablesRuleset.parse(
                     json: json.output,
-                    listing: Self.run(nft, ["-a", "list", "ruleset"])?.output ?? "",
+                    listing: await Self.run(nft, ["-a", "list", "ruleset"])?.output ?? "",
                     skippingTables: iptablesTables
                 )
             {
@@ -92,9 +92,9 @@ enum DoctorProbes {
 
     /// Neighbours and default routes, from `ip neigh show` (or `/proc/net/arp`) and `/proc/net/route`,
     /// `/proc/net/ipv6_route`.
-    static func linkEvidence() -> LinkEvidence {
+    static func linkEvidence() async -> LinkEvidence {
         var evidence = LinkEvidence()
-        if let ip = Self.locate("ip"), let run = Self.run(ip, ["neigh", "show"]), run.status == 0 {
+        if let ip = Self.locate("ip"), let run = await Self.run(ip, ["neigh", "show"]), run.status == 0 {
             evidence.neighbours = LinkEvidence.neighbours(ipNeighShow: run.output)
         } else if let arp = MDNSPortSharing.readWhole("/proc/net/arp") {
             evidence.neighbours = LinkEvidence.neighbours(procNetARP: arp)

@@ -1,4 +1,4 @@
-public import HuddleBase
+public import HuddleErrors
 
 /// Why talking to a LocalSend peer failed, in words for the user (no flag named: what to do about it is the
 /// caller's to say, by ``code``).

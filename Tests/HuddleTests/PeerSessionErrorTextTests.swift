@@ -1,4 +1,5 @@
 import Huddle
+import HuddleErrors
 import HuddleTransport
 import HuddleWire
 import Testing

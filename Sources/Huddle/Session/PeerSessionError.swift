@@ -1,4 +1,5 @@
-public import HuddleBase
+import HuddleBase
+public import HuddleErrors
 public import HuddleTransport
 public import HuddleWire
 
