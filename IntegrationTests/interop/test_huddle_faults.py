@@ -18,6 +18,7 @@ import time
 import pytest
 
 import faults
+import testbed as bed
 from test_huddle_chat import chat, pair
 from test_huddle_transfer import make_file, sha256, spawn
 
@@ -121,7 +122,10 @@ def test_transfer_through_a_slow_lossy_path_verifies_and_resumes_after_the_path_
     relay = faults.relay(c, tcp=((RELAY_TO_B, b, PORT_B),), **options)
     mark = receiver.mark()
     sender = spawn(a, homes("a"), "send", source, "--to", "Bob", "--yes", "--name", "Ada", "--json", *timeout)
-    first = receiver.wait_event(progress("receive"), 60, start=mark)
+    try:
+        first = receiver.wait_event(progress("receive"), 60, start=mark)
+    except bed.TestbedError as error:  # the second sender's side too, to see why nothing came
+        raise bed.TestbedError(f"{error}\n--- the second send:\n{sender.output()}") from None
     assert 0 <= kept - first["startedAt"] < mib, (kept, first)
     sender.wait_event(lambda e: e.get("event") == "sent", 120)
     assert sender.wait_exit(20) == 0, sender.output()

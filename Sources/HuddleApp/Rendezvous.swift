@@ -120,14 +120,25 @@ public struct Rendezvous: Sendable {
             }
         }
         for peer in chosen.compactMap(\.huddlePeer) {
+            try await connect(peer, until: deadline)
+        }
+        return chosen
+    }
+
+    /// Connects to `peer`. A peer can be listed only because it dialled this side (its advert not heard yet): when
+    /// that connection ends before ours starts, the session knows no address for it, and the connect waits for
+    /// its advert until `deadline` instead of failing at once.
+    func connect(_ peer: PeerID, until deadline: ContinuousClock.Instant) async throws {
+        while true {
             do {
-                try await session.connect(to: peer, timeout: .seconds(120))
+                return try await session.connect(to: peer, timeout: .seconds(120))
+            } catch let error as PeerSessionError where error.code == .unknownPeer && ContinuousClock.now < deadline {
+                try await waitForChange(until: deadline)
             } catch {
                 let name = await session.displayName(for: peer) ?? "\(peer)"
                 throw RendezvousError(.unreachable, "could not connect to \(name): \(error)")
             }
         }
-        return chosen
     }
 
     static func unique(_ names: [String]) -> [String] {
