@@ -127,7 +127,10 @@ def test_transfer_through_a_slow_lossy_path_verifies_and_resumes_after_the_path_
     except bed.TestbedError as error:  # the second sender's side too, to see why nothing came
         raise bed.TestbedError(f"{error}\n--- the second send:\n{sender.output()}") from None
     assert 0 <= kept - first["startedAt"] < mib, (kept, first)
-    sender.wait_event(lambda e: e.get("event") == "sent", 120)
+    try:
+        sender.wait_event(lambda e: e.get("event") == "sent", 120)
+    except bed.TestbedError as error:  # the receiver's side too, to see why the connection ended
+        raise bed.TestbedError(f"{error}\n--- the receiver:\n{receiver.output()}") from None
     assert sender.wait_exit(20) == 0, sender.output()
     last = receiver.wait_event(lambda e: e.get("event") == "received", 20, start=mark)
     assert receiver.wait_exit(20) == 0, receiver.output()
