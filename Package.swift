@@ -31,6 +31,7 @@ let package = Package(
         .library(name: "HuddleLocalSend", targets: ["HuddleLocalSend"]),
         .library(name: "HuddleKDEConnectWire", targets: ["HuddleKDEConnectWire"]),
         .library(name: "HuddleKDEConnect", targets: ["HuddleKDEConnect"]),
+        .library(name: "HuddleDaemon", targets: ["HuddleDaemon"]),
         .executable(name: "huddle", targets: ["huddle"]),
         // Only for FuzzTesting/, a package of its own: another package reaches a target only through a product.
         .library(name: "HuddleFuzzHarnesses", targets: ["HuddleFuzzHarnesses"]),
@@ -267,7 +268,7 @@ let package = Package(
                 "HuddleErrors",
                 "Huddle", "HuddleWire", "HuddleTransport", "HuddleDNS", "HuddleMDNSCore", "HuddleDiscovery",
                 "HuddleForeign", "HuddleLocalSend", "HuddleKDEConnect", "HuddlePasteboard", "HuddleClipboard",
-                "HuddleWideArea", "HuddleDoctor",
+                "HuddleWideArea", "HuddleDoctor", "HuddleTransfers",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -277,9 +278,25 @@ let package = Package(
             ],
             swiftSettings: upcoming
         ),
+        // `huddle daemon` (docs/daemon.md): one user's presence, always there — the control socket and its
+        // protocol, the accept rules, the outbox and its courier, over the session and the foreign services.
+        .target(
+            name: "HuddleDaemon",
+            dependencies: [
+                "HuddleErrors", "Huddle", "HuddleApp", "HuddleForeign", "HuddleTransport", "HuddleWire",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: upcoming
+        ),
         .executableTarget(
             name: "huddle",
             dependencies: [
+                "HuddleDaemon",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 "HuddleBase",
                 "HuddleDNS",
@@ -518,6 +535,21 @@ let package = Package(
                 "HuddleTestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: upcoming
+        ),
+        .testTarget(
+            name: "HuddleDaemonTests",
+            dependencies: [
+                "HuddleDaemon", "HuddleApp", "Huddle", "HuddleForeign", "HuddleTransport", "HuddleWire",
+                "HuddleTestSupport",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: upcoming

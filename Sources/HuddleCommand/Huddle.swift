@@ -5,7 +5,7 @@ import HuddleBase
 struct Huddle: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "huddle",
-        abstract: "Find nearby devices, pair with a code, then chat, share files and clipboards. No daemon, no cloud.",
+        abstract: "Find nearby devices, pair with a code, then chat, share files and clipboards. No cloud.",
         discussion: """
             Huddle speaks multicast DNS and DNS-SD (RFC 6762, RFC 6763) on its own, beside Avahi or \
             mDNSResponder if they run, and interoperates with them.
@@ -15,6 +15,7 @@ struct Huddle: AsyncParsableCommand {
               huddle peers                          the session's peers, live; pick one to connect
               huddle send photo.png --to Bob        send files, verified and resumable
               huddle receive --dir ~/Downloads      receive files (asks before each)
+              huddle daemon                         stay reachable; paired devices' files land, sends queue
               huddle clip sync                      keep the clipboards of your machines in step
               huddle clip share --to Bob            send the clipboard to Bob (huddle clip receive there)
               huddle id                             this device's ID
@@ -28,7 +29,7 @@ struct Huddle: AsyncParsableCommand {
         version: HuddleVersion.current,
         subcommands: [
             ChatCommand.self, PeersCommand.self, PairCommand.self, SendCommand.self, ReceiveCommand.self,
-            ShareCommand.self,
+            ShareCommand.self, DaemonCommand.self, OutboxCommand.self, AnswerCommand.self,
             IDCommand.self,
             TrustCommand.self, ClipCommand.self, PasteboardCommand.self, URLCommand.self, DiscoverCommand.self,
             AdvertiseCommand.self, DoctorCommand.self,

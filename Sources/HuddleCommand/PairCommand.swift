@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Huddle
 import HuddleApp
+import HuddleDaemon
 import HuddleDiscovery
 import HuddleMDNSCore
 import HuddleQR
@@ -99,38 +100,27 @@ struct PairCommand: AsyncParsableCommand {
 
     /// Prints a link and waits until it is used or expires.
     func issue() async throws {
-        let session = try await options.startSession(mode: .peer)
         let hosts = try addresses.isEmpty ? HostAddresses.current(options.network.configuration()) : addresses
         guard !hosts.isEmpty else {
-            await session.stop()
             Output.error("no address to put in the link: no interface in use has one; name one with --address")
             throw ExitCode.unavailable
         }
+        if let daemon = await DaemonRoute.client(options.data) {
+            var request = ControlRequest(.issuePairingLink)
+            (request.hosts, request.lifetimeSeconds) = (hosts, lifetime)
+            return try await DaemonRoute.run(daemon, request) { link in _ = show(link) }
+        }
+        let session = try await options.startSession(mode: .peer)
         let lifetime = Duration.seconds(lifetime)
         let link = try await session.issuePairingLink(lifetime: lifetime, hosts: hosts)
         Output.line(
             "Pairing link for \(session.displayName) (\(session.identity.deviceID.shortID)), for one device, "
                 + "valid \(self.lifetime / 60) min:"
         )
-        Output.line(link.description)
-        do {
-            let code = try QRCode(encoding: link.description)
-            if !noQr {
-                for line in code.terminalText(inverted: lightTerminal).split(separator: "\n") {
-                    Output.line(String(line))
-                }
-            }
-            if let png {
-                try AtomicFile.write(code.png(), to: URL(fileURLWithPath: png), mode: 0o600)
-                Output.line("(QR code written to \(png))")
-            }
-        } catch {
+        guard show(link.description) else {
             await session.stop()
-            Output.error("could not write the QR code: \(error)")
             throw ExitCode.ioError
         }
-        Output.line("On the other device: huddle pair - and paste the link (or scan the code)")
-        Output.line("Waiting for it to be used. Ctrl-C to stop.")
         let events = session.events
         let deadline = ContinuousClock.now + lifetime
         let (yes, prompter) = (options.yes, Prompter.standard)
@@ -158,11 +148,40 @@ struct PairCommand: AsyncParsableCommand {
         Output.line("* paired with \(name) (\(device.shortID)) by the pairing link: verified")
     }
 
+    /// Prints the link, its QR code (and the PNG file) and what to do with it; false when the code could not be
+    /// written (said).
+    func show(_ link: String) -> Bool {
+        Output.line(link)
+        do {
+            let code = try QRCode(encoding: link)
+            if !noQr {
+                for line in code.terminalText(inverted: lightTerminal).split(separator: "\n") {
+                    Output.line(String(line))
+                }
+            }
+            if let png {
+                try AtomicFile.write(code.png(), to: URL(fileURLWithPath: png), mode: 0o600)
+                Output.line("(QR code written to \(png))")
+            }
+        } catch {
+            Output.error("could not write the QR code: \(error)")
+            return false
+        }
+        Output.line("On the other device: huddle pair - and paste the link (or scan the code)")
+        Output.line("Waiting for it to be used. Ctrl-C to stop.")
+        return true
+    }
+
     /// Finds the link's device and pairs with it.
     func use(_ link: PairingLink) async throws {
         guard !link.hasExpired() else {
             Output.error("this pairing link has expired; ask for a new one (huddle pair on the other device)")
             throw ExitCode.temporaryFailure
+        }
+        if let daemon = await DaemonRoute.client(options.data) {
+            var request = ControlRequest(.pair)
+            (request.link, request.waitSeconds) = (link.description, timeout)
+            return try await DaemonRoute.run(daemon, request)
         }
         let session = try await options.startSession(mode: .peer)
         let who =

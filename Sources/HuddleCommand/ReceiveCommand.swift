@@ -68,7 +68,10 @@ struct ReceiveCommand: AsyncParsableCommand {
     @OptionGroup var options: SessionOptions
     @OptionGroup var foreignOptions: ForeignOptions
 
-    func validate() throws {
+    func validate() throws { try Self.checkDirectory(dir) }
+
+    /// `--dir`, when given, must be a directory.
+    static func checkDirectory(_ dir: String?) throws {
         guard let dir else { return }
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: dir, isDirectory: &isDirectory), isDirectory.boolValue else {
@@ -76,31 +79,20 @@ struct ReceiveCommand: AsyncParsableCommand {
         }
     }
 
-    /// `--dir`, or the download directory (``DownloadDirectory``), made (0700) when missing.
-    func receivingDirectory() throws -> URL {
-        if let dir { return URL(fileURLWithPath: dir).standardizedFileURL }
-        let environment = ProcessInfo.processInfo.environment
-        let home = FileManager.default.homeDirectoryForCurrentUser.path
-        let config = environment["XDG_CONFIG_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? home + "/.config"
-        let userDirs = try? String(contentsOfFile: config + "/user-dirs.dirs", encoding: .utf8)
-        let path = DownloadDirectory.resolve(environment: environment, home: home, userDirs: userDirs)
+    /// `--dir`, or the download directory, made when missing (``ReceivingFolder``).
+    static func receivingDirectory(_ dir: String?) throws -> URL {
         do {
-            try FileManager.default.createDirectory(
-                atPath: path,
-                withIntermediateDirectories: true,
-                attributes: [.posixPermissions: 0o700]
-            )
+            return try ReceivingFolder.make(dir)
         } catch {
-            throw ValidationError("cannot make the download directory \(path) (give --dir): \(error)")
+            throw ValidationError("\(error) (give --dir)")
         }
-        return URL(fileURLWithPath: path).standardizedFileURL
     }
 
     func run() async throws {
         // The clipboard first: without a display to put texts on, say so before anything starts.
         let pasteboard: (any GeneralPasteboard)? =
             clipboard ? try await CommandFailure.run { try SystemPasteboard.make() } : nil
-        let directory = try receivingDirectory()
+        let directory = try Self.receivingDirectory(dir)
         let session = try await options.startSession(mode: .peer)
         let foreign = try foreignOptions.services(options: options, takesOffers: true)
         try await CommandServices.interruptible([session] + foreign.lifecycle) {

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Huddle
 import HuddleApp
+import HuddleDaemon
 import HuddleForeign
 import HuddleLocalSend
 import HuddlePasteboard
@@ -76,6 +77,7 @@ struct SendCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        if let daemon = await DaemonRoute.client(options.data) { return try await sendThrough(daemon) }
         let session = try await options.startSession(mode: .peer)
         let foreign = try foreignOptions.services(options: options, takesOffers: false)
         try await CommandServices.interruptible([session] + foreign.lifecycle) {
@@ -174,6 +176,18 @@ struct SendCommand: AsyncParsableCommand {
         for task in foreignProgress { task.cancel() }
         await session.stop()
         if failures > 0 { throw ExitCode.failure }
+    }
+
+    /// The send through a running daemon (docs/daemon.md): it sends, or queues for a paired device that is away.
+    func sendThrough(_ daemon: ControlClient) async throws {
+        guard text == nil, pin == nil, !json else {
+            Output.error("a daemon runs for this data directory, and --text, --pin and --json do not go through it yet")
+            throw ExitCode.usage
+        }
+        var request = ControlRequest(.send)
+        request.paths = paths.map { URL(fileURLWithPath: $0).standardizedFileURL.path }
+        (request.to, request.waitSeconds) = (to, wait)
+        try await DaemonRoute.run(daemon, request)
     }
 
     /// The foreign send: the PIN and the changed certificate asked of the user (never answered by --yes).

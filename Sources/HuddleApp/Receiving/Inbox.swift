@@ -21,10 +21,21 @@ public struct Inbox: Sendable {
     /// Stop after this many transfers (a directory or a text counts once); nil: until the events end.
     public var limit: Int?
 
-    public init(session: PeerSession, directory: URL, questions: ForeignQuestions) {
+    /// The session's events, subscribed when the inbox is made: an offer that comes before ``run()`` starts waits.
+    let events: PeerSessionEvents
+
+    /// - Parameter events: the session's events, when the caller subscribed before (the session's first
+    ///   subscriber also gets what happened before it subscribed); default: subscribed now.
+    public init(
+        session: PeerSession,
+        directory: URL,
+        questions: ForeignQuestions,
+        events: PeerSessionEvents? = nil
+    ) {
         self.session = session
         self.directory = directory
         self.questions = questions
+        self.events = events ?? session.events
     }
 
     var ask: @Sendable (InboxQuestion) async -> Bool { questions.ask }
@@ -46,7 +57,7 @@ public struct Inbox: Sendable {
 
     func receiveFromSession(_ tally: InboxTally) async {
         var offered: [TransferID: IncomingTransfer] = [:]
-        for await event in session.events {
+        for await event in events {
             switch event {
             case .connectionRequest(let request):
                 if await ask(.connection(request)) {

@@ -28,11 +28,14 @@ public enum InboxRefusal: Sendable, Equatable, CustomStringConvertible {
     case hiddenDirectory
     /// ``ForeignConsent`` refused (no certificate under `--yes`, the pins unreadable): its reason.
     case foreignConsent(String)
+    /// The daemon's accept rule for the sender says refuse.
+    case byRule
 
     public var description: String {
         switch self {
         case .hiddenDirectory: "its name is hidden"
         case .foreignConsent(let reason): reason
+        case .byRule: "the accept rule for this sender is refuse"
         }
     }
 }

@@ -13,6 +13,9 @@ public enum JSONLine {
         return escapingControls(String(decoding: data, as: UTF8.self))
     }
 
+    /// A record as the lines of a question: one JSON object, none when it cannot be encoded.
+    public static func lines(_ value: some Encodable) -> [String] { text(value).map { [$0] } ?? [] }
+
     /// `text` with every scalar that ``DisplayText/isEscaped(_:)`` names written as a `\u` escape of four hex
     /// digits (inside JSON strings that is the same character; JSON's own syntax never contains one).
     static func escapingControls(_ text: String) -> String {

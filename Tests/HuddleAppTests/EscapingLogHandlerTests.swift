@@ -2,7 +2,7 @@ import Logging
 import NIOConcurrencyHelpers
 import Testing
 
-@testable import huddle
+@testable import HuddleApp
 
 /// A peer's words reach the session's log (an instance token in a warning): the log line on standard error shows
 /// its control characters and never passes an escape sequence to the terminal.

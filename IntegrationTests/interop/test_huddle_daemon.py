@@ -1,0 +1,160 @@
+"""Issue 38: `huddle daemon` on two test hosts, with nothing but the README's commands (no --host, no --interface,
+no --yes; interfaces named eth0 as on a machine). Each user has their own HUDDLE_HOME and XDG_RUNTIME_DIR.
+
+Ada's and Bob's daemons run; `huddle pair --no-qr` on Ada's host prints a link and `huddle pair -` on Bob's pairs
+with it, both through their daemons; `huddle send F --to DaBob` lands in Bob's --dir without a question. With Bob's
+daemon stopped, a send exits 0 saying it is queued; Ada's daemon is killed (SIGKILL) and started again, and the
+file lands once Bob's daemon is back. A second daemon for one data directory refuses to start.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+
+import pytest
+
+from huddle_cli import huddle_bin
+from test_huddle_chat import code_of
+from test_huddle_transfer import make_file, sha256
+from testbed import wait_until
+
+
+class User:
+    """One person's huddle on one host: their data directory and runtime directory."""
+
+    def __init__(self, host, homes, name: str):
+        self.host, self.name = host, name
+        self.home = homes(name)
+        self.runtime = homes(name + "-run")
+        os.chmod(self.runtime, 0o700)
+
+    def run(self, *args: str, stdin: bool = False):
+        # Their own home too: a daemon without --dir receives into its XDG download folder.
+        env = dict(os.environ, HOME=self.home, HUDDLE_HOME=self.home, XDG_RUNTIME_DIR=self.runtime)
+        return self.host.spawn(huddle_bin(), *args, label=f"{self.host.letter}:{args[0]}", stdin=stdin, env=env)
+
+    def daemon(self, *args: str):
+        proc = self.run("daemon", "--name", self.name, *args)
+        proc.wait_line(lambda l: l.startswith("huddle daemon:"), 20)
+        return proc
+
+
+def said(proc, text: str) -> bool:
+    return any(text in line for _, line in proc.lines) or any(text in line for line in proc.err_lines)
+
+
+@pytest.mark.hosts(2, ifname="eth0")
+def test_daemons_pair_deliver_without_a_question_and_queue_for_a_device_that_is_away(testbed, huddle, homes):
+    ada, bob = User(testbed[0], homes, "DaAda"), User(testbed[1], homes, "DaBob")
+    inbox = homes("inbox")
+    ada_daemon = ada.daemon()
+    bob_daemon = bob.daemon("--dir", inbox)
+
+    second = bob.run("daemon", "--name", "DaBob", "--dir", inbox)
+    assert second.wait_exit(20) == 1, second.output()
+    assert any("a daemon already runs for this data directory (process " in l for l in second.err_lines), \
+        second.output()
+
+    issuer = ada.run("pair", "--no-qr")
+    link = issuer.wait_line(lambda l: l.startswith("huddle:pair"), 20)
+    user = bob.run("pair", "-", stdin=True)
+    user.send(link)
+    assert user.wait_exit(60) == 0, user.output() + bob_daemon.output()
+    assert said(user, "* paired with DaAda ("), user.output()
+    assert issuer.wait_exit(30) == 0, issuer.output()
+    assert said(issuer, "* paired with DaBob ("), issuer.output()
+
+    first = os.path.join(homes("files"), "first.bin")
+    first_digest = make_file(first, 3 << 20)
+    send = ada.run("send", first, "--to", "DaBob")
+    assert send.wait_exit(60) == 0, send.output() + ada_daemon.output()
+    assert said(send, "sent first.bin to DaBob: verified by the receiver"), send.output()
+    assert sha256(os.path.join(inbox, "first.bin")) == first_digest
+    assert not said(bob_daemon, "question"), bob_daemon.output()
+
+    assert bob_daemon.stop() == 0, bob_daemon.output()
+    second_file = os.path.join(homes("files"), "later.bin")
+    later_digest = make_file(second_file, 1 << 20)
+    queued = ada.run("send", second_file, "--to", "DaBob")
+    assert queued.wait_exit(60) == 0, queued.output() + ada_daemon.output()
+    assert said(queued, "queued later.bin for DaBob"), queued.output()
+    listing = ada.run("outbox")
+    assert listing.wait_exit(20) == 0, listing.output()
+    assert any("DaBob" in l and second_file in l for _, l in listing.lines), listing.output()
+
+    # Killed, nothing said: the queue is on disk, and the lock and the stale socket do not stop a new daemon.
+    os.kill(ada_daemon.pid, signal.SIGKILL)
+    ada_daemon.wait_exit(10)
+    ada_daemon = ada.daemon()
+    bob_daemon = bob.daemon("--dir", inbox)
+    landed = os.path.join(inbox, "later.bin")
+    try:
+        wait_until(lambda: os.path.exists(landed), 90, what="the queued file in Bob's folder")
+    except Exception as e:
+        raise AssertionError(f"{e}\n{ada_daemon.output()}\n{bob_daemon.output()}") from e
+    assert sha256(landed) == later_digest
+    wait_until(lambda: said(ada_daemon, "outbox: delivered later.bin to DaBob"), 20, what="the delivery logged")
+    empty = ada.run("outbox")
+    assert empty.wait_exit(20) == 0, empty.output()
+    assert [l for _, l in empty.lines] == ["The outbox is empty."], empty.output()
+    assert not [n for n in os.listdir(inbox) if n.startswith(".")], os.listdir(inbox)
+    for proc in (ada_daemon, bob_daemon):
+        assert proc.stop() == 0, proc.output()
+
+
+REFUSED_PROBE = """
+import json, socket, sys
+s = socket.socket(socket.AF_UNIX)
+try:
+    s.connect(sys.argv[1])
+except PermissionError:
+    print("permission denied"); sys.exit(0)
+s.sendall(json.dumps({"version": 1, "command": "outbox"}).encode() + b"\\n")
+s.settimeout(10)
+data = b""
+while chunk := s.recv(4096):
+    data += chunk
+print("answered" if data else "closed unanswered")
+"""
+
+
+@pytest.mark.hosts(2, ifname="eth0")
+def test_a_stranger_waits_for_huddle_answer_and_other_users_get_no_answer(testbed, huddle, homes):
+    """Cy, not paired, sends to Bob's daemon: the connection waits for `huddle answer` on Bob's host, which shows
+    the code Cy shows; answered yes, the file lands. Another user of Bob's host reaches no daemon: the socket's
+    folder keeps them out, and with the folder opened the daemon itself closes on them (SO_PEERCRED)."""
+    bob, cy = User(testbed[1], homes, "DaBob"), User(testbed[0], homes, "Cy")
+    inbox = homes("inbox")
+    bob_daemon = bob.daemon("--dir", inbox)
+    source = os.path.join(homes("files"), "hello.txt")
+    with open(source, "w") as f:
+        f.write("from a stranger\n")
+    send = cy.run("send", source, "--to", "DaBob", stdin=True)
+    code = code_of(send, 30)
+    bob_daemon.wait_line(lambda l: l.startswith("question 1 waits"), 20)
+    listing = bob.run("answer")
+    assert listing.wait_exit(20) == 0, listing.output()
+    assert any(l.startswith("1: ? pair with ") and f"Code: {code} " in l for _, l in listing.lines), listing.output()
+    send.send("y")
+    answer = bob.run("answer", "1", "yes")
+    assert answer.wait_exit(20) == 0, answer.output()
+    assert [l for _, l in answer.lines] == ["answered 1: yes"], answer.output()
+    assert send.wait_exit(60) == 0, send.output() + bob_daemon.output()
+    with open(os.path.join(inbox, "hello.txt")) as f:
+        assert f.read() == "from a stranger\n"
+    again = bob.run("answer", "1", "no")
+    assert again.wait_exit(20) == 64, again.output()
+
+    socket_path = next(os.path.join(bob.runtime, "huddle", n) for n in os.listdir(os.path.join(bob.runtime, "huddle")))
+    nobody = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "python3", "-c", REFUSED_PROBE,
+              socket_path]
+    assert testbed[1].run(*nobody).stdout.strip() == "permission denied"
+    os.chmod(os.path.dirname(bob.runtime), 0o711)  # the test's own scratch root
+    os.chmod(bob.runtime, 0o711)
+    os.chmod(os.path.dirname(socket_path), 0o711)
+    os.chmod(socket_path, 0o666)
+    assert testbed[1].run(*nobody).stdout.strip() == "closed unanswered"
+    wait_until(lambda: any("refused a connection from another user" in l for l in bob_daemon.err_lines), 10,
+               what="the daemon's warning")
+    assert bob_daemon.stop() == 0, bob_daemon.output()

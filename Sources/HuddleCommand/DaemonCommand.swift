@@ -1,0 +1,84 @@
+import ArgumentParser
+import Foundation
+import Huddle
+import HuddleApp
+import HuddleDaemon
+import Logging
+import NIOPosix
+
+/// `huddle daemon`: one user's presence in the foreground, for systemd or a terminal (docs/daemon.md).
+struct DaemonCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "daemon",
+        abstract: "Stay reachable: receive by your accept rules, deliver queued sends, serve the other commands.",
+        discussion: """
+            Runs the session (Huddle peers) and LocalSend and KDE Connect in the foreground until Ctrl-C or \
+            SIGTERM, for a terminal or a systemd user service. One daemon runs per data directory: a second \
+            refuses to start.
+
+            Files and texts from a paired device land in --dir without a question; anyone else's wait for \
+            huddle answer (declined after 5 minutes unanswered). A connection request or a pairing always waits \
+            for an answer: its code must be compared by a person.
+
+            While it runs, huddle send and huddle pair on this machine (same data directory) go through it \
+            instead of starting a session of their own. A send to a paired device that is away is queued: \
+            huddle outbox lists the queue, and the daemon delivers it when the device is back, after a restart \
+            too. The control socket is $XDG_RUNTIME_DIR/huddle/daemon-*.sock, for this user only.
+
+              huddle daemon --name Ada
+              huddle daemon --dir ~/Inbox
+            """
+    )
+
+    @Option(
+        help: ArgumentHelp(
+            "Where to put received files.",
+            discussion: "Default: the XDG download directory, made when missing (as huddle receive)."
+        )
+    )
+    var dir: String?
+    @OptionGroup var options: SessionOptions
+    @OptionGroup var foreignOptions: ForeignOptions
+
+    func validate() throws { try ReceiveCommand.checkDirectory(dir) }
+
+    func run() async throws {
+        let dataDirectory = options.data.url
+        let paths = DaemonPaths.current(dataDirectory: dataDirectory)
+        let (lock, outbox) = try await CommandFailure.run { () throws -> (DaemonLock, OutboxStore) in
+            try FileManager.default.createDirectory(
+                at: dataDirectory,
+                withIntermediateDirectories: true,
+                attributes: [.posixPermissions: 0o700]
+            )
+            return (try DaemonLock(path: paths.lockFile), try OutboxStore(file: URL(fileURLWithPath: paths.outboxFile)))
+        }
+        let directory = try ReceiveCommand.receivingDirectory(dir)
+        let session = try await options.startSession(mode: .peer)
+        let foreign = try foreignOptions.services(options: options, takesOffers: true)
+        let printer = InboxPrinter(reporter: ProgressReporter(json: false), json: false, assumeYes: false)
+        let daemon = Daemon(
+            session: session,
+            foreign: foreign,
+            directory: directory,
+            outbox: outbox,
+            words: printer.lines,
+            report: printer.show,
+            log: { Output.line($0) }
+        )
+        var logger = Logger(label: "huddle", factory: { _ in EscapingLogHandler() })
+        logger.logLevel = .warning
+        let control = try await CommandFailure.run {
+            try await ControlServer.bind(
+                paths: paths,
+                group: MultiThreadedEventLoopGroup.singleton,
+                logger: logger,
+                handle: daemon.handle
+            )
+        }
+        let findable = await session.findableName()
+        Output.line("huddle daemon: \(findable), receiving into \(directory.path). Ctrl-C to stop.")
+        _ = try await CommandServices.run([session] + foreign.lifecycle + [control]) { await daemon.run() }
+        withExtendedLifetime(lock) {}
+    }
+}

@@ -1,0 +1,69 @@
+/// The control socket's messages (docs/daemon.md, "Control protocol"): one JSON object per line, a request from the
+/// command line, then the daemon's replies until one carries `exit`.
+///
+/// Every message names the protocol's version. A daemon answers a request of another version with an error and
+/// exit 69, so a command line newer or older than the daemon says so instead of guessing.
+public enum ControlProtocol {
+    /// The version this build speaks.
+    public static let version = 1
+    /// The longest line either side accepts (a send's paths included): longer closes the connection.
+    public static let maximumLineBytes = 1 << 20
+}
+
+/// What the command line asks of the daemon.
+public struct ControlRequest: Codable, Sendable, Equatable {
+    /// What to do.
+    public enum Command: String, Codable, Sendable {
+        /// Who the daemon is: its name, directory, peers found.
+        case status
+        /// Send `paths` to the devices named `to`; queue them for a paired device that is away.
+        case send
+        /// Issue a pairing link (`lifetimeSeconds`, `hosts`) and wait until it is used.
+        case issuePairingLink
+        /// Pair with the device of `link`.
+        case pair
+        /// List the outbox.
+        case outbox
+        /// Take the queued send `id` out of the outbox.
+        case cancel
+        /// List the questions waiting for an answer.
+        case questions
+        /// Answer question `question` with `accept`.
+        case answer
+    }
+
+    public var version: Int
+    public var command: Command
+    public var paths: [String]?
+    public var to: [String]?
+    public var waitSeconds: Double?
+    public var lifetimeSeconds: Int?
+    public var hosts: [String]?
+    public var link: String?
+    public var id: String?
+    public var question: Int?
+    public var accept: Bool?
+
+    public init(_ command: Command) {
+        self.version = ControlProtocol.version
+        self.command = command
+    }
+}
+
+/// One line of the daemon's answer: words to print (`line`, `error`), a pairing link to show (`link`), or the
+/// end (`exit`, the command's exit status).
+public struct ControlReply: Codable, Sendable, Equatable {
+    public var version = ControlProtocol.version
+    public var line: String?
+    public var error: String?
+    public var link: String?
+    public var exit: Int32?
+
+    public init(line: String? = nil, error: String? = nil, link: String? = nil, exit: Int32? = nil) {
+        (self.line, self.error, self.link, self.exit) = (line, error, link, exit)
+    }
+
+    public static func line(_ text: String) -> ControlReply { ControlReply(line: text) }
+    public static func error(_ text: String) -> ControlReply { ControlReply(error: text) }
+    public static func end(_ status: Int32) -> ControlReply { ControlReply(exit: status) }
+}

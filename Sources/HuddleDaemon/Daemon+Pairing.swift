@@ -1,0 +1,64 @@
+import Foundation
+import Huddle
+import HuddleApp
+import HuddleTransport
+import HuddleWire
+
+extension Daemon {
+    /// `huddle pair` through the daemon: a link issued by its session, then the wait until a device uses it.
+    func issuePairingLink(_ request: ControlRequest, _ replies: ControlReplies) async -> Int32 {
+        let hosts = request.hosts ?? []
+        let seconds = request.lifetimeSeconds ?? 600
+        guard !hosts.isEmpty, (60...86_400).contains(seconds) else {
+            await replies.error("a pairing link needs an address to put in it and a lifetime of 60 to 86400 s")
+            return ExitStatus.usage.rawValue
+        }
+        let events = session.events
+        let link: PairingLink
+        do {
+            link = try await session.issuePairingLink(lifetime: .seconds(seconds), hosts: hosts)
+        } catch {
+            await replies.error("\(error)")
+            return ExitStatus(for: error).rawValue
+        }
+        await replies.line(
+            "Pairing link for \(session.displayName) (\(session.identity.deviceID.shortID)), for one device, "
+                + "valid \(seconds / 60) min:"
+        )
+        await replies.link(link.description)
+        let paired = try? await events.first(until: .now + .seconds(seconds)) { event -> (PeerID, DeviceID)? in
+            if case .pairedByLink(let peer, let device) = event { return (peer, device) }
+            return nil
+        }
+        guard let (peer, device) = paired ?? nil else {
+            await replies.error("the link expired unused")
+            return ExitStatus.temporaryFailure.rawValue
+        }
+        let name = await session.displayName(for: peer) ?? peer.rawValue
+        await replies.line("* paired with \(name) (\(device.shortID)) by the pairing link: verified")
+        return ExitStatus.success.rawValue
+    }
+
+    /// `huddle pair LINK` through the daemon.
+    func pair(_ request: ControlRequest, _ replies: ControlReplies) async -> Int32 {
+        let link: PairingLink
+        do {
+            link = try PairingLink(parsing: request.link ?? "")
+        } catch {
+            await replies.error("\(error)")
+            return ExitStatus.dataError.rawValue
+        }
+        do {
+            let peer = try await session.pair(
+                using: link,
+                timeout: .seconds(max(1, min(request.waitSeconds ?? 60, 3600)))
+            )
+            let name = await session.displayName(for: peer) ?? peer.rawValue
+            await replies.line("* paired with \(name) (\(link.device.shortID)) by the pairing link: verified")
+            return ExitStatus.success.rawValue
+        } catch {
+            await replies.error("\(error)")
+            return ExitStatus(for: error).rawValue
+        }
+    }
+}

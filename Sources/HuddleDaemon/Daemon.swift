@@ -1,0 +1,113 @@
+public import Foundation
+public import Huddle
+public import HuddleApp
+import HuddleForeign
+import HuddleTransport
+import HuddleWire
+
+/// One user's presence, always there (docs/daemon.md): the session and the foreign services the caller started,
+/// receiving into one folder by the accept rules, an outbox that delivers to paired devices when they are back, and
+/// the answers to the command line's requests on the control socket.
+///
+/// The caller runs it in a service group beside the services (``ServiceRunner``); the words shown to people are
+/// the caller's (`words`, `report`), the rules are here.
+public struct Daemon: Sendable {
+    public let session: PeerSession
+    public let foreign: ForeignPeers
+    /// Where received files go.
+    public let directory: URL
+    public let outbox: OutboxStore
+    public var policy = AcceptPolicy()
+    public let questions: PendingQuestions<ContinuousClock>
+    /// Words for a question that a person answers (``InboxPrinter``-style), and where everything the inbox and the
+    /// outbox do is reported.
+    public let words: @Sendable (InboxQuestion) -> [String]
+    public let report: @Sendable (InboxEvent) -> Void
+    /// A line for the daemon's own log (a queued send delivered, a question waiting).
+    public let log: @Sendable (String) -> Void
+    /// How long a send looks for a paired device before it queues, when the device is not here already.
+    public var pairedLookup: Duration = .seconds(5)
+    /// Tells the outbox's courier that the queue grew (it looks at once whether the device is here).
+    let courierWake: AsyncStream<Void>.Continuation
+    let courierWakes: AsyncStream<Void>
+    /// Subscribed when the daemon is made, the inbox first: the session's first subscriber also gets what
+    /// happened since it started (an offer from a device that was waiting to dial in).
+    let inboxEvents: PeerSessionEvents
+    let courierEvents: PeerSessionEvents
+
+    public init(
+        session: PeerSession,
+        foreign: ForeignPeers,
+        directory: URL,
+        outbox: OutboxStore,
+        questions: PendingQuestions<ContinuousClock> = PendingQuestions(clock: ContinuousClock()),
+        words: @escaping @Sendable (InboxQuestion) -> [String],
+        report: @escaping @Sendable (InboxEvent) -> Void,
+        log: @escaping @Sendable (String) -> Void
+    ) {
+        self.session = session
+        inboxEvents = session.events
+        courierEvents = session.events
+        self.foreign = foreign
+        self.directory = directory
+        self.outbox = outbox
+        self.questions = questions
+        self.words = words
+        self.report = report
+        self.log = log
+        (courierWakes, courierWake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+    }
+
+    /// Receives and delivers until cancelled.
+    public func run() async {
+        await withDiscardingTaskGroup { group in
+            group.addTask { await inbox().run() }
+            group.addTask { await OutboxCourier(daemon: self).run() }
+        }
+    }
+
+    /// Answers one request of the command line; returns its exit status.
+    public func handle(_ request: ControlRequest, _ replies: ControlReplies) async -> Int32 {
+        switch request.command {
+        case .status: return await status(replies)
+        case .send: return await send(request, replies)
+        case .issuePairingLink: return await issuePairingLink(request, replies)
+        case .pair: return await pair(request, replies)
+        case .outbox: return await listOutbox(replies)
+        case .cancel: return await cancel(request, replies)
+        case .questions: return await listQuestions(replies)
+        case .answer: return await answer(request, replies)
+        }
+    }
+
+    func status(_ replies: ControlReplies) async -> Int32 {
+        let here = await Rendezvous(session: session, foreign: foreign).present().map(\.name)
+        await replies.line(
+            "huddle daemon: \(session.displayName) (\(session.identity.deviceID.shortID)), receiving into "
+                + directory.path
+        )
+        await replies.line("peers here: " + (here.isEmpty ? "none" : here.joined(separator: ", ")))
+        await replies.line(
+            "outbox: \(outbox.entries.count) queued; questions: \(await questions.questions.count) waiting"
+        )
+        return ExitStatus.success.rawValue
+    }
+
+    /// How a device whose offer comes is known (``AcceptPolicy/Sender``), from the session's trust store.
+    func sender(_ device: DeviceID?) -> AcceptPolicy.Sender {
+        guard let device, let record = session.trustStore.record(for: device) else { return .stranger }
+        switch record.trust {
+        case .verified: return .paired
+        case .tofu: return .trustedOnFirstUse
+        case .blocked: return .stranger
+        }
+    }
+
+    /// The paired device called `name` (its trust store name, compared without case), when exactly one is.
+    func pairedDevice(named name: String) -> TrustRecord? {
+        let matches = session.trustStore.records.filter {
+            $0.trust == .verified && $0.displayName.caseInsensitiveCompare(name) == .orderedSame
+        }
+        return matches.count == 1 ? matches[0] : nil
+    }
+}

@@ -1,0 +1,30 @@
+public import HuddleErrors
+
+/// Why the daemon, or a command that talks to it, could not do what was asked (docs/daemon.md).
+public struct DaemonError: Error, CustomStringConvertible, Sendable {
+    /// What kind of failure it is: one of an open set of codes (``ErrorCode``), named below.
+    public typealias Code = ErrorCode<DaemonError>
+
+    public let code: Code
+    public let message: String
+
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { message }
+}
+
+extension ErrorCode where Domain == DaemonError {
+    /// Another daemon already runs for this data directory.
+    public static let alreadyRunning = Self("alreadyRunning")
+    /// The folder of the control socket is not this user's alone.
+    public static let unsafeRuntimeDirectory = Self("unsafeRuntimeDirectory")
+    /// A file the daemon keeps (the lock, the outbox) cannot be read or written.
+    public static let storage = Self("storage")
+    /// The other side speaks another version of the control protocol, or sent what it does not define.
+    public static let protocolMismatch = Self("protocolMismatch")
+    /// The control connection ended before the daemon said it was done.
+    public static let connectionLost = Self("connectionLost")
+}
