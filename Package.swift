@@ -51,6 +51,8 @@ let package = Package(
         // Programs run to their end (huddle doctor's nft, iptables-save, ip).
         .package(url: "https://github.com/swiftlang/swift-subprocess.git", from: "1.0.2"),
         .package(url: "https://github.com/apple/swift-system.git", from: "1.8.1"),
+        // The daemon's config.toml.
+        .package(url: "https://github.com/LebJe/TOMLKit.git", from: "0.6.0"),
     ],
     targets: [
         // The open set of codes every error type names its failures with (docs/design.md, "Errors"): below all.
@@ -65,6 +67,7 @@ let package = Package(
             dependencies: [
                 "HuddleDNS",
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "TOMLKit", package: "TOMLKit"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: upcoming

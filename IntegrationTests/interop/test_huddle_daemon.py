@@ -4,7 +4,8 @@ no --yes; interfaces named eth0 as on a machine). Each user has their own HUDDLE
 Ada's and Bob's daemons run; `huddle pair --no-qr` on Ada's host prints a link and `huddle pair -` on Bob's pairs
 with it, both through their daemons; `huddle send F --to DaBob` lands in Bob's --dir without a question. With Bob's
 daemon stopped, a send exits 0 saying it is queued; Ada's daemon is killed (SIGKILL) and started again, and the
-file lands once Bob's daemon is back. A second daemon for one data directory refuses to start.
+file lands once Bob's daemon is back. A second daemon for one data directory refuses to start. A daemon set up by
+its config.toml alone refuses a typo in it, then runs by it.
 """
 
 from __future__ import annotations
@@ -126,7 +127,20 @@ def test_a_stranger_waits_for_huddle_answer_and_other_users_get_no_answer(testbe
     folder keeps them out, and with the folder opened the daemon itself closes on them (SO_PEERCRED)."""
     bob, cy = User(testbed[1], homes, "DaBob"), User(testbed[0], homes, "Cy")
     inbox = homes("inbox")
-    bob_daemon = bob.daemon("--dir", inbox)
+    # Bob's settings are in his config.toml, not on the command line; a typo in it is refused by name first.
+    config = os.path.join(bob.home, ".config", "huddle", "config.toml")
+    os.makedirs(os.path.dirname(config))
+    with open(config, "w") as f:
+        f.write(f'name = "DaBob"\ndir = "{inbox}"\n[accept]\nothers = "ask"\nacept = "accept"\n')
+    typo = bob.run("daemon")
+    assert typo.wait_exit(20) == 78, typo.output()
+    assert typo.err_lines == [f"huddle: {config}: unknown setting accept.acept (docs/daemon.md lists them)"], \
+        typo.output()
+    with open(config, "w") as f:
+        f.write(f'name = "DaBob"\ndir = "{inbox}"\n[accept]\nothers = "ask"\n')
+    bob_daemon = bob.run("daemon")
+    ready = bob_daemon.wait_line(lambda l: l.startswith("huddle daemon:"), 20)
+    assert ready.startswith("huddle daemon: DaBob") and f"receiving into {inbox} (settings: {config})" in ready, ready
     source = os.path.join(homes("files"), "hello.txt")
     with open(source, "w") as f:
         f.write("from a stranger\n")

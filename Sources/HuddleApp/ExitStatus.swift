@@ -26,6 +26,8 @@ public enum ExitStatus: Int32, Sendable, CaseIterable {
     case ioError = 74
     /// EX_TEMPFAIL: try again later (a time-out, pairing paused).
     case temporaryFailure = 75
+    /// EX_CONFIG: a configuration file (the daemon's `config.toml`) does not parse or names what it may not.
+    case configuration = 78
     /// Interrupted by SIGINT or SIGTERM (128 + 2, as shells report).
     case interrupted = 130
 

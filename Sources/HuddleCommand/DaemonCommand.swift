@@ -33,31 +33,45 @@ struct DaemonCommand: AsyncParsableCommand {
     @Option(
         help: ArgumentHelp(
             "Where to put received files.",
-            discussion: "Default: the XDG download directory, made when missing (as huddle receive)."
+            discussion: "Default: dir in config.toml, else the XDG download directory, made when missing."
         )
     )
     var dir: String?
+    @Option(
+        help: ArgumentHelp(
+            "The settings file (default: $XDG_CONFIG_HOME/huddle/config.toml, else ~/.config/huddle/config.toml).",
+            valueName: "file"
+        )
+    )
+    var config: String?
     @OptionGroup var options: SessionOptions
     @OptionGroup var foreignOptions: ForeignOptions
 
     func validate() throws { try ReceiveCommand.checkDirectory(dir) }
 
     func run() async throws {
-        let dataDirectory = options.data.url
-        let paths = DaemonPaths.current(dataDirectory: dataDirectory)
-        let (lock, outbox) = try await CommandFailure.run { () throws -> (DaemonLock, OutboxStore) in
-            try FileManager.default.createDirectory(
-                at: dataDirectory,
-                withIntermediateDirectories: true,
-                attributes: [.posixPermissions: 0o700]
-            )
-            return (try DaemonLock(path: paths.lockFile), try OutboxStore(file: URL(fileURLWithPath: paths.outboxFile)))
+        let environment = ProcessInfo.processInfo.environment
+        let settingsFile = config ?? DaemonSettingsFile.path(environment: environment)
+        let settings: DaemonSettings
+        do { settings = try DaemonSettingsFile.load(settingsFile) } catch let error as DaemonError {
+            Output.error(error.message)
+            throw ExitCode.configuration
         }
-        let directory = try ReceiveCommand.receivingDirectory(dir)
+        // A flag wins over the file.
+        var (options, foreignOptions) = (self.options, self.foreignOptions)
+        (options.name, options.session) = (options.name ?? settings.name, options.session ?? settings.session)
+        options.port = options.port ?? settings.port
+        if options.peerAddressTexts.isEmpty { options.peerAddressTexts = settings.peer ?? [] }
+        foreignOptions.noLocalSend = foreignOptions.noLocalSend || settings.localsend == false
+        foreignOptions.noKDEConnect = foreignOptions.noKDEConnect || settings.kdeconnect == false
+        try options.validate()
+        let paths = DaemonPaths.current(dataDirectory: options.data.url)
+        let (lock, outbox) = try await CommandFailure.run { try DaemonFiles.open(paths) }
+        let directory = try ReceiveCommand.receivingDirectory(dir ?? settings.directory(environment: environment))
         let session = try await options.startSession(mode: .peer)
         let foreign = try foreignOptions.services(options: options, takesOffers: true)
         let printer = InboxPrinter(reporter: ProgressReporter(json: false), json: false, assumeYes: false)
-        let daemon = Daemon(
+        var daemon = Daemon(
             session: session,
             foreign: foreign,
             directory: directory,
@@ -66,9 +80,10 @@ struct DaemonCommand: AsyncParsableCommand {
             report: printer.show,
             log: { Output.line($0) }
         )
+        daemon.policy = settings.policy
         var logger = Logger(label: "huddle", factory: { _ in EscapingLogHandler() })
         logger.logLevel = .warning
-        let control = try await CommandFailure.run {
+        let control = try await CommandFailure.run { [daemon] in
             try await ControlServer.bind(
                 paths: paths,
                 group: MultiThreadedEventLoopGroup.singleton,
@@ -77,8 +92,9 @@ struct DaemonCommand: AsyncParsableCommand {
             )
         }
         let findable = await session.findableName()
-        Output.line("huddle daemon: \(findable), receiving into \(directory.path). Ctrl-C to stop.")
-        _ = try await CommandServices.run([session] + foreign.lifecycle + [control]) { await daemon.run() }
+        let read = FileManager.default.fileExists(atPath: settingsFile) ? " (settings: \(settingsFile))" : ""
+        Output.line("huddle daemon: \(findable), receiving into \(directory.path)\(read). Ctrl-C to stop.")
+        _ = try await CommandServices.run([session] + foreign.lifecycle + [control]) { [daemon] in await daemon.run() }
         withExtendedLifetime(lock) {}
     }
 }

@@ -15,6 +15,7 @@ extension ExitCode {
     static let cannotCreate = ExitCode(.cannotCreate)
     static let ioError = ExitCode(.ioError)
     static let temporaryFailure = ExitCode(.temporaryFailure)
+    static let configuration = ExitCode(.configuration)
     static let interrupted = ExitCode(.interrupted)
 }
 

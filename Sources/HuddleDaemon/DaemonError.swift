@@ -25,6 +25,8 @@ extension ErrorCode where Domain == DaemonError {
     public static let storage = Self("storage")
     /// The other side speaks another version of the control protocol, or sent what it does not define.
     public static let protocolMismatch = Self("protocolMismatch")
+    /// The configuration file does not parse, names an unknown setting or gives a wrong value.
+    public static let configuration = Self("configuration")
     /// The control connection ended before the daemon said it was done.
     public static let connectionLost = Self("connectionLost")
 }

@@ -79,7 +79,7 @@ struct SessionSetupTests {
         #expect(ExitStatus(for: RendezvousError(.ambiguous, "two Bobs")) == .usage)
         #expect(ExitStatus(for: RendezvousError(.notFound, "no Bob")) == .unavailable)
         #expect(ExitStatus(for: CancellationError()) == .failure)
-        #expect(ExitStatus.allCases.map(\.rawValue) == [0, 1, 3, 64, 65, 66, 69, 73, 74, 75, 130])
+        #expect(ExitStatus.allCases.map(\.rawValue) == [0, 1, 3, 64, 65, 66, 69, 73, 74, 75, 78, 130])
     }
 
     @Test("advertise's control lines: txt, port and quit; anything else is refused in words")

@@ -1,0 +1,51 @@
+/// What `config.toml` sets for `huddle daemon` (docs/daemon.md, "Configuration"): everything a flag sets, and the
+/// accept rules. A flag given on the command line wins over the file.
+public struct DaemonSettings: Decodable, Equatable, Sendable {
+    /// The accept rules for groups of senders.
+    public struct Accept: Decodable, Equatable, Sendable {
+        public var paired: AcceptRule?
+        public var others: AcceptRule?
+    }
+
+    /// One device's own settings, by its device ID or certificate fingerprint.
+    public struct Device: Decodable, Equatable, Sendable {
+        public var accept: AcceptRule?
+    }
+
+    public var name: String?
+    /// Where received files go (`~/` is the home folder).
+    public var dir: String?
+    public var session: String?
+    public var port: Int?
+    /// Addresses to look for peers at, as `--peer` takes them.
+    public var peer: [String]?
+    public var localsend: Bool?
+    public var kdeconnect: Bool?
+    public var accept: Accept?
+    public var devices: [String: Device]?
+
+    public init() {}
+
+    /// The accept rules the file sets, over the defaults (``AcceptPolicy``).
+    public var policy: AcceptPolicy {
+        var policy = AcceptPolicy()
+        if let paired = accept?.paired { policy.paired = paired }
+        if let others = accept?.others { policy.others = others }
+        for (device, settings) in devices ?? [:] {
+            if let rule = settings.accept { policy.perDevice[Self.deviceKey(device)] = rule }
+        }
+        return policy
+    }
+
+    /// `dir` with a leading `~/` made the home folder of `environment` (`HOME`).
+    public func directory(environment: [String: String]) -> String? {
+        guard let dir, dir == "~" || dir.hasPrefix("~/"), let home = environment["HOME"], home.hasPrefix("/") else {
+            return dir
+        }
+        return home + dir.dropFirst()
+    }
+
+    /// A device ID as the trust store writes it (`ABCDEFG-…`, upper case) or a fingerprint (upper-case hex):
+    /// upper case, so that the file may use either case.
+    static func deviceKey(_ text: String) -> String { text.uppercased() }
+}

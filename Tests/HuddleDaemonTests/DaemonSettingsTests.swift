@@ -1,0 +1,86 @@
+import Testing
+
+@testable import HuddleDaemon
+
+/// `config.toml` (docs/daemon.md, "Configuration"): read with TOMLKit, strict about what it does not know.
+@Suite("Daemon settings")
+struct DaemonSettingsTests {
+    @Test("every setting is read, and the accept rules become the daemon's policy")
+    func everything() throws {
+        let text = """
+            name = "Ada"
+            dir = "~/Inbox"
+            session = "Kitchen"
+            port = 47480
+            peer = ["10.0.0.5", "[fe80::1%eth0]:47474"]
+            localsend = false
+            kdeconnect = true
+
+            [accept]
+            paired = "ask"
+            others = "refuse"
+
+            [devices."qt3shse-xg7h6nt"]
+            accept = "accept"
+            """
+        let settings = try DaemonSettingsFile.parse(text, file: "config.toml")
+        #expect(settings.name == "Ada")
+        #expect(settings.session == "Kitchen")
+        #expect(settings.port == 47480)
+        #expect(settings.peer == ["10.0.0.5", "[fe80::1%eth0]:47474"])
+        #expect(settings.localsend == false)
+        #expect(settings.kdeconnect == true)
+        #expect(settings.directory(environment: ["HOME": "/home/ada"]) == "/home/ada/Inbox")
+        let policy = settings.policy
+        #expect(policy == AcceptPolicy(perDevice: ["QT3SHSE-XG7H6NT": .accept], paired: .ask, others: .refuse))
+    }
+
+    @Test("no file, or an empty one, is no settings: the defaults")
+    func empty() throws {
+        #expect(try DaemonSettingsFile.parse("", file: "config.toml") == DaemonSettings())
+        #expect(try DaemonSettingsFile.load("/nonexistent/huddle/config.toml") == DaemonSettings())
+        #expect(DaemonSettings().policy == AcceptPolicy())
+        #expect(DaemonSettings().directory(environment: ["HOME": "/home/ada"]) == nil)
+    }
+
+    @Test(
+        "a typo, a wrong kind of value or a broken line is refused, naming the key or the line",
+        arguments: [
+            ("nmae = \"Ada\"", "config.toml: unknown setting nmae (docs/daemon.md lists them)"),
+            ("[accept]\nacept = \"accept\"", "config.toml: unknown setting accept.acept (docs/daemon.md lists them)"),
+            ("port = \"47474\"", "config.toml: port must be a whole number"),
+            ("port = 70000", "config.toml: port takes 0 to 65535, not 70000"),
+            ("localsend = 1", "config.toml: localsend must be true or false"),
+            ("[accept]\nothers = \"maybe\"", "config.toml: accept.others takes accept, ask or refuse"),
+            ("[devices.ABC]\naccept = \"yes\"", "config.toml: devices.ABC.accept takes accept, ask or refuse"),
+        ]
+    )
+    func refused(text: String, message: String) {
+        #expect {
+            _ = try DaemonSettingsFile.parse(text, file: "config.toml")
+        } throws: { error in
+            (error as? DaemonError)?.code == .configuration && (error as? DaemonError)?.message == message
+        }
+    }
+
+    @Test("a line that is not TOML is refused with its line number")
+    func brokenLine() {
+        #expect {
+            _ = try DaemonSettingsFile.parse("name = \"Ada\"\nport = = 3\n", file: "config.toml")
+        } throws: { error in
+            (error as? DaemonError)?.message.hasPrefix("config.toml, line 2: ") == true
+        }
+    }
+
+    @Test("the file is in XDG_CONFIG_HOME/huddle, else ~/.config/huddle")
+    func path() {
+        #expect(
+            DaemonSettingsFile.path(environment: ["XDG_CONFIG_HOME": "/c", "HOME": "/h"]) == "/c/huddle/config.toml"
+        )
+        #expect(DaemonSettingsFile.path(environment: ["HOME": "/h"]) == "/h/.config/huddle/config.toml")
+        #expect(
+            DaemonSettingsFile.path(environment: ["XDG_CONFIG_HOME": "rel", "HOME": "/h"])
+                == "/h/.config/huddle/config.toml"
+        )
+    }
+}
