@@ -26,13 +26,16 @@ enum DaemonRoute {
         _ request: ControlRequest,
         link: @escaping @Sendable (String) -> Void = { Output.line($0) }
     ) async throws {
-        let status = try await CommandFailure.run {
-            try await client.send(request) { reply in
-                if let line = reply.line { Output.line(line) }
-                if let error = reply.error { Output.error(error) }
-                if let text = reply.link { link(text) }
-            }
-        }
+        let status = try await CommandFailure.run { try await client.send(request) { show($0, link: link) } }
         if status != 0 { throw ExitCode(status) }
+    }
+
+    /// Replies printed as the daemon's are: for a request the command answers itself.
+    static let printing = ControlReplies { show($0) }
+
+    static func show(_ reply: ControlReply, link: @Sendable (String) -> Void = { Output.line($0) }) {
+        if let line = reply.line { Output.line(line) }
+        if let error = reply.error { Output.error(error) }
+        if let text = reply.link { link(text) }
     }
 }

@@ -5,7 +5,7 @@ import HuddleForeign
 
 /// How `receive` shows an inbox's questions and events (and `send` and `peers` a device's request to pair): lines,
 /// or one JSON object each with --json. The rules are the inbox's (``Inbox``, ``ForeignQuestions``); the words
-/// are here.
+/// are ``InboxEventText``'s.
 struct InboxPrinter: Sendable {
     let reporter: ProgressReporter
     let json: Bool
@@ -35,51 +35,18 @@ struct InboxPrinter: Sendable {
 
     func show(_ event: InboxEvent) {
         switch event {
-        case .settled(let question, .takenWithoutAsking):
-            if assumeYes { for line in lines(question) { Output.line(line) } }
-        case .settled(.transfer(let transfer, let from), .refused):
-            Output.error(
-                "declined directory \(transfer.name)/ from \(from): its name is hidden (give --allow-hidden to take it)"
-            )
-        case .settled(let question, .refused(let refusal)):
-            Output.error("\(InboxQuestionText.asker(of: question)): refused without asking: \(refusal)")
-        case .progress(let progress):
-            reporter.show(progress)
-        case .foreignProgress(let progress):
-            reporter.show(progress)
-        case .received(let record):
-            let directory = "received \(record.path)/ (\(record.files) files, all verified)"
-            reporter.result(record, text: record.directory ? directory : "received \(record.path)")
-        case .text(let record, let peer):
-            reporter.result(
-                record,
-                text:
-                    "text from \(peer.name) (\(peer.identityText), not verified):\n\(InboxQuestionText.shown(record.text))"
-            )
-        case .onClipboard(let peer):
-            reporter.result(DeviceRecord.textOnClipboard(from: peer), text: "(on the clipboard)")
-        case .notOnClipboard(let error):
-            Output.error("the text could not be put on the clipboard: \(error)")
-        case .failed(let record):
-            if json { Output.json(record) }
-            Output.error(record.error)
-        case .notTaken(let error), .pinsUnreadable(let error):
-            Output.error(error)
-        case .fingerprintChanged(let peer, let pinned):
-            Output.error(ForeignTrustText.changed(peer, pinned: pinned))
-        case .pinned(let peer):
-            Output.line(ForeignTrustText.pinned(peer))
-        case .notPinned(let peer, let error):
-            Output.error("could not pin \(peer.name): \(error)")
-        case .paired(let peer):
-            reporter.result(
-                DeviceRecord.paired(peer),
-                text: "* paired with \(peer.protocol.rawValue) device \(peer.name)"
-            )
-        case .pairingEnded(let peer, let reason):
-            reporter.result(DeviceRecord.pairingEnded(peer, reason: reason), text: "* \(peer.name): \(reason)")
-        case .pairingPaused(let pause):
-            Output.error("\(pause)")
+        case .progress(let progress): return reporter.show(progress)
+        case .foreignProgress(let progress): return reporter.show(progress)
+        default: break
+        }
+        switch InboxEventText(questions: text, assumeYes: assumeYes).said(event) {
+        case .result(let record, let line)?: reporter.result(record, text: line)
+        case .error(let line, let record)?:
+            if json, let record { Output.json(record) }
+            Output.error(line)
+        case .line(let line)?: Output.line(line)
+        case .lines(let lines)?: for line in lines { Output.line(line) }
+        case nil: break
         }
     }
 }

@@ -21,22 +21,13 @@ struct OutboxCommand: AsyncParsableCommand {
     @OptionGroup var data: DataDirectoryOption
 
     func run() async throws {
-        if let client = await DaemonRoute.client(data) {
-            var request = ControlRequest(cancel == nil ? .outbox : .cancel)
-            request.id = cancel
-            return try await DaemonRoute.run(client, request)
-        }
-        // No daemon, so nobody else writes the queue.
+        var request = ControlRequest(cancel == nil ? .outbox : .cancel)
+        request.id = cancel
+        if let client = await DaemonRoute.client(data) { return try await DaemonRoute.run(client, request) }
         let paths = DaemonPaths.current(dataDirectory: data.url)
         let store = try await CommandFailure.run { try OutboxStore(file: URL(fileURLWithPath: paths.outboxFile)) }
-        if let cancel {
-            guard try await CommandFailure.run({ try store.remove(cancel) }) else {
-                Output.error("nothing in the outbox has id \(cancel) (huddle outbox lists them)")
-                throw ExitCode.usage
-            }
-            return Output.line("cancelled \(cancel)")
-        }
-        for line in OutboxText.lines(store.entries) { Output.line(line) }
+        let status = await OutboxDesk.answer(request, store: store, DaemonRoute.printing)
+        if status != 0 { throw ExitCode(status) }
     }
 }
 

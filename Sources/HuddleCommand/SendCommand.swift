@@ -152,26 +152,8 @@ struct SendCommand: AsyncParsableCommand {
         for service in foreign.services where !peers.contains(where: { $0.isSent(by: service) }) {
             service.cancelPreparedSends()
         }
-        // Each peer gets the files in order; several peers are served at once, so a slow one holds up no other.
-        let delivery = HuddleDelivery(session: session, paths: paths)
-        let failures = await withTaskGroup(of: Int.self) { group in
-            for recipient in peers {
-                group.addTask {
-                    switch recipient {
-                    case .huddle(let peer) where text != nil:
-                        let name = await session.displayName(for: peer) ?? "\(peer)"
-                        Output.error("\(name) is a Huddle peer: send it text with huddle chat")
-                        return 1
-                    case .huddle(let peer):
-                        let name = peers.count > 1 ? await session.displayName(for: peer) : nil
-                        return await delivery.send(to: peer, named: name) { show($0) }
-                    case .foreign(let peer, let service):
-                        return await foreignDelivery.send(to: peer, via: service) { show($0) }
-                    }
-                }
-            }
-            return await group.reduce(0, +)
-        }
+        let delivery = RecipientDelivery(huddle: HuddleDelivery(session: session, paths: paths), foreign: foreignDelivery)
+        let failures = await delivery.send(to: peers) { show($0) }
         progress.cancel()
         for task in foreignProgress { task.cancel() }
         await session.stop()

@@ -2,28 +2,6 @@ import Foundation
 import HuddleApp
 
 extension Daemon {
-    /// `huddle outbox`: one line per queued path.
-    func listOutbox(_ replies: ControlReplies) async -> Int32 {
-        for line in OutboxText.lines(outbox.entries) { await replies.line(line) }
-        return ExitStatus.success.rawValue
-    }
-
-    /// `huddle outbox --cancel ID`.
-    func cancel(_ request: ControlRequest, _ replies: ControlReplies) async -> Int32 {
-        let id = request.id ?? ""
-        do {
-            guard try outbox.remove(id) else {
-                await replies.error("nothing in the outbox has id \(id) (huddle outbox lists them)")
-                return ExitStatus.usage.rawValue
-            }
-        } catch {
-            await replies.error("\(error)")
-            return ExitStatus.ioError.rawValue
-        }
-        await replies.line("cancelled \(id)")
-        return ExitStatus.success.rawValue
-    }
-
     /// `huddle answer`: the questions waiting.
     func listQuestions(_ replies: ControlReplies) async -> Int32 {
         let waiting = await questions.questions

@@ -62,22 +62,14 @@ extension Daemon {
                 if isFailure { await replies.error(line) } else { await replies.line(line) }
             }
         }
-        let failures: Int
-        switch recipient {
-        case .huddle(let peer):
-            failures = await HuddleDelivery(session: session, paths: paths).send(to: peer, named: name) {
-                sink.yield($0)
-            }
-        case .foreign(let peer, let service):
+        if case .foreign(_, let service) = recipient {
             service.prepareToSend(files: paths.filter { !SendWindow.isDirectory($0) }.map { URL(fileURLWithPath: $0) })
-            let delivery = ForeignDelivery(
-                foreign: foreign,
-                paths: paths,
-                askLine: { _ in nil },
-                confirmChangedCertificate: { _, _ in false }
-            )
-            failures = await delivery.send(to: peer, via: service) { sink.yield($0) }
         }
+        let delivery = RecipientDelivery(
+            huddle: HuddleDelivery(session: session, paths: paths),
+            foreign: ForeignDelivery(foreign: foreign, paths: paths, askLine: { _ in nil }) { _, _ in false }
+        )
+        let failures = await delivery.send(to: [recipient], naming: true) { sink.yield($0) }
         sink.finish()
         await relay.value
         return failures == 0 ? .success : .failure

@@ -73,8 +73,7 @@ public struct Daemon: Sendable {
         case .send: return await send(request, replies)
         case .issuePairingLink: return await issuePairingLink(request, replies)
         case .pair: return await pair(request, replies)
-        case .outbox: return await listOutbox(replies)
-        case .cancel: return await cancel(request, replies)
+        case .outbox, .cancel: return await OutboxDesk.answer(request, store: outbox, replies)
         case .questions: return await listQuestions(replies)
         case .answer: return await answer(request, replies)
         }
