@@ -152,7 +152,10 @@ struct SendCommand: AsyncParsableCommand {
         for service in foreign.services where !peers.contains(where: { $0.isSent(by: service) }) {
             service.cancelPreparedSends()
         }
-        let delivery = RecipientDelivery(huddle: HuddleDelivery(session: session, paths: paths), foreign: foreignDelivery)
+        let delivery = RecipientDelivery(
+            huddle: HuddleDelivery(session: session, paths: paths),
+            foreign: foreignDelivery
+        )
         let failures = await delivery.send(to: peers) { show($0) }
         progress.cancel()
         for task in foreignProgress { task.cancel() }

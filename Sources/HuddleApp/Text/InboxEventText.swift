@@ -29,7 +29,9 @@ public struct InboxEventText: Sendable {
         case .settled(let question, .takenWithoutAsking):
             assumeYes ? .lines(questions.lines(question)) : nil
         case .settled(.transfer(let transfer, let from), .refused):
-            .error("declined directory \(transfer.name)/ from \(from): its name is hidden (give --allow-hidden to take it)")
+            .error(
+                "declined directory \(transfer.name)/ from \(from): its name is hidden (give --allow-hidden to take it)"
+            )
         case .settled(let question, .refused(let refusal)):
             .error("\(InboxQuestionText.asker(of: question)): refused without asking: \(refusal)")
         case .progress, .foreignProgress:
