@@ -172,3 +172,42 @@ def test_a_stranger_waits_for_huddle_answer_and_other_users_get_no_answer(testbe
     wait_until(lambda: any("refused a connection from another user" in l for l in bob_daemon.err_lines), 10,
                what="the daemon's warning")
     assert bob_daemon.stop() == 0, bob_daemon.output()
+
+
+@pytest.mark.hosts(1, ifname="eth0")
+def test_the_installed_unit_is_valid_and_runs_the_daemon_by_its_config(testbed, huddle, homes):
+    """`huddle daemon --install-unit` writes ~/.config/systemd/user/huddle.service; systemd-analyze finds nothing
+    wrong with it, and its ExecStart, run as systemd would (no options, a fresh environment but HOME and the
+    runtime folder), starts a daemon that takes its name and folder from config.toml."""
+    import shlex
+    import shutil
+    import subprocess
+
+    from conftest import skip_or_fail
+
+    if not shutil.which("systemd-analyze"):
+        skip_or_fail("systemd-analyze is missing (apt-get install systemd)")
+    ada = User(testbed[0], homes, "DaUnit")
+    install = ada.run("daemon", "--install-unit")
+    assert install.wait_exit(20) == 0, install.output()
+    unit = os.path.join(ada.home, ".config", "systemd", "user", "huddle.service")
+    assert [l for _, l in install.lines][0] == f"wrote {unit}; start it now and at every login with:", install.output()
+    with open(unit) as f:
+        text = f.read()
+    assert f"ExecStart={os.path.realpath(huddle_bin())} daemon\n" in text and "WantedBy=default.target" in text, text
+    verify = subprocess.run(["systemd-analyze", "verify", "--man=no", unit], capture_output=True, text=True)
+    assert verify.returncode == 0 and not verify.stderr.strip(), verify.stderr
+    refused = ada.run("daemon", "--install-unit", "--name", "Other")
+    assert refused.wait_exit(20) == 64, refused.output()
+
+    inbox = homes("unit-inbox")
+    config = os.path.join(ada.home, ".config", "huddle", "config.toml")
+    os.makedirs(os.path.dirname(config))
+    with open(config, "w") as f:
+        f.write(f'name = "DaUnit"\ndir = "{inbox}"\n')
+    exec_start = next(l for l in text.splitlines() if l.startswith("ExecStart="))[len("ExecStart="):]
+    env = {"HOME": ada.home, "XDG_RUNTIME_DIR": ada.runtime, "PATH": "/usr/bin:/bin"}
+    daemon = testbed[0].spawn(*shlex.split(exec_start), label="a:unit", env=env)
+    ready = daemon.wait_line(lambda l: l.startswith("huddle daemon:"), 20)
+    assert ready.startswith("huddle daemon: DaUnit") and f"receiving into {inbox} (settings: {config})" in ready, ready
+    assert daemon.stop() == 0, daemon.output()

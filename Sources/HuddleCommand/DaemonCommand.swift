@@ -27,6 +27,7 @@ struct DaemonCommand: AsyncParsableCommand {
 
               huddle daemon --name Ada
               huddle daemon --dir ~/Inbox
+              huddle daemon --install-unit      (then: systemctl --user enable --now huddle.service)
             """
     )
 
@@ -44,13 +45,31 @@ struct DaemonCommand: AsyncParsableCommand {
         )
     )
     var config: String?
+    @Flag(help: "Write the systemd user unit that runs huddle daemon (~/.config/systemd/user/huddle.service).")
+    var installUnit = false
+    @Flag(help: "Print that unit instead.") var printUnit = false
+    @OptionGroup var executable: ExecutableOption
     @OptionGroup var options: SessionOptions
     @OptionGroup var foreignOptions: ForeignOptions
 
-    func validate() throws { try ReceiveCommand.checkDirectory(dir) }
+    func validate() throws {
+        try ReceiveCommand.checkDirectory(dir)
+        let given = [dir, config, options.name, options.session, options.port.map { "\($0)" }].compactMap { $0 }
+        if (installUnit || printUnit) && !(given.isEmpty && options.peerAddressTexts.isEmpty) {
+            throw ValidationError("the unit runs huddle daemon without options: set them in config.toml instead")
+        }
+    }
 
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
+        if printUnit { return print(DaemonUnit.text(executable: executable.path), terminator: "") }
+        if installUnit {
+            let path = DaemonUnit.path(environment: environment)
+            try await CommandFailure.run { try DaemonUnit.install(executable: executable.path, at: path) }
+            Output.line("wrote \(path); start it now and at every login with:")
+            Output.line("  systemctl --user daemon-reload && systemctl --user enable --now \(DaemonUnit.fileName)")
+            return Output.line("  journalctl --user -u huddle -f    (what it says)")
+        }
         let settingsFile = config ?? DaemonSettingsFile.path(environment: environment)
         let settings: DaemonSettings
         do { settings = try DaemonSettingsFile.load(settingsFile) } catch let error as DaemonError {
