@@ -10,6 +10,7 @@ its config.toml alone refuses a typo in it, then runs by it.
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 
@@ -74,7 +75,20 @@ def test_daemons_pair_deliver_without_a_question_and_queue_for_a_device_that_is_
     assert sha256(os.path.join(inbox, "first.bin")) == first_digest
     assert not said(bob_daemon, "question"), bob_daemon.output()
 
+    listed = ada.run("peers")
+    assert listed.wait_exit(20) == 0, listed.output()
+    assert any(l.startswith("  1) DaBob (") and l.endswith(" — paired, here") for _, l in listed.lines), \
+        listed.output()
+
     assert bob_daemon.stop() == 0, bob_daemon.output()
+
+    def bob_away() -> bool:
+        peers = ada.run("peers", "--json")
+        assert peers.wait_exit(20) == 0, peers.output()
+        records = [json.loads(l) for _, l in peers.lines]
+        return [(r["name"], r["protocol"], r["trust"], r["here"]) for r in records] == [
+            ("DaBob", "huddle", "paired", False)]
+    wait_until(bob_away, 30, what="huddle peers saying DaBob is away")
     second_file = os.path.join(homes("files"), "later.bin")
     later_digest = make_file(second_file, 1 << 20)
     queued = ada.run("send", second_file, "--to", "DaBob")
@@ -100,6 +114,13 @@ def test_daemons_pair_deliver_without_a_question_and_queue_for_a_device_that_is_
     assert empty.wait_exit(20) == 0, empty.output()
     assert [l for _, l in empty.lines] == ["The outbox is empty."], empty.output()
     assert not [n for n in os.listdir(inbox) if n.startswith(".")], os.listdir(inbox)
+    # No --to: the daemon knows one device, so that is where it goes.
+    third = os.path.join(homes("files"), "third.txt")
+    with open(third, "w") as f:
+        f.write("no --to\n")
+    picked = ada.run("send", third)
+    assert picked.wait_exit(60) == 0, picked.output() + ada_daemon.output()
+    assert said(picked, "sent third.txt to DaBob: verified by the receiver"), picked.output()
     for proc in (ada_daemon, bob_daemon):
         assert proc.stop() == 0, proc.output()
 

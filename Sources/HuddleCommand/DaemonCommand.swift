@@ -20,7 +20,7 @@ struct DaemonCommand: AsyncParsableCommand {
             huddle answer (declined after 5 minutes unanswered). A connection request or a pairing always waits \
             for an answer: its code must be compared by a person.
 
-            While it runs, huddle send and huddle pair on this machine (same data directory) go through it \
+            While it runs, huddle send, pair and peers on this machine (same data directory) go through it \
             instead of starting a session of their own. A send to a paired device that is away is queued: \
             huddle outbox lists the queue, and the daemon delivers it when the device is back, after a restart \
             too. The control socket is $XDG_RUNTIME_DIR/huddle/daemon-*.sock, for this user only.

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Huddle
 import HuddleApp
+import HuddleDaemon
 
 struct PeersCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -30,6 +31,16 @@ struct PeersCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        if let daemon = await DaemonRoute.client(options.data) {
+            // The daemon's view, once: it holds the session's ports.
+            let devices = try await CommandFailure.run { try await daemon.devices() }
+            if json {
+                for device in devices { Output.json(device) }
+            } else {
+                DaemonDevice.lines(devices).forEach(Output.line)
+            }
+            return
+        }
         let session = try await options.startSession(mode: mode.mode)
         let foreign = try foreignOptions.services(options: options, takesOffers: false)
         let printer = InboxPrinter(reporter: ProgressReporter(json: json), json: json, assumeYes: options.yes)

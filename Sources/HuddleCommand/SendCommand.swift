@@ -171,8 +171,26 @@ struct SendCommand: AsyncParsableCommand {
         }
         var request = ControlRequest(.send)
         request.paths = paths.map { URL(fileURLWithPath: $0).standardizedFileURL.path }
-        (request.to, request.waitSeconds) = (to, wait)
+        (request.to, request.waitSeconds) = (to.isEmpty ? [try await pick(through: daemon)] : to, wait)
         try await DaemonRoute.run(daemon, request)
+    }
+
+    /// The device to send to when --to names none: the only one the daemon knows, else the one picked from its
+    /// numbered list.
+    func pick(through daemon: ControlClient) async throws -> String {
+        let devices = try await CommandFailure.run { try await daemon.devices() }
+        if devices.count == 1 { return devices[0].sendName }
+        guard !devices.isEmpty else {
+            Output.error("no device is here and none is paired: name one with --to, or pair first (huddle pair)")
+            throw ExitCode.unavailable
+        }
+        let list = ["Send to which device? Type its number:"] + DaemonDevice.lines(devices)
+        guard let line = await Prompter.standard.line(list), let device = DaemonDevice.picked(line, from: devices)
+        else {
+            Output.error("no device picked")
+            throw ExitCode.usage
+        }
+        return device.sendName
     }
 
     /// The foreign send: the PIN and the changed certificate asked of the user (never answered by --yes).

@@ -76,6 +76,7 @@ public struct Daemon: Sendable {
         case .outbox, .cancel: return await OutboxDesk.answer(request, store: outbox, replies)
         case .questions: return await listQuestions(replies)
         case .answer: return await answer(request, replies)
+        case .peers: return await peers(replies)
         }
     }
 

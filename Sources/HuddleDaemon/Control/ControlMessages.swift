@@ -30,6 +30,8 @@ public struct ControlRequest: Codable, Sendable, Equatable {
         case questions
         /// Answer question `question` with `accept`.
         case answer
+        /// List the devices here and the paired devices away, one `device` reply each.
+        case peers
     }
 
     public var version: Int
@@ -50,17 +52,25 @@ public struct ControlRequest: Codable, Sendable, Equatable {
     }
 }
 
-/// One line of the daemon's answer: words to print (`line`, `error`), a pairing link to show (`link`), or the
-/// end (`exit`, the command's exit status).
+/// One line of the daemon's answer: words to print (`line`, `error`), a pairing link to show (`link`), a device
+/// (`device`), or the end (`exit`, the command's exit status).
 public struct ControlReply: Codable, Sendable, Equatable {
     public var version = ControlProtocol.version
     public var line: String?
     public var error: String?
     public var link: String?
+    /// A device, in answer to `peers`.
+    public var device: DaemonDevice?
     public var exit: Int32?
 
-    public init(line: String? = nil, error: String? = nil, link: String? = nil, exit: Int32? = nil) {
-        (self.line, self.error, self.link, self.exit) = (line, error, link, exit)
+    public init(
+        line: String? = nil,
+        error: String? = nil,
+        link: String? = nil,
+        device: DaemonDevice? = nil,
+        exit: Int32? = nil
+    ) {
+        (self.line, self.error, self.link, self.device, self.exit) = (line, error, link, device, exit)
     }
 
     public static func line(_ text: String) -> ControlReply { ControlReply(line: text) }

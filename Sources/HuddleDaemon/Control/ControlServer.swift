@@ -10,7 +10,7 @@ import Glibc
 
 /// Writes the daemon's answer to one request, a line at a time (``ControlReply``).
 public struct ControlReplies: Sendable {
-    let send: @Sendable (ControlReply) async -> Void
+    public let send: @Sendable (ControlReply) async -> Void
 
     public init(_ send: @escaping @Sendable (ControlReply) async -> Void) { self.send = send }
 
