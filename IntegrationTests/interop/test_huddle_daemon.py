@@ -121,6 +121,20 @@ def test_daemons_pair_deliver_without_a_question_and_queue_for_a_device_that_is_
     picked = ada.run("send", third)
     assert picked.wait_exit(60) == 0, picked.output() + ada_daemon.output()
     assert said(picked, "sent third.txt to DaBob: verified by the receiver"), picked.output()
+
+    # trust needs no daemon: the store is shared by file lock, and the daemon's session sees the change.
+    trusted = ada.run("trust", "list", "--json")
+    assert trusted.wait_exit(20) == 0, trusted.output()
+    bob_id = next(r["deviceID"] for r in map(json.loads, (l for _, l in trusted.lines)) if r["name"] == "DaBob")
+    forget = ada.run("trust", "forget", bob_id[:7])
+    assert forget.wait_exit(20) == 0 and said(forget, f"forgot {bob_id[:7]}"), forget.output()
+
+    def bob_not_paired() -> bool:
+        peers = ada.run("peers", "--json")
+        assert peers.wait_exit(20) == 0, peers.output()
+        return [(r["name"], r["trust"]) for r in map(json.loads, (l for _, l in peers.lines))] == [
+            ("DaBob", "not paired")]
+    wait_until(bob_not_paired, 20, what="the daemon seeing DaBob forgotten")
     for proc in (ada_daemon, bob_daemon):
         assert proc.stop() == 0, proc.output()
 
