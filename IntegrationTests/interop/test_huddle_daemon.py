@@ -246,3 +246,30 @@ def test_the_installed_unit_is_valid_and_runs_the_daemon_by_its_config(testbed, 
     ready = daemon.wait_line(lambda l: l.startswith("huddle daemon:"), 20)
     assert ready.startswith("huddle daemon: DaUnit") and f"receiving into {inbox} (settings: {config})" in ready, ready
     assert daemon.stop() == 0, daemon.output()
+
+
+@pytest.mark.hosts(2, ifname="eth0", default_route=True)
+def test_a_send_through_the_daemon_reaches_a_localsend_device_and_peers_lists_it(testbed, localsendd, homes):
+    """localsendd (an independent LocalSend implementation) on Bob's host; Ada's daemon finds it by LocalSend's
+    multicast. `huddle peers` through the daemon lists it with its protocol and fingerprint, and `huddle send F
+    --to ld-b` through the daemon delivers the file byte for byte."""
+    ada = User(testbed[0], homes, "DaAda")
+    peer = localsendd(testbed[1], "ld-b")
+    daemon = ada.daemon()
+
+    def listed() -> dict | None:
+        peers = ada.run("peers", "--json")
+        assert peers.wait_exit(20) == 0, peers.output()
+        return next((r for r in map(json.loads, (l for _, l in peers.lines)) if r["name"] == "ld-b"), None)
+    wait_until(listed, 30, what="ld-b in huddle peers through the daemon")
+    record = listed()
+    assert record["protocol"] == "localsend" and record["sendName"] == "localsend:ld-b" and record["here"], record
+    assert peer.fingerprint.upper().startswith(record["id"].upper()), record
+
+    path = os.path.join(homes("files"), "photo.jpg")
+    digest = make_file(path, 200_000)
+    send = ada.run("send", path, "--to", "ld-b")
+    assert send.wait_exit(60) == 0, send.output() + daemon.output()
+    assert said(send, f"sent photo.jpg to ld-b (LocalSend, fingerprint {peer.fingerprint[:8]}"), send.output()
+    assert sha256(peer.wait_file("photo.jpg", timeout=10, size=200_000)) == digest
+    assert daemon.stop() == 0, daemon.output()
