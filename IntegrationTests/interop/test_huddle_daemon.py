@@ -273,3 +273,22 @@ def test_a_send_through_the_daemon_reaches_a_localsend_device_and_peers_lists_it
     assert said(send, f"sent photo.jpg to ld-b (LocalSend, fingerprint {peer.fingerprint[:8]}"), send.output()
     assert sha256(peer.wait_file("photo.jpg", timeout=10, size=200_000)) == digest
     assert daemon.stop() == 0, daemon.output()
+
+
+@pytest.mark.hosts(2, ifname="eth0", default_route=True)
+def test_a_text_through_the_daemon_reaches_a_localsend_device(testbed, localsend_second, homes):
+    """`huddle send --text T --to ls-b` with a daemon running goes through it: the `localsend` package on Bob's
+    host gets one text/plain offer whose preview and bytes are the text, from the daemon's name."""
+    import hashlib
+
+    ada = User(testbed[0], homes, "DaAda")
+    second = localsend_second(testbed[1], "ls-b")
+    daemon = ada.daemon()
+    text = "héllo through the daemon\n✓"
+    said_it = ada.run("send", "--text", text, "--to", "ls-b", "--wait", "20")
+    assert said_it.wait_exit(60) == 0, said_it.output() + daemon.output()
+    assert said(said_it, "sent the text to ls-b (LocalSend, fingerprint "), said_it.output()
+    offer = second.wait_offer(lambda e: e["fileType"] == "text/plain", timeout=10)
+    assert (offer["preview"], offer["from"]) == (text, "DaAda"), offer
+    assert offer["sha256"] == hashlib.sha256(text.encode()).hexdigest(), offer
+    assert daemon.stop() == 0, daemon.output()

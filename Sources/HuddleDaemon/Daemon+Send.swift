@@ -11,8 +11,8 @@ extension Daemon {
     func send(_ request: ControlRequest, _ replies: ControlReplies) async -> Int32 {
         let paths = request.paths ?? []
         let names = request.to ?? []
-        guard !paths.isEmpty, paths.allSatisfy({ $0.hasPrefix("/") }) else {
-            await replies.error("name at least one file or directory, by its full path")
+        guard (request.text != nil) == paths.isEmpty, paths.allSatisfy({ $0.hasPrefix("/") }) else {
+            await replies.error("name at least one file or directory by its full path, or a text, not both")
             return ExitStatus.usage.rawValue
         }
         guard !names.isEmpty else {
@@ -22,7 +22,7 @@ extension Daemon {
         let wait = Duration.seconds(max(0, min(request.waitSeconds ?? 15, 3600)))
         var status = ExitStatus.success
         for name in Set(names).sorted() {
-            let result = await send(paths, to: name, looking: wait, replies)
+            let result = await send(paths, text: request.text, pin: request.pin, to: name, looking: wait, replies)
             if result != .success { status = result }
         }
         return status.rawValue
@@ -31,6 +31,8 @@ extension Daemon {
     /// Sends to one device, or queues for it.
     func send(
         _ paths: [String],
+        text: String?,
+        pin: String?,
         to name: String,
         looking wait: Duration,
         _ replies: ControlReplies
@@ -49,7 +51,7 @@ extension Daemon {
                 throw RendezvousError(.notFound, "no peer called \(name) found")
             }
             recipient = found
-        } catch let error as RendezvousError where !error.needsTheUser && paired != nil {
+        } catch let error as RendezvousError where !error.needsTheUser && paired != nil && text == nil {
             return await queue(paths, for: name, device: paired!, because: error, replies)
         } catch {
             await replies.error("\(error)")
@@ -62,13 +64,13 @@ extension Daemon {
                 if isFailure { await replies.error(line) } else { await replies.line(line) }
             }
         }
-        if case .foreign(_, let service) = recipient {
+        if case .foreign(_, let service) = recipient, text == nil {
             service.prepareToSend(files: paths.filter { !SendWindow.isDirectory($0) }.map { URL(fileURLWithPath: $0) })
         }
-        let delivery = RecipientDelivery(
-            huddle: HuddleDelivery(session: session, paths: paths),
-            foreign: ForeignDelivery(foreign: foreign, paths: paths, askLine: { _ in nil }) { _, _ in false }
-        )
+        // Nobody to ask here: a PIN is the one given, a changed certificate is refused.
+        var foreignDelivery = ForeignDelivery(foreign: foreign, paths: paths, askLine: { _ in nil }) { _, _ in false }
+        (foreignDelivery.text, foreignDelivery.pin) = (text, pin)
+        let delivery = RecipientDelivery(huddle: HuddleDelivery(session: session, paths: paths), foreign: foreignDelivery)
         let failures = await delivery.send(to: [recipient], naming: true) { sink.yield($0) }
         sink.finish()
         await relay.value

@@ -16,7 +16,8 @@ public struct ControlRequest: Codable, Sendable, Equatable {
     public enum Command: String, Codable, Sendable {
         /// Who the daemon is: its name, directory, peers found.
         case status
-        /// Send `paths` to the devices named `to`; queue them for a paired device that is away.
+        /// Send `paths` (or `text`, to LocalSend and KDE Connect devices; `pin` for a LocalSend receiver that asks)
+        /// to the devices named `to`; queue paths for a paired device that is away.
         case send
         /// Issue a pairing link (`lifetimeSeconds`, `hosts`) and wait until it is used.
         case issuePairingLink
@@ -37,6 +38,8 @@ public struct ControlRequest: Codable, Sendable, Equatable {
     public var version: Int
     public var command: Command
     public var paths: [String]?
+    public var text: String?
+    public var pin: String?
     public var to: [String]?
     public var waitSeconds: Double?
     public var lifetimeSeconds: Int?
