@@ -68,9 +68,14 @@ extension Daemon {
             service.prepareToSend(files: paths.filter { !SendWindow.isDirectory($0) }.map { URL(fileURLWithPath: $0) })
         }
         // Nobody to ask here: a PIN is the one given, a changed certificate is refused.
-        var foreignDelivery = ForeignDelivery(foreign: foreign, paths: paths, askLine: { _ in nil }) { _, _ in false }
-        (foreignDelivery.text, foreignDelivery.pin) = (text, pin)
-        let delivery = RecipientDelivery(huddle: HuddleDelivery(session: session, paths: paths), foreign: foreignDelivery)
+        var toDevice = ForeignDelivery(
+            foreign: foreign,
+            paths: paths,
+            askLine: { _ in nil },
+            confirmChangedCertificate: { _, _ in false }
+        )
+        (toDevice.text, toDevice.pin) = (text, pin)
+        let delivery = RecipientDelivery(huddle: HuddleDelivery(session: session, paths: paths), foreign: toDevice)
         let failures = await delivery.send(to: [recipient], naming: true) { sink.yield($0) }
         sink.finish()
         await relay.value
