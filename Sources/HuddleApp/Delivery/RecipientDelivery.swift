@@ -1,4 +1,4 @@
-public import Huddle
+import Huddle
 
 /// One batch (paths, or a text) to the recipients a ``Rendezvous`` found, on every protocol: a Huddle peer by
 /// ``HuddleDelivery``, a LocalSend or KDE Connect device by ``ForeignDelivery``. Several recipients are served at
