@@ -97,6 +97,16 @@ def test_daemons_pair_deliver_without_a_question_and_queue_for_a_device_that_is_
     listing = ada.run("outbox")
     assert listing.wait_exit(20) == 0, listing.output()
     assert any("DaBob" in l and second_file in l for _, l in listing.lines), listing.output()
+    # With --json the queued send is a record, and its id cancels it.
+    extra = os.path.join(homes("files"), "extra.txt")
+    with open(extra, "w") as f:
+        f.write("cancelled\n")
+    queued_json = ada.run("send", extra, "--to", "DaBob", "--json")
+    assert queued_json.wait_exit(60) == 0, queued_json.output()
+    records = [json.loads(l) for _, l in queued_json.lines]
+    assert [(r["event"], r["file"], r["peer"]) for r in records] == [("queued", extra, "DaBob")], records
+    cancel = ada.run("outbox", "--cancel", records[0]["id"])
+    assert cancel.wait_exit(20) == 0 and said(cancel, f"cancelled {records[0]['id']}"), cancel.output()
 
     # Killed, nothing said: the queue is on disk, and the lock and the stale socket do not stop a new daemon.
     os.kill(ada_daemon.pid, signal.SIGKILL)
@@ -114,13 +124,17 @@ def test_daemons_pair_deliver_without_a_question_and_queue_for_a_device_that_is_
     assert empty.wait_exit(20) == 0, empty.output()
     assert [l for _, l in empty.lines] == ["The outbox is empty."], empty.output()
     assert not [n for n in os.listdir(inbox) if n.startswith(".")], os.listdir(inbox)
-    # No --to: the daemon knows one device, so that is where it goes.
+    # No --to: the daemon knows one device, so that is where it goes (--json: records only on standard output).
     third = os.path.join(homes("files"), "third.txt")
     with open(third, "w") as f:
         f.write("no --to\n")
-    picked = ada.run("send", third)
+    picked = ada.run("send", third, "--json")
     assert picked.wait_exit(60) == 0, picked.output() + ada_daemon.output()
-    assert said(picked, "sent third.txt to DaBob: verified by the receiver"), picked.output()
+    sent = [json.loads(l) for _, l in picked.lines]
+    assert [(r["event"], r["file"]) for r in sent] == [("sent", "third.txt")], sent
+    with open(os.path.join(inbox, "third.txt")) as f:
+        assert f.read() == "no --to\n"
+    assert not os.path.exists(os.path.join(inbox, "extra.txt"))
 
     # trust needs no daemon: the store is shared by file lock, and the daemon's session sees the change.
     trusted = ada.run("trust", "list", "--json")

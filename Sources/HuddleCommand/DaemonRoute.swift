@@ -37,5 +37,6 @@ enum DaemonRoute {
         if let line = reply.line { Output.line(line) }
         if let error = reply.error { Output.error(error) }
         if let text = reply.link { link(text) }
+        if let record = reply.record { Output.json(text: record) }
     }
 }

@@ -22,6 +22,11 @@ enum Output {
         FileHandle.standardOutput.write(Data((text + "\n").utf8))
     }
 
+    /// A JSON line made elsewhere (the daemon's), printed as ``json(_:)`` prints one: no control character in it.
+    static func json(text: String) {
+        FileHandle.standardOutput.write(Data((JSONLine.escapingControls(text) + "\n").utf8))
+    }
+
     /// A record as the lines of a question (one JSON object; none when it cannot be encoded).
     static func jsonLines(_ record: some Encodable) -> [String] {
         JSONLine.text(record).map { [$0] } ?? []

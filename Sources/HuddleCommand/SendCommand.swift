@@ -165,11 +165,8 @@ struct SendCommand: AsyncParsableCommand {
 
     /// The send through a running daemon (docs/daemon.md): it sends, or queues for a paired device that is away.
     func sendThrough(_ daemon: ControlClient) async throws {
-        guard !json else {
-            Output.error("a daemon runs for this data directory, and --json does not go through it yet")
-            throw ExitCode.usage
-        }
         var request = ControlRequest(.send)
+        request.json = json
         request.paths = paths.map { URL(fileURLWithPath: $0).standardizedFileURL.path }
         (request.text, request.pin) = (text, pin)
         (request.to, request.waitSeconds) = (to.isEmpty ? [try await pick(through: daemon)] : to, wait)

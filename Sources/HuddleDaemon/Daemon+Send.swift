@@ -22,7 +22,15 @@ extension Daemon {
         let wait = Duration.seconds(max(0, min(request.waitSeconds ?? 15, 3600)))
         var status = ExitStatus.success
         for name in Set(names).sorted() {
-            let result = await send(paths, text: request.text, pin: request.pin, to: name, looking: wait, replies)
+            let result = await send(
+                paths,
+                text: request.text,
+                pin: request.pin,
+                to: name,
+                looking: wait,
+                json: request.json == true,
+                replies
+            )
             if result != .success { status = result }
         }
         return status.rawValue
@@ -35,6 +43,7 @@ extension Daemon {
         pin: String?,
         to name: String,
         looking wait: Duration,
+        json: Bool,
         _ replies: ControlReplies
     ) async
         -> ExitStatus
@@ -52,7 +61,7 @@ extension Daemon {
             }
             recipient = found
         } catch let error as RendezvousError where !error.needsTheUser && paired != nil && text == nil {
-            return await queue(paths, for: name, device: paired!, because: error, replies)
+            return await queue(paths, for: name, device: paired!, because: error, json: json, replies)
         } catch {
             await replies.error("\(error)")
             return ExitStatus(for: error)
@@ -60,8 +69,14 @@ extension Daemon {
         let (outcomes, sink) = AsyncStream.makeStream(of: DeliveryOutcome.self)
         let relay = Task {
             for await outcome in outcomes {
+                // As `huddle send` prints it: records with --json, failures said on standard error too.
                 let (line, isFailure) = outcome.text
-                if isFailure { await replies.error(line) } else { await replies.line(line) }
+                if json { for record in outcome.records { await replies.record(record) } }
+                if isFailure {
+                    await replies.error(line)
+                } else if !json || outcome.records.isEmpty {
+                    await replies.line(line)
+                }
             }
         }
         if case .foreign(_, let service) = recipient, text == nil {
@@ -88,6 +103,7 @@ extension Daemon {
         for name: String,
         device: TrustRecord,
         because error: RendezvousError,
+        json: Bool,
         _ replies: ControlReplies
     ) async -> ExitStatus {
         let entries = paths.map { path in
@@ -106,6 +122,10 @@ extension Daemon {
             return .ioError
         }
         for entry in entries {
+            if json {
+                await replies.record(QueuedRecord(entry, reason: "\(error)"))
+                continue
+            }
             await replies.line(
                 "queued \((entry.path as NSString).lastPathComponent) for \(name) (\(error)): it goes when "
                     + "\(name) is back (huddle outbox lists it, id \(entry.id))"

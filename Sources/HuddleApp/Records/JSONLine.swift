@@ -18,7 +18,7 @@ public enum JSONLine {
 
     /// `text` with every scalar that ``DisplayText/isEscaped(_:)`` names written as a `\u` escape of four hex
     /// digits (inside JSON strings that is the same character; JSON's own syntax never contains one).
-    static func escapingControls(_ text: String) -> String {
+    public static func escapingControls(_ text: String) -> String {
         guard text.unicodeScalars.contains(where: DisplayText.isEscaped) else { return text }
         var out = ""
         for scalar in text.unicodeScalars {

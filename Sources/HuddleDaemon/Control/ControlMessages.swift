@@ -38,6 +38,8 @@ public struct ControlRequest: Codable, Sendable, Equatable {
     public var version: Int
     public var command: Command
     public var paths: [String]?
+    /// Whether the replies carry JSON records (`record`) instead of lines where a command's `--json` would.
+    public var json: Bool?
     public var text: String?
     public var pin: String?
     public var to: [String]?
@@ -64,6 +66,8 @@ public struct ControlReply: Codable, Sendable, Equatable {
     public var link: String?
     /// A device, in answer to `peers`.
     public var device: DaemonDevice?
+    /// One JSON record, as `--json` prints it (one line), for a request that asked for `json`.
+    public var record: String?
     public var exit: Int32?
 
     public init(
@@ -71,9 +75,11 @@ public struct ControlReply: Codable, Sendable, Equatable {
         error: String? = nil,
         link: String? = nil,
         device: DaemonDevice? = nil,
+        record: String? = nil,
         exit: Int32? = nil
     ) {
-        (self.line, self.error, self.link, self.device, self.exit) = (line, error, link, device, exit)
+        (self.line, self.error, self.link, self.device, self.record, self.exit) =
+            (line, error, link, device, record, exit)
     }
 
     public static func line(_ text: String) -> ControlReply { ControlReply(line: text) }

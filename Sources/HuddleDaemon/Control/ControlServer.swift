@@ -1,4 +1,5 @@
 import Foundation
+import HuddleApp
 public import Logging
 public import NIOCore
 import NIOPosix
@@ -17,6 +18,10 @@ public struct ControlReplies: Sendable {
     public func line(_ text: String) async { await send(.line(text)) }
     public func error(_ text: String) async { await send(.error(text)) }
     public func link(_ text: String) async { await send(ControlReply(link: text)) }
+    /// `value` as one JSON record (``JSONLine``); nothing when it cannot be encoded.
+    public func record(_ value: some Encodable) async {
+        if let text = JSONLine.text(value) { await send(ControlReply(record: text)) }
+    }
 }
 
 /// The daemon's end of the control socket (docs/daemon.md, "Control protocol"): a Unix socket, mode 0600 in an
