@@ -160,11 +160,14 @@ try:
     s.connect(sys.argv[1])
 except PermissionError:
     print("permission denied"); sys.exit(0)
-s.sendall(json.dumps({"version": 1, "command": "outbox"}).encode() + b"\\n")
-s.settimeout(10)
 data = b""
-while chunk := s.recv(4096):
-    data += chunk
+try:
+    s.sendall(json.dumps({"version": 1, "command": "outbox"}).encode() + b"\\n")
+    s.settimeout(10)
+    while chunk := s.recv(4096):
+        data += chunk
+except (ConnectionResetError, BrokenPipeError):
+    pass  # closed with our request unread: a reset, not an answer
 print("answered" if data else "closed unanswered")
 """
 
