@@ -216,12 +216,15 @@ def test_a_stranger_waits_for_huddle_answer_and_other_users_get_no_answer(testbe
     nobody = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "python3", "-c", REFUSED_PROBE,
               socket_path]
     assert testbed[1].run(*nobody).stdout.strip() == "permission denied"
+    # Bob's own commands (each first looks whether a daemon runs) are no other user: nothing warned so far.
+    assert not any("refused a connection" in l for l in bob_daemon.err_lines), bob_daemon.output()
     os.chmod(os.path.dirname(bob.runtime), 0o711)  # the test's own scratch root
     os.chmod(bob.runtime, 0o711)
     os.chmod(os.path.dirname(socket_path), 0o711)
     os.chmod(socket_path, 0o666)
     assert testbed[1].run(*nobody).stdout.strip() == "closed unanswered"
-    wait_until(lambda: any("refused a connection from another user" in l for l in bob_daemon.err_lines), 10,
+    wait_until(lambda: any("refused a connection from another user (user ID 65534)" in l
+                           for l in bob_daemon.err_lines), 10,
                what="the daemon's warning")
     assert bob_daemon.stop() == 0, bob_daemon.output()
 
@@ -309,3 +312,41 @@ def test_a_text_through_the_daemon_reaches_a_localsend_device(testbed, localsend
     assert (offer["preview"], offer["from"]) == (text, "DaAda"), offer
     assert offer["sha256"] == hashlib.sha256(text.encode()).hexdigest(), offer
     assert daemon.stop() == 0, daemon.output()
+
+
+@pytest.mark.hosts(2, ifname="eth0")
+def test_two_daemons_on_their_defaults_on_hosts_of_one_host_name_pair_and_send(testbed, huddle, homes):
+    """What a new user does on two machines both called, say, `raspberrypi`: `huddle daemon` with no option on
+    each (both take the host name as their name), `huddle pair --no-qr` on one and `huddle pair -` on the other,
+    then `huddle send F` with no --to: the only device the daemon knows is the other one, though it has this
+    device's own name, and the file lands in the other's download folder without a question."""
+    a, b = testbed[0], testbed[1]
+    assert a.run("hostname").stdout == b.run("hostname").stdout, "the hosts share one UTS host name"
+    ada, bob = User(a, homes, "same-a"), User(b, homes, "same-b")
+    daemons = []
+    for user in (ada, bob):
+        proc = user.run("daemon")
+        proc.wait_line(lambda l: l.startswith("huddle daemon:"), 20)
+        daemons.append(proc)
+    issuer = ada.run("pair", "--no-qr")
+    link = issuer.wait_line(lambda l: l.startswith("huddle:pair"), 20)
+    user = bob.run("pair", "-", stdin=True)
+    user.send(link)
+    assert user.wait_exit(60) == 0, user.output() + daemons[1].output()
+    assert issuer.wait_exit(30) == 0, issuer.output()
+
+    listed = ada.run("peers", "--json")
+    assert listed.wait_exit(20) == 0, listed.output()
+    records = [json.loads(l) for _, l in listed.lines]
+    assert [(r["protocol"], r["trust"], r["here"]) for r in records] == [("huddle", "paired", True)], records
+    path = os.path.join(homes("files"), "same.bin")
+    digest = make_file(path, 1 << 20)
+    send = ada.run("send", path)
+    assert send.wait_exit(60) == 0, send.output() + daemons[0].output()
+    assert said(send, "sent same.bin to ") and said(send, ": verified by the receiver"), send.output()
+    landed = os.path.join(bob.home, "Downloads", "same.bin")
+    assert sha256(landed) == digest, os.listdir(bob.home)
+    assert not said(daemons[1], "question"), daemons[1].output()
+    assert not any("refused" in l for d in daemons for l in d.err_lines), daemons[0].output()
+    for proc in daemons:
+        assert proc.stop() == 0, proc.output()

@@ -77,8 +77,16 @@ public struct ControlServer: Service {
 
     /// One connection: its user checked, one request read and answered.
     func serve(_ connection: NIOAsyncChannel<ByteBuffer, ByteBuffer>) async {
-        guard await Self.peerUser(of: connection.channel) == getuid() else {
-            logger.warning("control socket: refused a connection from another user")
+        switch await Self.peerUser(of: connection.channel) {
+        case getuid()?:
+            break
+        case let other?:
+            logger.warning("control socket: refused a connection from another user (user ID \(other))")
+            try? await connection.channel.close()
+            return
+        case nil:
+            // Gone before its user could be read: a command that only looked whether a daemon runs. Closed
+            // unanswered all the same, and nothing to warn of.
             try? await connection.channel.close()
             return
         }
