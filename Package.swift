@@ -32,6 +32,8 @@ let package = Package(
         .library(name: "HuddleKDEConnectWire", targets: ["HuddleKDEConnectWire"]),
         .library(name: "HuddleKDEConnect", targets: ["HuddleKDEConnect"]),
         .library(name: "HuddleDaemon", targets: ["HuddleDaemon"]),
+        .library(name: "HuddleNotifications", targets: ["HuddleNotifications"]),
+        .library(name: "HuddleWeb", targets: ["HuddleWeb"]),
         .executable(name: "huddle", targets: ["huddle"]),
         // Only for FuzzTesting/, a package of its own: another package reaches a target only through a product.
         .library(name: "HuddleFuzzHarnesses", targets: ["HuddleFuzzHarnesses"]),
@@ -53,6 +55,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-system.git", from: "1.8.1"),
         // The daemon's config.toml.
         .package(url: "https://github.com/LebJe/TOMLKit.git", from: "0.6.0"),
+        // The daemon's local web page: live updates.
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket.git", from: "2.8.1"),
     ],
     targets: [
         // The open set of codes every error type names its failures with (docs/design.md, "Errors"): below all.
@@ -296,10 +300,41 @@ let package = Package(
             ],
             swiftSettings: upcoming
         ),
+        // Desktop notifications (org.freedesktop.Notifications) over the D-Bus session bus, spoken directly: the
+        // wire format, the EXTERNAL authentication, a notification's actions and signals (docs/notifications.md).
+        .target(
+            name: "HuddleNotifications",
+            dependencies: [
+                "HuddleErrors",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: upcoming
+        ),
+        // The daemon's local web page (docs/web.md): loopback only, a token, Host and Origin checked; the page
+        // rendered on the server so it works without scripts, live over a WebSocket.
+        .target(
+            name: "HuddleWeb",
+            dependencies: [
+                "HuddleErrors", "HuddleDaemon", "HuddleApp", "Huddle", "HuddleWire",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: upcoming
+        ),
         .executableTarget(
             name: "huddle",
             dependencies: [
                 "HuddleDaemon",
+                "HuddleWeb",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 "HuddleBase",
                 "HuddleDNS",
@@ -554,6 +589,26 @@ let package = Package(
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: upcoming
+        ),
+        .testTarget(
+            name: "HuddleNotificationsTests",
+            dependencies: [
+                "HuddleNotifications",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            swiftSettings: upcoming
+        ),
+        .testTarget(
+            name: "HuddleWebTests",
+            dependencies: [
+                "HuddleWeb", "HuddleDaemon", "HuddleApp", "Huddle", "HuddleTestSupport",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ],
             swiftSettings: upcoming
         ),
