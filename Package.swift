@@ -319,7 +319,7 @@ let package = Package(
         .target(
             name: "HuddleWeb",
             dependencies: [
-                "HuddleErrors", "HuddleDaemon", "HuddleApp", "Huddle", "HuddleWire",
+                "HuddleErrors", "HuddleDaemon", "HuddleApp", "Huddle", "HuddleWire", "HuddleTransport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),

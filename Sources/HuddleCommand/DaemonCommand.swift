@@ -3,6 +3,7 @@ import Foundation
 import Huddle
 import HuddleApp
 import HuddleDaemon
+import HuddleWeb
 import Logging
 import NIOPosix
 
@@ -113,7 +114,9 @@ struct DaemonCommand: AsyncParsableCommand {
         let findable = await session.findableName()
         let read = FileManager.default.fileExists(atPath: settingsFile) ? " (settings: \(settingsFile))" : ""
         Output.line("huddle daemon: \(findable), receiving into \(directory.path)\(read). Ctrl-C to stop.")
-        _ = try await CommandServices.run([session] + foreign.lifecycle + [control]) { [daemon] in await daemon.run() }
+        let page = PageServer.service(for: daemon, port: settings.uiPort ?? 0, logger: logger)
+        let services = [session] + foreign.lifecycle + [control] + (settings.ui == false ? [] : [page])
+        _ = try await CommandServices.run(services) { [daemon] in await daemon.run() }
         withExtendedLifetime(lock) {}
     }
 }

@@ -29,7 +29,7 @@ struct Huddle: AsyncParsableCommand {
         version: HuddleVersion.current,
         subcommands: [
             ChatCommand.self, PeersCommand.self, PairCommand.self, SendCommand.self, ReceiveCommand.self,
-            ShareCommand.self, DaemonCommand.self, OutboxCommand.self, AnswerCommand.self,
+            ShareCommand.self, DaemonCommand.self, OutboxCommand.self, AnswerCommand.self, UICommand.self,
             IDCommand.self,
             TrustCommand.self, ClipCommand.self, PasteboardCommand.self, URLCommand.self, DiscoverCommand.self,
             AdvertiseCommand.self, DoctorCommand.self,

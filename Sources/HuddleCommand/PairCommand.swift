@@ -113,39 +113,27 @@ struct PairCommand: AsyncParsableCommand {
         let session = try await options.startSession(mode: .peer)
         let lifetime = Duration.seconds(lifetime)
         let link = try await session.issuePairingLink(lifetime: lifetime, hosts: hosts)
-        Output.line(
-            "Pairing link for \(session.displayName) (\(session.identity.deviceID.shortID)), for one device, "
-                + "valid \(self.lifetime / 60) min:"
-        )
+        let wait = PairingLinkWait(session: session, events: session.events, seconds: self.lifetime)
+        Output.line(wait.heading)
         guard show(link.description) else {
             await session.stop()
             throw ExitCode.ioError
         }
-        let events = session.events
-        let deadline = ContinuousClock.now + lifetime
         let (yes, prompter) = (options.yes, Prompter.standard)
         let paired = try await CommandServices.run([session]) {
-            try await events.first(until: deadline) { event -> (PeerID, DeviceID)? in
-                switch event {
-                case .pairedByLink(let peer, let device): return (peer, device)
-                case .connectionRequest(let request):
-                    // Only a link holder whose name looks like a paired device's is asked about.
-                    Task {
-                        let accept = await request.answer(request.linkQuestion, autoAccept: yes, prompter: prompter)
-                        if accept { await session.accept(request) } else { await session.deny(request) }
-                    }
-                    return nil
-                default: return nil
+            try await wait.paired { request in
+                Task {
+                    let accept = await request.answer(request.linkQuestion, autoAccept: yes, prompter: prompter)
+                    if accept { await session.accept(request) } else { await session.deny(request) }
                 }
             }
         }
         guard let outcome = paired else { throw ExitCode.interrupted }
-        guard let (peer, device) = outcome else {
+        guard let line = outcome else {
             Output.error("the link expired unused")
             throw ExitCode.temporaryFailure
         }
-        let name = await session.displayName(for: peer) ?? peer.rawValue
-        Output.line("* paired with \(name) (\(device.shortID)) by the pairing link: verified")
+        Output.line(line)
     }
 
     /// Prints the link, its QR code (and the PNG file) and what to do with it; false when the code could not be
@@ -193,6 +181,6 @@ struct PairCommand: AsyncParsableCommand {
         }
         guard let peer = result else { throw ExitCode.interrupted }
         let name = await session.displayName(for: peer) ?? peer.rawValue
-        Output.line("* paired with \(name) (\(link.device.shortID)) by the pairing link: verified")
+        Output.line(PairingLinkWait.pairedLine(name: name, device: link.device))
     }
 }

@@ -21,21 +21,14 @@ extension Daemon {
             await replies.error("\(error)")
             return ExitStatus(for: error).rawValue
         }
-        await replies.line(
-            "Pairing link for \(session.displayName) (\(session.identity.deviceID.shortID)), for one device, "
-                + "valid \(seconds / 60) min:"
-        )
+        let wait = PairingLinkWait(session: session, events: events, seconds: seconds)
+        await replies.line(wait.heading)
         await replies.link(link.description)
-        let paired = try? await events.first(until: .now + .seconds(seconds)) { event -> (PeerID, DeviceID)? in
-            if case .pairedByLink(let peer, let device) = event { return (peer, device) }
-            return nil
-        }
-        guard let (peer, device) = paired ?? nil else {
+        guard let paired = try? await wait.paired() ?? nil else {
             await replies.error("the link expired unused")
             return ExitStatus.temporaryFailure.rawValue
         }
-        let name = await session.displayName(for: peer) ?? peer.rawValue
-        await replies.line("* paired with \(name) (\(device.shortID)) by the pairing link: verified")
+        await replies.line(paired)
         return ExitStatus.success.rawValue
     }
 
@@ -54,7 +47,7 @@ extension Daemon {
                 timeout: .seconds(max(1, min(request.waitSeconds ?? 60, 3600)))
             )
             let name = await session.displayName(for: peer) ?? peer.rawValue
-            await replies.line("* paired with \(name) (\(link.device.shortID)) by the pairing link: verified")
+            await replies.line(PairingLinkWait.pairedLine(name: name, device: link.device))
             return ExitStatus.success.rawValue
         } catch {
             await replies.error("\(error)")

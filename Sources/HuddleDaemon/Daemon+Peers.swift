@@ -12,7 +12,7 @@ extension Daemon {
     }
 
     /// The devices here on every protocol, then the paired Huddle devices that are not.
-    func devices() async -> [DaemonDevice] {
+    public func devices() async -> [DaemonDevice] {
         var devices: [DaemonDevice] = []
         var here: Set<String> = []
         let pins = try? foreign.pins.load()

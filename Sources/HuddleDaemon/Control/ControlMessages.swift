@@ -33,6 +33,8 @@ public struct ControlRequest: Codable, Sendable, Equatable {
         case answer
         /// List the devices here and the paired devices away, one `device` reply each.
         case peers
+        /// The address of the daemon's web page, with its token, as a `link` reply.
+        case ui
     }
 
     public var version: Int

@@ -23,6 +23,15 @@ public struct DaemonSettings: Decodable, Equatable, Sendable {
     public var kdeconnect: Bool?
     public var accept: Accept?
     public var devices: [String: Device]?
+    /// Whether the web page is served (docs/web.md); by default it is.
+    public var ui: Bool?
+    /// The page's port on 127.0.0.1 (`ui-port`); by default a free one, new at each start.
+    public var uiPort: Int?
+
+    enum CodingKeys: String, CodingKey {
+        case name, dir, session, port, peer, localsend, kdeconnect, accept, devices, ui
+        case uiPort = "ui-port"
+    }
 
     public init() {}
 

@@ -43,8 +43,10 @@ public enum DaemonSettingsFile {
         } catch let error as DecodingError {
             throw DaemonError(.configuration, "\(file): \(said(error))")
         }
-        if let port = settings.port, !(0...65535).contains(port) {
-            throw DaemonError(.configuration, "\(file): port takes 0 to 65535, not \(port)")
+        for (key, port) in [("port", settings.port), ("ui-port", settings.uiPort)] {
+            if let port, !(0...65535).contains(port) {
+                throw DaemonError(.configuration, "\(file): \(key) takes 0 to 65535, not \(port)")
+            }
         }
         return settings
     }
@@ -79,7 +81,7 @@ public enum DaemonSettingsFile {
         "name": "a string (in quotes)", "dir": "a string (in quotes)", "session": "a string (in quotes)",
         "port": "a whole number", "peer": "a list of strings", "localsend": "true or false",
         "kdeconnect": "true or false", "accept": "accept, ask or refuse", "paired": "accept, ask or refuse",
-        "others": "accept, ask or refuse",
+        "others": "accept, ask or refuse", "ui": "true or false", "ui-port": "a whole number",
     ]
 
     static func kind(_ type: Any.Type) -> String {

@@ -1,0 +1,107 @@
+import Foundation
+import HuddleDaemon
+
+/// The page as the server sends it (docs/web.md, "The page"): complete before any script runs — the devices, the
+/// questions with their Accept and Decline buttons, the outbox with its Cancel buttons are plain HTML forms. Every
+/// link and form carries the token; every text from a peer is escaped (``HTMLText``).
+enum PageHTML {
+    static func render(_ state: PageState, token: String, now: Date) -> String {
+        let title = "Huddle — " + HTMLText.escaped(state.name)
+        return """
+            <!DOCTYPE html>
+            <html lang="en">
+            <head>
+            <meta charset="utf-8">
+            <meta name="viewport" content="width=device-width, initial-scale=1">
+            <meta name="color-scheme" content="light dark">
+            <title>\(title)</title>
+            <link rel="stylesheet" href="/page.css?token=\(token)">
+            </head>
+            <body>
+            <header>
+            <div class="brand">Huddle</div>
+            <div class="me">\(avatar(state.name))<div><strong>\(HTMLText.escaped(state.name))</strong> \
+            <span class="id">\(HTMLText.escaped(state.shortID))</span>
+            <div class="dir">Receiving into \(HTMLText.escaped(state.directory))</div></div></div>
+            </header>
+            <main>
+            \(questions(state.questions, token: token))\
+            \(devices(state.devices))\
+            \(outbox(state.outbox, token: token, now: now))\
+            </main>
+            </body>
+            </html>
+
+            """
+    }
+
+    static func questions(_ questions: [PageState.Question], token: String) -> String {
+        guard !questions.isEmpty else { return "" }
+        let items = questions.map { question in
+            let words = question.lines.map { "<p>\(HTMLText.escaped($0))</p>" }.joined()
+            let action = "/answer?token=\(token)&amp;question=\(question.id)&amp;accept="
+            return """
+                <li class="question" id="question-\(question.id)">\(words)<div class="actions">\
+                <form method="post" action="\(action)yes"><button class="accept">Accept</button></form>\
+                <form method="post" action="\(action)no"><button class="decline">Decline</button></form>\
+                </div></li>
+                """
+        }
+        return "<section id=\"questions\"><h2>Waiting for you</h2><ul>\(items.joined())</ul></section>\n"
+    }
+
+    static func devices(_ devices: [DaemonDevice]) -> String {
+        guard !devices.isEmpty else {
+            return """
+                <section id="devices"><h2>Devices</h2><p class="empty">No device is here yet, and none is paired. \
+                Devices running Huddle, LocalSend or KDE Connect on this network appear here.</p></section>
+
+                """
+        }
+        let items = devices.map { device in
+            let state = device.here ? "here" : "away — a send waits for it"
+            return """
+                <li class="device \(device.here ? "here" : "away")">\(avatar(device.name))<div class="about">\
+                <span class="name">\(HTMLText.escaped(device.name))</span> \
+                <span class="badge">\(HTMLText.escaped(device.protocol))</span>\
+                <div class="detail">\(HTMLText.escaped(device.trust)) · \(state) · \
+                <span class="id">\(HTMLText.escaped(device.id))</span></div></div></li>
+                """
+        }
+        return "<section id=\"devices\"><h2>Devices</h2><ul>\(items.joined())</ul></section>\n"
+    }
+
+    static func outbox(_ queued: [PageState.QueuedSend], token: String, now: Date) -> String {
+        guard !queued.isEmpty else { return "" }
+        let items = queued.map { send in
+            let failure = send.lastError.map { "<div class=\"detail\">last try: \(HTMLText.escaped($0))</div>" } ?? ""
+            return """
+                <li class="queued"><div class="about"><span class="name">\(HTMLText.escaped(send.file))</span> \
+                for \(HTMLText.escaped(send.recipient))<div class="detail">queued \(age(since: send.queuedAt, now: now)) \
+                · <span class="id">\(HTMLText.escaped(send.id))</span></div>\(failure)</div>\
+                <form method="post" action="/cancel?token=\(token)&amp;id=\(HTMLText.queryValue(send.id))">\
+                <button class="decline">Cancel</button></form></li>
+                """
+        }
+        return "<section id=\"outbox\"><h2>Outbox</h2><ul>\(items.joined())</ul></section>\n"
+    }
+
+    /// A round mark with the name's first letter, its colour one of twelve chosen by the name (the same name, the same
+    /// colour; a class, since the page's Content-Security-Policy allows no inline style).
+    static func avatar(_ name: String) -> String {
+        let letter = name.first.map { HTMLText.escaped(String($0).uppercased()) } ?? "?"
+        let hue = name.unicodeScalars.reduce(UInt32(7)) { ($0 &* 31 &+ $1.value) % 12 }
+        return "<span class=\"avatar hue-\(hue)\" aria-hidden=\"true\">\(letter)</span>"
+    }
+
+    /// How long ago, in the largest whole unit: "just now", "5 min ago", "3 h ago", "2 days ago".
+    static func age(since then: Date, now: Date) -> String {
+        let seconds = Int(now.timeIntervalSince(then))
+        switch seconds {
+        case ..<60: return "just now"
+        case ..<3600: return "\(seconds / 60) min ago"
+        case ..<86400: return "\(seconds / 3600) h ago"
+        default: return seconds / 86400 == 1 ? "1 day ago" : "\(seconds / 86400) days ago"
+        }
+    }
+}

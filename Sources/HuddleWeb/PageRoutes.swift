@@ -1,0 +1,57 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+
+/// What the page answers (docs/web.md, "Routes"), every route behind the ``PageGate``: the page, its stylesheet,
+/// its state as JSON, and the forms' actions, which answer 303 back to the page so they work without a script.
+struct PageRoutes: Sendable {
+    let backend: PageBackend
+    let gate: PageGate
+
+    func router() -> Router<BasicRequestContext> {
+        let router = Router(context: BasicRequestContext.self)
+        router.add(middleware: PageGateMiddleware(gate: gate))
+        router.get("/") { _, _ in
+            let page = PageHTML.render(await backend.state(), token: gate.token ?? "", now: backend.now())
+            return Self.text(page, type: "text/html")
+        }
+        router.get("/page.css") { _, _ in Self.text(PageStyle.css, type: "text/css") }
+        router.get("/state.json") { _, _ in
+            let encoder = JSONEncoder()
+            encoder.dateEncodingStrategy = .iso8601
+            encoder.outputFormatting = [.sortedKeys]
+            let bytes = try encoder.encode(await backend.state())
+            return Self.text(String(decoding: bytes, as: UTF8.self), type: "application/json")
+        }
+        router.post("/answer") { request, _ in
+            let query = request.uri.queryParameters
+            guard let question = query.get("question", as: Int.self), let accept = query.get("accept") else {
+                return Self.text("answer needs question=N and accept=yes or no\n", type: "text/plain", .badRequest)
+            }
+            _ = await backend.answer(question, accept == "yes")
+            return back()
+        }
+        router.post("/cancel") { request, _ in
+            guard let id = request.uri.queryParameters.get("id") else {
+                return Self.text("cancel needs id=ID\n", type: "text/plain", .badRequest)
+            }
+            _ = await backend.cancel(id)
+            return back()
+        }
+        return router
+    }
+
+    /// 303 to the page (with its token): a form's answer, which the browser follows with a GET.
+    func back() -> Response {
+        Response(status: .seeOther, headers: [.location: "/?token=\(gate.token ?? "")"])
+    }
+
+    static func text(_ text: String, type: String, _ status: HTTPResponse.Status = .ok) -> Response {
+        Response(
+            status: status,
+            headers: [.contentType: "\(type); charset=utf-8"],
+            body: .init(byteBuffer: ByteBuffer(string: text))
+        )
+    }
+}

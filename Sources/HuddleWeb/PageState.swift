@@ -1,0 +1,73 @@
+public import Foundation
+import Huddle
+public import HuddleDaemon
+import HuddleTransport
+import HuddleWire
+
+/// What the page shows, read from the daemon at each request (docs/web.md, "The page"): who it is, the devices it
+/// knows, the questions waiting for a person and the outbox. Plain values, so the page is rendered and tested
+/// without a daemon.
+public struct PageState: Sendable, Equatable, Encodable {
+    /// A question that waits (``PendingQuestions``): its number and its words.
+    public struct Question: Sendable, Equatable, Encodable {
+        public var id: Int
+        public var lines: [String]
+
+        public init(id: Int, lines: [String]) { (self.id, self.lines) = (id, lines) }
+    }
+
+    /// A queued send: its outbox ID, the file's name, who it waits for, since when.
+    public struct QueuedSend: Sendable, Equatable, Encodable {
+        public var id: String
+        public var file: String
+        public var recipient: String
+        public var queuedAt: Date
+        public var lastError: String?
+
+        public init(id: String, file: String, recipient: String, queuedAt: Date, lastError: String? = nil) {
+            (self.id, self.file, self.recipient, self.queuedAt, self.lastError) =
+                (id, file, recipient, queuedAt, lastError)
+        }
+    }
+
+    public var name: String
+    public var shortID: String
+    public var directory: String
+    public var devices: [DaemonDevice]
+    public var questions: [Question]
+    public var outbox: [QueuedSend]
+
+    public init(
+        name: String,
+        shortID: String,
+        directory: String,
+        devices: [DaemonDevice] = [],
+        questions: [Question] = [],
+        outbox: [QueuedSend] = []
+    ) {
+        (self.name, self.shortID, self.directory) = (name, shortID, directory)
+        (self.devices, self.questions, self.outbox) = (devices, questions, outbox)
+    }
+}
+
+extension Daemon {
+    /// The page's state now.
+    public func pageState() async -> PageState {
+        PageState(
+            name: session.displayName,
+            shortID: session.identity.deviceID.shortID,
+            directory: directory.path,
+            devices: await devices(),
+            questions: await questions.questions.map { PageState.Question(id: $0.id, lines: $0.lines) },
+            outbox: outbox.entries.map {
+                PageState.QueuedSend(
+                    id: $0.id,
+                    file: URL(fileURLWithPath: $0.path).lastPathComponent,
+                    recipient: $0.recipient,
+                    queuedAt: $0.queuedAt,
+                    lastError: $0.lastError
+                )
+            }
+        )
+    }
+}
