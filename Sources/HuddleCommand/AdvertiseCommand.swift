@@ -90,15 +90,18 @@ struct AdvertiseCommand: AsyncParsableCommand {
         let handle = try await stack.register(registration)
         let hostName = await stack.hostName.hostText
         let json = self.json
-        let type = registration.type.description
-        let port = Int(registration.port)
+        let text = AdvertisedEventText(
+            type: registration.type.description,
+            port: Int(registration.port),
+            host: hostName
+        )
         let control = self.control
         // Until Ctrl-C or SIGTERM (or "quit"); the stack then withdraws the service with goodbye packets.
         _ = try await CommandServices.run([stack]) {
             await withTaskGroup(of: Void.self) { group in
                 group.addTask {
                     for await event in handle.events {
-                        Self.print(event, type: type, port: port, host: hostName, json: json)
+                        json ? Output.json(text.record(event)) : Output.line(text.line(event))
                     }
                 }
                 if control {
@@ -107,25 +110,6 @@ struct AdvertiseCommand: AsyncParsableCommand {
                 await group.next()
                 group.cancelAll()
             }
-        }
-    }
-
-    static func print(_ event: MDNSResponderEvent, type: String, port: Int, host: String, json: Bool) {
-        switch event {
-        case .registered(_, let name):
-            if json {
-                Output.json(ServiceEventRecord.registered(name: name, type: type, port: Int(port), host: host))
-            } else {
-                Output.line("Registered \"\(name)\" \(type) on \(host):\(port)")
-            }
-        case .renamed(_, let from, let to):
-            json
-                ? Output.json(ServiceEventRecord.renamed(from: from, to: to))
-                : Output.line("Name conflict: \"\(from)\" is taken, trying \"\(to)\"")
-        case .hostRenamed(let from, let to):
-            json
-                ? Output.json(ServiceEventRecord.renamed(from: from, to: to, host: true))
-                : Output.line("Host name conflict: \(from).local is taken, now \(to).local")
         }
     }
 

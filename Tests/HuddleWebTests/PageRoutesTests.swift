@@ -129,7 +129,8 @@ import Testing
         try await application(Actions()).test(.router) { client in
             let response = try await client.execute(uri: "/state.json?token=\(Self.token)", method: .get)
             #expect(response.headers[.contentType] == "application/json; charset=utf-8")
-            let json = try JSONSerialization.jsonObject(with: Data(String(buffer: response.body).utf8)) as? [String: Any]
+            let json =
+                try JSONSerialization.jsonObject(with: Data(String(buffer: response.body).utf8)) as? [String: Any]
             #expect(json?["name"] as? String == "DaAda")
             #expect(
                 (json?["devices"] as? [[String: Any]])?.map { $0["name"] as? String } == [
