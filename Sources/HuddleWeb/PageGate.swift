@@ -6,7 +6,7 @@ import Synchronization
 /// The page's ``PageAccess`` once its port is known, applied to every request before any route (docs/web.md,
 /// "Access"): a refused request gets 403 with the refusal's words and nothing of the page. Every answer, refused
 /// or not, carries the headers that keep the page to itself: no script, style or image from elsewhere, no frame,
-/// no referrer, no cache.
+/// no referrer to other sites, no cache.
 final class PageGate: Sendable {
     let access = Mutex<PageAccess?>(nil)
 
@@ -18,7 +18,9 @@ final class PageGate: Sendable {
         .contentSecurityPolicy:
             "default-src 'none'; style-src 'self'; script-src 'self'; img-src 'self' data: blob:; "
             + "connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
-        HTTPField.Name("Referrer-Policy")!: "no-referrer",
+        // same-origin, not no-referrer: under no-referrer a browser sends `Origin: null` with a form, which the
+        // gate must refuse; the page links nowhere else.
+        HTTPField.Name("Referrer-Policy")!: "same-origin",
         HTTPField.Name("X-Content-Type-Options")!: "nosniff",
         HTTPField.Name("X-Frame-Options")!: "DENY",
         .cacheControl: "no-store",

@@ -15,15 +15,16 @@ enum PageHTML {
             <meta name="viewport" content="width=device-width, initial-scale=1">
             <meta name="color-scheme" content="light dark">
             <title>\(title)</title>
+            <link rel="icon" href="data:,">
             <link rel="stylesheet" href="/page.css?token=\(token)">
             </head>
             <body>
-            <header>
+            <header><div class="top">
             <div class="brand">Huddle</div>
             <div class="me">\(avatar(state.name))<div><strong>\(HTMLText.escaped(state.name))</strong> \
             <span class="id">\(HTMLText.escaped(state.shortID))</span>
             <div class="dir">Receiving into \(HTMLText.escaped(state.directory))</div></div></div>
-            </header>
+            </div></header>
             <main>
             \(questions(state.questions, token: token))\
             \(devices(state.devices))\

@@ -14,6 +14,18 @@ public struct PageState: Sendable, Equatable, Encodable {
         public var lines: [String]
 
         public init(id: Int, lines: [String]) { (self.id, self.lines) = (id, lines) }
+
+        /// A question of the daemon's, its words made for a page rather than a terminal: without the leading
+        /// `? ` and the trailing ` [y/n]` (the page has buttons), the first letter upper case.
+        public init(asked id: Int, _ lines: [String]) {
+            let shown = lines.map { line -> String in
+                var line = Substring(line)
+                if line.hasPrefix("? ") { line = line.dropFirst(2) }
+                if line.hasSuffix(" [y/n]") { line = line.dropLast(6) }
+                return line.prefix(1).uppercased() + line.dropFirst()
+            }
+            self.init(id: id, lines: shown)
+        }
     }
 
     /// A queued send: its outbox ID, the file's name, who it waits for, since when.
@@ -58,7 +70,7 @@ extension Daemon {
             shortID: session.identity.deviceID.shortID,
             directory: directory.path,
             devices: await devices(),
-            questions: await questions.questions.map { PageState.Question(id: $0.id, lines: $0.lines) },
+            questions: await questions.questions.map { PageState.Question(asked: $0.id, $0.lines) },
             outbox: outbox.entries.map {
                 PageState.QueuedSend(
                     id: $0.id,

@@ -12,6 +12,7 @@ enum PageStyle {
         body { margin: 0; background: var(--bg); color: var(--text);
           font: 16px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, "Noto Sans", sans-serif; }
         header { background: var(--card); border-bottom: 1px solid var(--line); padding: 1rem 1.25rem; }
+        .top { max-width: 42rem; margin: 0 auto; }
         .brand { font-weight: 700; letter-spacing: 0.04em; color: var(--accent); margin-bottom: 0.5rem; }
         .me { display: flex; align-items: center; gap: 0.75rem; }
         .dir, .detail, .empty { color: var(--muted); font-size: 0.9rem; }

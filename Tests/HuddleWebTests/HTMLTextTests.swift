@@ -26,3 +26,11 @@ import Testing
         #expect(PageHTML.age(since: start, now: start.addingTimeInterval(3 * 86400)) == "3 days ago")
     }
 }
+
+@Suite struct PageQuestionTests {
+    @Test func aTerminalsQuestionIsWordedForThePage() {
+        let question = PageState.Question(asked: 2, ["? pair with vm (KEPAYPW)? Code: 544 985. [y/n]", "plain"])
+        #expect(question.lines == ["Pair with vm (KEPAYPW)? Code: 544 985.", "Plain"])
+        #expect(question.id == 2)
+    }
+}

@@ -84,7 +84,7 @@ import Testing
                 let response = try await client.execute(uri: uri, method: .get)
                 #expect(response.headers[.contentSecurityPolicy]?.hasPrefix("default-src 'none'") == true)
                 #expect(response.headers[.cacheControl] == "no-store")
-                #expect(response.headers[HTTPField.Name("Referrer-Policy")!] == "no-referrer")
+                #expect(response.headers[HTTPField.Name("Referrer-Policy")!] == "same-origin")
             }
         }
     }

@@ -1,0 +1,185 @@
+"""Issue 38: the daemon's web page on test hosts, with the README's commands only (no --host, no --yes).
+
+Ada's and Bob's daemons run and pair by a link; `huddle ui --url` on Ada's host prints
+`http://127.0.0.1:PORT/?token=T`, and the page as served (before any script) lists DaBob. Without the token,
+with another token, under another Host or from another Origin every request is refused with 403 and nothing of
+the page. A stranger's send (Cy, not paired) waits on the page with Accept and Decline; the page's form accepts it
+and the file lands. In the full run, headless Chromium opens the page, is photographed in light and dark and on a
+phone's screen, and accepts an offer with a real click.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import re
+
+import pytest
+
+from test_huddle_chat import code_of
+from test_huddle_daemon import User
+from test_huddle_transfer import make_file, sha256
+from testbed import wait_until
+
+FETCH = r"""
+import http.client, json, sys
+url, method, headers = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
+host, _, rest = url.removeprefix("http://").partition("/")
+name, _, port = host.rpartition(":")
+connection = http.client.HTTPConnection(name, int(port), timeout=10)
+connection.putrequest(method, "/" + rest, skip_host=True)
+connection.putheader("Host", headers.pop("Host", host))
+for key, value in headers.items():
+    connection.putheader(key, value)
+connection.endheaders()
+response = connection.getresponse()
+print(json.dumps({"status": response.status, "headers": dict(response.getheaders()),
+                  "body": response.read().decode("utf-8", "replace")}))
+"""
+
+
+def fetch(host, url: str, method: str = "GET", **headers: str) -> dict:
+    """One HTTP request from inside `host` (the page is on that host's loopback): status, headers, body."""
+    done = host.run("python3", "-c", FETCH, url, method, json.dumps(headers), timeout=20)
+    return json.loads(done.stdout)
+
+
+def paired_daemons(testbed, homes):
+    a, b = testbed[0], testbed[1]
+    ada, bob = User(a, homes, "DaAda"), User(b, homes, "DaBob")
+    inbox = homes("bob-inbox")
+    daemons = [ada.daemon(), bob.daemon("--dir", inbox)]
+    issuer = ada.run("pair", "--no-qr")
+    link = issuer.wait_line(lambda l: l.startswith("huddle:pair"), 20)
+    user = bob.run("pair", "-", stdin=True)
+    user.send(link)
+    assert user.wait_exit(60) == 0, user.output() + daemons[1].output()
+    assert issuer.wait_exit(30) == 0, issuer.output()
+    return ada, bob, daemons
+
+
+def page_url(user) -> str:
+    ui = user.run("ui", "--url")
+    assert ui.wait_exit(20) == 0, ui.output()
+    lines = [l for _, l in ui.lines]
+    assert len(lines) == 1 and re.fullmatch(r"http://127\.0\.0\.1:\d+/\?token=[0-9a-f]{64}", lines[0]), lines
+    return lines[0]
+
+
+def stranger_offer(testbed, homes, name: str = "DaCy"):
+    """Cy, on a third host and paired with nobody, sends a file to DaAda: Ada's daemon asks whether to let Cy
+    connect (the code to compare on the page), and Cy answers yes to the same code on Cy's side."""
+    cy = User(testbed[2], homes, name)
+    path = os.path.join(homes("cy-files"), "from-cy.bin")
+    digest = make_file(path, 300_000)
+    send = cy.run("send", path, "--to", "DaAda", stdin=True)
+    code = code_of(send, 30)
+    send.send("y")
+    return send, digest, code
+
+
+@pytest.mark.hosts(3, ifname="eth0")
+def test_huddle_ui_url_gives_a_page_that_lists_the_paired_device_and_refuses_everyone_else(testbed, huddle, homes):
+    ada, bob, daemons = paired_daemons(testbed, homes)
+    a = testbed[0]
+    url = page_url(ada)
+    page = fetch(a, url)
+    assert page["status"] == 200, page
+    assert page["headers"]["Content-Type"] == "text/html; charset=utf-8"
+    assert '<span class="name">DaBob</span>' in page["body"], page["body"]
+    assert "paired" in page["body"] and "Receiving into" in page["body"]
+    assert page["headers"]["Content-Security-Policy"].startswith("default-src 'none'")
+
+    base, token = url.split("?token=")
+    refused = {
+        "no token": fetch(a, base),
+        "another token": fetch(a, base + "?token=" + "0" * 64),
+        "another Host": fetch(a, url, Host="rebound.example:80"),
+        "another port in Host": fetch(a, url, Host="127.0.0.1:1"),
+        "another Origin": fetch(a, base + "answer?token=" + token + "&question=1&accept=yes", "POST",
+                                Origin="http://rebound.example"),
+    }
+    for why, answer in refused.items():
+        assert answer["status"] == 403, (why, answer)
+        assert "DaBob" not in answer["body"], (why, answer)
+    state = json.loads(fetch(a, base + "state.json?token=" + token)["body"])
+    assert [(d["name"], d["protocol"], d["trust"], d["here"]) for d in state["devices"]] == [
+        ("DaBob", "huddle", "paired", True)], state
+
+    # A stranger's offer waits on the page; its Accept form takes it.
+    send, digest, code = stranger_offer(testbed, homes)
+    asked = wait_until(lambda: json.loads(fetch(a, base + "state.json?token=" + token)["body"])["questions"], 60)
+    assert asked, daemons[0].output()
+    question = asked[0]
+    assert any(line.startswith("Pair with ") and f"Code: {code} " in line for line in question["lines"]), \
+        (code, question)
+    assert not any("[y/n]" in line for line in question["lines"]), question
+    shown = fetch(a, url)["body"]
+    assert f'id="question-{question["id"]}"' in shown and "Accept</button>" in shown, shown
+    accepted = fetch(a, f'{base}answer?token={token}&question={question["id"]}&accept=yes', "POST",
+                     Origin=base.rstrip("/"))
+    assert accepted["status"] == 303 and accepted["headers"]["Location"] == "/?token=" + token, accepted
+    assert send.wait_exit(60) == 0, send.output() + daemons[0].output()
+    landed = os.path.join(ada.home, "Downloads", "from-cy.bin")
+    assert sha256(landed) == digest, daemons[0].output()
+    assert json.loads(fetch(a, base + "state.json?token=" + token)["body"])["questions"] == []
+
+    # A new daemon, a new token: the old address is refused.
+    daemons[0].stop()
+    daemons[0] = ada.daemon()
+    new_url = page_url(ada)
+    assert new_url.split("?token=")[1] != token
+    old = fetch(a, new_url.split("?token=")[0] + "?token=" + token)
+    assert old["status"] == 403, old
+    for proc in daemons:
+        assert proc.stop() == 0, proc.output()
+
+
+def screenshot(browser, path: str) -> bytes:
+    shot = browser.cdp("Page.captureScreenshot", {"format": "png", "captureBeyondViewport": True}, timeout=30)
+    data = base64.b64decode(shot["data"])
+    with open(path, "wb") as out:
+        out.write(data)
+    return data
+
+
+@pytest.mark.full
+@pytest.mark.hosts(3, ifname="eth0")
+def test_the_page_in_chromium_light_dark_and_phone_and_a_click_accepts_an_offer(testbed, huddle, homes, chromium):
+    ada, bob, daemons = paired_daemons(testbed, homes)
+    a = testbed[0]
+    url = page_url(ada)
+    browser = chromium(a, watch_outbound=False)
+    assert browser.navigate(url) == 200
+    assert "DaBob" in browser.text()
+    assert browser.title() == "Huddle — DaAda"
+    shots = os.environ.get("HUDDLE_SCREENSHOTS") or homes("shots")
+    os.makedirs(shots, exist_ok=True)
+
+    send, digest, code = stranger_offer(testbed, homes)
+    browser.wait_for("fetch(location.href).then(r => r.text()).then(t => t.includes('Accept</button>'))", 60)
+    assert browser.navigate(url) == 200
+    assert f"Code: {code} " in browser.text() and "Accept" in browser.text()
+    # Colours from the stylesheet, not the browser's defaults: the page's own CSS loaded under the CSP.
+    assert browser.evaluate("getComputedStyle(document.querySelector('button.accept')).backgroundColor") \
+        == "rgb(31, 157, 85)"
+    screenshot(browser, os.path.join(shots, "web-light.png"))
+    browser.cdp("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": "dark"}]})
+    assert browser.evaluate("getComputedStyle(document.body).backgroundColor") == "rgb(20, 23, 28)"
+    screenshot(browser, os.path.join(shots, "web-dark.png"))
+    browser.cdp("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": "light"}]})
+    browser.cdp("Emulation.setDeviceMetricsOverride",
+                {"width": 390, "height": 844, "deviceScaleFactor": 2, "mobile": True})
+    assert browser.navigate(url) == 200
+    # Nothing wider than the phone's screen.
+    assert browser.evaluate("document.documentElement.scrollWidth") <= 390
+    screenshot(browser, os.path.join(shots, "web-phone.png"))
+
+    browser.click("button.accept")
+    browser.wait_for("!document.querySelector('button.accept') && location.pathname === '/'", 30)
+    assert send.wait_exit(60) == 0, send.output() + daemons[0].output()
+    assert sha256(os.path.join(ada.home, "Downloads", "from-cy.bin")) == digest
+    assert not [m for m in browser.console if m.level == "error"], browser.console
+    for proc in daemons:
+        assert proc.stop() == 0, proc.output()
