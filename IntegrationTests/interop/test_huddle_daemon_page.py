@@ -144,9 +144,17 @@ def screenshot(browser, path: str) -> bytes:
     return data
 
 
+def choose_files(browser, selector: str, paths: list[str]) -> None:
+    """Sets a file input's files as a person choosing them would (DevTools' DOM.setFileInputFiles)."""
+    root = browser.cdp("DOM.getDocument", {"depth": 0})["root"]["nodeId"]
+    node = browser.cdp("DOM.querySelector", {"nodeId": root, "selector": selector})["nodeId"]
+    browser.cdp("DOM.setFileInputFiles", {"nodeId": node, "files": paths})
+
+
 @pytest.mark.full
 @pytest.mark.hosts(3, ifname="eth0")
-def test_the_page_in_chromium_light_dark_and_phone_and_a_click_accepts_an_offer(testbed, huddle, homes, chromium):
+def test_the_page_in_chromium_sends_files_with_progress_follows_the_daemon_live_and_accepts_by_a_click(
+        testbed, huddle, homes, chromium):
     ada, bob, daemons = paired_daemons(testbed, homes)
     a = testbed[0]
     url = page_url(ada)
@@ -154,13 +162,33 @@ def test_the_page_in_chromium_light_dark_and_phone_and_a_click_accepts_an_offer(
     assert browser.navigate(url) == 200
     assert "DaBob" in browser.text()
     assert browser.title() == "Huddle — DaAda"
+    browser.wait_for("document.getElementById('live-status').textContent.startsWith('Live')", 20)
     shots = os.environ.get("HUDDLE_SCREENSHOTS") or homes("shots")
     os.makedirs(shots, exist_ok=True)
 
+    # Two files chosen and sent to DaBob from the page: an image (a thumbnail) and 5 MB of bytes.
+    files = homes("page-files")
+    image = os.path.join(files, "snapshot.png")
+    screenshot(browser, image)
+    big = os.path.join(files, "big.bin")
+    big_digest = make_file(big, 5_000_000)
+    choose_files(browser, "#send-files", [image, big])
+    assert browser.evaluate("document.getElementById('send-to').value") == "DaBob"
+    browser.click("#send-form button")
+    browser.wait_for("document.querySelectorAll('#sends li.done').length === 2", 90)
+    notes = browser.evaluate("[...document.querySelectorAll('#sends li .detail')].map(n => n.textContent)")
+    assert all("verified by the receiver" in n for n in notes), notes
+    assert browser.evaluate("document.querySelector('#sends img.thumb').naturalWidth") > 0
+    assert browser.evaluate("[...document.querySelectorAll('#sends progress')].every(p => p.value === p.max)")
+    inbox = os.path.join(os.path.dirname(bob.home), "bob-inbox")
+    assert sha256(os.path.join(inbox, "big.bin")) == big_digest, os.listdir(inbox)
+    assert sha256(os.path.join(inbox, "snapshot.png")) == sha256(image)
+    assert os.listdir(os.path.join(ada.home, "uploads")) == [], "sent uploads are removed"
+
+    # A stranger's connection appears on the open page by itself (the WebSocket), and a click accepts it.
     send, digest, code = stranger_offer(testbed, homes)
-    browser.wait_for("fetch(location.href).then(r => r.text()).then(t => t.includes('Accept</button>'))", 60)
-    assert browser.navigate(url) == 200
-    assert f"Code: {code} " in browser.text() and "Accept" in browser.text()
+    browser.wait_for("!!document.querySelector('#questions button.accept')", 60)
+    assert f"Code: {code} " in browser.text()
     # Colours from the stylesheet, not the browser's defaults: the page's own CSS loaded under the CSP.
     assert browser.evaluate("getComputedStyle(document.querySelector('button.accept')).backgroundColor") \
         == "rgb(31, 157, 85)"
@@ -171,13 +199,12 @@ def test_the_page_in_chromium_light_dark_and_phone_and_a_click_accepts_an_offer(
     browser.cdp("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": "light"}]})
     browser.cdp("Emulation.setDeviceMetricsOverride",
                 {"width": 390, "height": 844, "deviceScaleFactor": 2, "mobile": True})
-    assert browser.navigate(url) == 200
     # Nothing wider than the phone's screen.
     assert browser.evaluate("document.documentElement.scrollWidth") <= 390
     screenshot(browser, os.path.join(shots, "web-phone.png"))
 
-    browser.click("button.accept")
-    browser.wait_for("!document.querySelector('button.accept') && location.pathname === '/'", 30)
+    browser.click("#questions button.accept")
+    browser.wait_for("!document.querySelector('#questions') && location.pathname === '/'", 30)
     assert send.wait_exit(60) == 0, send.output() + daemons[0].output()
     assert sha256(os.path.join(ada.home, "Downloads", "from-cy.bin")) == digest
     assert not [m for m in browser.console if m.level == "error"], browser.console

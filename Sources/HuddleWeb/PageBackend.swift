@@ -1,5 +1,6 @@
 public import Foundation
 public import HuddleDaemon
+import Synchronization
 
 /// What the page reads and does, as closures (docs/web.md): the daemon's, or a test's.
 public struct PageBackend: Sendable {
@@ -8,15 +9,23 @@ public struct PageBackend: Sendable {
     public var answer: @Sendable (_ question: Int, _ accept: Bool) async -> Bool
     /// Takes an entry out of the outbox; false when none has that ID.
     public var cancel: @Sendable (_ id: String) async -> Bool
+    /// Sends the file at `path` to the device called `name` (what `send --to` takes): the daemon's exit status,
+    /// its lines, and whether the file was queued (then it must stay where it is until delivered).
+    public var send: @Sendable (_ path: String, _ name: String) async -> PageSendResult
+    /// Where files uploaded by the page wait to be sent (made owner-only).
+    public var uploads: URL
     public var now: @Sendable () -> Date
 
     public init(
         state: @escaping @Sendable () async -> PageState,
         answer: @escaping @Sendable (Int, Bool) async -> Bool,
         cancel: @escaping @Sendable (String) async -> Bool,
+        send: @escaping @Sendable (String, String) async -> PageSendResult,
+        uploads: URL,
         now: @escaping @Sendable () -> Date = Date.init
     ) {
         (self.state, self.answer, self.cancel, self.now) = (state, answer, cancel, now)
+        (self.send, self.uploads) = (send, uploads)
     }
 
     /// The daemon's state and actions.
@@ -24,7 +33,32 @@ public struct PageBackend: Sendable {
         self.init(
             state: { await daemon.pageState() },
             answer: { await daemon.questions.answer($0, accept: $1) },
-            cancel: { (try? daemon.outbox.remove($0)) ?? false }
+            cancel: { (try? daemon.outbox.remove($0)) ?? false },
+            send: { path, name in
+                var request = ControlRequest(.send)
+                (request.paths, request.to) = ([path], [name])
+                let said = Mutex<[String]>([])
+                let status = await daemon.handle(
+                    request,
+                    ControlReplies { reply in
+                        said.withLock { $0 += [reply.line, reply.error].compactMap { $0 } }
+                    }
+                )
+                let queued = daemon.outbox.entries.contains { $0.path == path }
+                return PageSendResult(status: status, lines: said.withLock { $0 }, queued: queued)
+            },
+            uploads: daemon.outbox.file.deletingLastPathComponent().appendingPathComponent("uploads")
         )
+    }
+}
+
+/// What a send from the page came to, as `/upload` answers it.
+public struct PageSendResult: Sendable, Equatable, Encodable {
+    public var status: Int32
+    public var lines: [String]
+    public var queued: Bool
+
+    public init(status: Int32, lines: [String], queued: Bool) {
+        (self.status, self.lines, self.queued) = (status, lines, queued)
     }
 }

@@ -17,6 +17,7 @@ enum PageHTML {
             <title>\(title)</title>
             <link rel="icon" href="data:,">
             <link rel="stylesheet" href="/page.css?token=\(token)">
+            <script src="/page.js?token=\(token)" defer></script>
             </head>
             <body>
             <header><div class="top">
@@ -26,12 +27,37 @@ enum PageHTML {
             <div class="dir">Receiving into \(HTMLText.escaped(state.directory))</div></div></div>
             </div></header>
             <main>
+            <div id="live">
             \(questions(state.questions, token: token))\
             \(devices(state.devices))\
             \(outbox(state.outbox, token: token, now: now))\
+            </div>
+            \(sending(state.devices))\
+            <p id="live-status" class="detail"></p>
             </main>
             </body>
             </html>
+
+            """
+    }
+
+    /// The send panel: a device to send to and files, chosen or dropped; the script shows it (sending needs it).
+    static func sending(_ devices: [DaemonDevice]) -> String {
+        let options = devices.map { device in
+            let value = HTMLText.escaped(device.sendName)
+            let label = HTMLText.escaped(device.name + " (" + device.protocol + (device.here ? ")" : ", away)"))
+            return "<option value=\"\(value)\">\(label)</option>"
+        }
+        return """
+            <section id="send"><h2>Send files</h2>\
+            <form id="send-form" class="card" hidden><label class="to">To <select id="send-to">\
+            \(options.joined())</select></label>\
+            <label id="drop" class="drop">Drop files here, or choose them: \
+            <input type="file" id="send-files" multiple></label>\
+            <button class="accept" type="submit">Send</button></form>\
+            <noscript><p class="empty">Sending from this page needs JavaScript; in a terminal: \
+            huddle send FILE --to NAME.</p></noscript>\
+            <ul id="sends" hidden></ul></section>
 
             """
     }

@@ -17,6 +17,7 @@ struct PageRoutes: Sendable {
             return Self.text(page, type: "text/html")
         }
         router.get("/page.css") { _, _ in Self.text(PageStyle.css, type: "text/css") }
+        router.get("/page.js") { _, _ in Self.text(PageScript.js, type: "text/javascript") }
         router.get("/state.json") { _, _ in
             let encoder = JSONEncoder()
             encoder.dateEncodingStrategy = .iso8601
@@ -38,6 +39,19 @@ struct PageRoutes: Sendable {
             }
             _ = await backend.cancel(id)
             return back()
+        }
+        router.post("/upload") { request, _ in
+            let query = request.uri.queryParameters
+            guard let name = PageUpload.fileName(query.get("name")), let to = query.get("to"), !to.isEmpty else {
+                return Self.text(
+                    "upload needs name=FILE (one name, no slash) and to=DEVICE\n",
+                    type: "text/plain",
+                    .badRequest
+                )
+            }
+            let result = try await PageUpload(backend: backend).receive(request, name: name, to: to)
+            let bytes = try JSONEncoder().encode(result)
+            return Self.text(String(decoding: bytes, as: UTF8.self), type: "application/json")
         }
         return router
     }

@@ -1,6 +1,7 @@
 public import HuddleDaemon
 import HuddleWire
 import Hummingbird
+import HummingbirdWebSocket
 public import Logging
 import NIOCore
 public import ServiceLifecycle
@@ -16,9 +17,11 @@ public enum PageServer {
     ) -> any Service {
         let gate = PageGate()
         let token = Hex.randomToken(byteCount: 32)
-        let routes = PageRoutes(backend: PageBackend(daemon: daemon), gate: gate)
+        let backend = PageBackend(daemon: daemon)
+        let routes = PageRoutes(backend: backend, gate: gate)
         return Application(
             router: routes.router(),
+            server: .http1WebSocketUpgrade(webSocketRouter: PageLive(backend: backend, gate: gate).router()),
             configuration: ApplicationConfiguration(address: .hostname("127.0.0.1", port: port), serverName: nil),
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? port

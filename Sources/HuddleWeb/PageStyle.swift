@@ -3,10 +3,10 @@
 enum PageStyle {
     static let css = """
         :root { color-scheme: light dark; --bg: #f5f6f8; --card: #ffffff; --text: #1d2330; --muted: #5d6677;
-          --line: #e2e5ea; --accent: #2f6fed; --accent-text: #ffffff; --good: #1f9d55; --bad: #c93c37; }
+          --line: #e2e5ea; --accent: #2f6fed; --accent-text: #ffffff; --good: #1f9d55; --good-text: #ffffff; --bad: #c93c37; }
         @media (prefers-color-scheme: dark) {
           :root { --bg: #14171c; --card: #1e232b; --text: #e8ebf0; --muted: #9aa3b2; --line: #2c333d;
-            --accent: #5b8cff; --accent-text: #0d1017; --good: #3ecf7a; --bad: #ff6b63; }
+            --accent: #5b8cff; --accent-text: #0d1017; --good: #3ecf7a; --good-text: #0d1017; --bad: #ff6b63; }
         }
         * { box-sizing: border-box; }
         body { margin: 0; background: var(--bg); color: var(--text);
@@ -42,9 +42,25 @@ enum PageStyle {
         form { margin: 0; }
         button { font: inherit; border-radius: 8px; padding: 0.45rem 1rem; border: 1px solid var(--line);
           background: var(--card); color: var(--text); cursor: pointer; min-height: 2.5rem; }
-        button.accept { background: var(--good); border-color: var(--good); color: #fff; }
+        button.accept { background: var(--good); border-color: var(--good); color: var(--good-text); }
         button.decline { color: var(--bad); }
         button:focus-visible { outline: 3px solid var(--accent); outline-offset: 2px; }
+        .card { background: var(--card); border: 1px solid var(--line); border-radius: 12px; padding: 1rem;
+          display: flex; flex-direction: column; gap: 0.75rem; }
+        .card[hidden] { display: none; }
+        select, input[type=file] { font: inherit; color: inherit; max-width: 100%; }
+        select { margin-left: 0.5rem; padding: 0.35rem; border-radius: 8px; border: 1px solid var(--line);
+          background: var(--bg); }
+        .drop { border: 2px dashed var(--line); border-radius: 10px; padding: 1.25rem; text-align: center;
+          color: var(--muted); }
+        .drop.over { border-color: var(--accent); color: var(--text); }
+        .drop input { display: block; margin: 0.5rem auto 0; }
+        #sends { margin-top: 0.75rem; }
+        progress { width: 100%; height: 0.5rem; accent-color: var(--accent); }
+        .thumb { width: 2.5rem; height: 2.5rem; object-fit: cover; border-radius: 6px; flex: none; }
+        .sending.done .detail { color: var(--good); }
+        .sending.failed .detail { color: var(--bad); }
+        button:disabled { opacity: 0.5; cursor: default; }
         .empty { background: var(--card); border: 1px dashed var(--line); border-radius: 12px; padding: 1rem; }
         """
 }

@@ -14,6 +14,13 @@ import Testing
 @Suite struct PageRoutesTests {
     final class Actions: Sendable {
         let answered = Mutex<[String]>([])
+        /// What each send found at its path when called: the path and the bytes.
+        let sent = Mutex<[(path: String, to: String, bytes: [UInt8])]>([])
+        let queues: Bool
+        let uploads = FileManager.default.temporaryDirectory.appendingPathComponent("huddle-web-\(UUID().uuidString)")
+
+        init(queues: Bool = false) { self.queues = queues }
+        deinit { try? FileManager.default.removeItem(at: uploads) }
     }
 
     static let token = String(repeating: "5a", count: 32)
@@ -56,6 +63,12 @@ import Testing
                 actions.answered.withLock { $0.append("cancel \(id)") }
                 return true
             },
+            send: { path, to in
+                let bytes = FileManager.default.contents(atPath: path).map { Array($0) } ?? []
+                actions.sent.withLock { $0.append((path, to, bytes)) }
+                return PageSendResult(status: 0, lines: ["sent to \(to)"], queued: actions.queues)
+            },
+            uploads: actions.uploads,
             now: { Date(timeIntervalSince1970: 600) }
         )
         return Application(router: PageRoutes(backend: backend, gate: gate).router())
@@ -138,5 +151,71 @@ import Testing
                 ]
             )
         }
+    }
+
+    @Test(arguments: [false, true])
+    func anUploadIsSentThroughTheDaemonAndKeptOnlyWhileQueued(queued: Bool) async throws {
+        let actions = Actions(queues: queued)
+        let body: [UInt8] = (0..<200_000).map { UInt8(truncatingIfNeeded: $0 &* 7) }
+        try await application(actions).test(.router) { client in
+            let response = try await client.execute(
+                uri: "/upload?token=\(Self.token)&to=DaBob&name=caf%C3%A9%20photo.jpg",
+                method: .post,
+                body: ByteBuffer(bytes: body)
+            )
+            #expect(response.status == .ok)
+            let result = try JSONDecoder().decode(SendResultReply.self, from: Data(String(buffer: response.body).utf8))
+            #expect(result == SendResultReply(status: 0, lines: ["sent to DaBob"], queued: queued))
+        }
+        let sent = actions.sent.withLock { $0 }
+        #expect(sent.count == 1)
+        #expect(sent.first?.to == "DaBob")
+        #expect(sent.first?.bytes == body)
+        #expect(sent.first.map { URL(fileURLWithPath: $0.path).lastPathComponent } == "café photo.jpg")
+        #expect(sent.first.map { FileManager.default.fileExists(atPath: $0.path) } == queued)
+        let mode = try FileManager.default.attributesOfItem(atPath: actions.uploads.path)[.posixPermissions] as? Int
+        #expect(mode == 0o700)
+    }
+
+    @Test func anUploadWithoutAFileNameOrRecipientIsRefusedAndNothingSent() async throws {
+        let actions = Actions()
+        try await application(actions).test(.router) { client in
+            for query in ["name=..&to=DaBob", "name=a%2Fb&to=DaBob", "name=a.txt", "to=DaBob", "name=&to=DaBob"] {
+                let response = try await client.execute(
+                    uri: "/upload?token=\(Self.token)&\(query)",
+                    method: .post,
+                    body: ByteBuffer(string: "x")
+                )
+                #expect(response.status == .badRequest, "\(query)")
+            }
+            let foreign = try await client.execute(
+                uri: "/upload?token=\(Self.token)&name=a.txt&to=DaBob",
+                method: .post,
+                headers: [HTTPField.Name("Origin")!: "http://127.0.0.1:9"],
+                body: ByteBuffer(string: "x")
+            )
+            #expect(foreign.status == .forbidden)
+        }
+        #expect(actions.sent.withLock { $0 }.isEmpty)
+    }
+
+    @Test func thePageCarriesItsScriptAndTheSendPanelNamesEveryDevice() async throws {
+        try await application(Actions()).test(.router) { client in
+            let page = String(buffer: try await client.execute(uri: "/?token=\(Self.token)", method: .get).body)
+            #expect(page.contains("<script src=\"/page.js?token=\(Self.token)\" defer></script>"))
+            #expect(page.contains("<option value=\"DaBob\">DaBob (huddle)</option>"))
+            #expect(
+                page.contains("<option value=\"localsend:x\">&lt;img src=x onerror=alert(1)&gt; (localsend)</option>")
+            )
+            let script = try await client.execute(uri: "/page.js?token=\(Self.token)", method: .get)
+            #expect(script.headers[.contentType] == "text/javascript; charset=utf-8")
+            #expect(String(buffer: script.body).contains("new WebSocket("))
+        }
+    }
+
+    struct SendResultReply: Decodable, Equatable {
+        var status: Int32
+        var lines: [String]
+        var queued: Bool
     }
 }

@@ -1,0 +1,118 @@
+/// The page's one script, served from the binary (docs/web.md, "Sending" and "Live"): it sends the files chosen or
+/// dropped, each with a progress bar (and a thumbnail for an image), and keeps the lists live — on each `changed`
+/// from `/live` it fetches the page again and swaps in the server's lists. Names are set as text, never as markup.
+/// The page works without it, but for sending.
+enum PageScript {
+    static let js = """
+        "use strict";
+        const token = new URLSearchParams(location.search).get("token") || "";
+        const query = "token=" + encodeURIComponent(token);
+        const form = document.getElementById("send-form");
+        const select = document.getElementById("send-to");
+        const input = document.getElementById("send-files");
+        const drop = document.getElementById("drop");
+        const list = document.getElementById("sends");
+        const status = document.getElementById("live-status");
+        function say(text) { status.textContent = text; }
+        function sizeText(bytes) {
+          const units = ["bytes", "KB", "MB", "GB", "TB"];
+          let value = bytes, unit = 0;
+          while (value >= 1000 && unit < units.length - 1) { value /= 1000; unit++; }
+          return (unit === 0 ? value : value.toFixed(1)) + " " + units[unit];
+        }
+        async function refresh() {
+          let response;
+          try { response = await fetch("/?" + query); } catch (error) { say("The daemon cannot be reached."); return; }
+          if (response.status === 403) { say("The daemon restarted: open the page again with huddle ui."); return; }
+          if (!response.ok) return;
+          const next = new DOMParser().parseFromString(await response.text(), "text/html");
+          document.getElementById("live").replaceWith(document.adoptNode(next.getElementById("live")));
+          const chosen = select.value;
+          select.replaceChildren(...[...next.getElementById("send-to").options].map(o => document.adoptNode(o)));
+          if ([...select.options].some(o => o.value === chosen)) select.value = chosen;
+          form.querySelector("button").disabled = select.options.length === 0;
+        }
+        function connect() {
+          const socket = new WebSocket("ws://" + location.host + "/live?" + query);
+          socket.onopen = () => say("Live: this page follows the daemon.");
+          socket.onmessage = () => refresh();
+          socket.onclose = () => {
+            say("Reconnecting to the daemon…");
+            setTimeout(() => { refresh(); connect(); }, 2000);
+          };
+        }
+        function send(file, to) {
+          const item = document.createElement("li");
+          item.className = "sending";
+          if (file.type.startsWith("image/")) {
+            const thumb = document.createElement("img");
+            thumb.className = "thumb";
+            thumb.alt = "";
+            thumb.src = URL.createObjectURL(file);
+            item.append(thumb);
+          }
+          const about = document.createElement("div");
+          about.className = "about";
+          const name = document.createElement("span");
+          name.className = "name";
+          name.textContent = file.name;
+          const bar = document.createElement("progress");
+          bar.max = Math.max(file.size, 1);
+          bar.value = 0;
+          const note = document.createElement("div");
+          note.className = "detail";
+          note.textContent = "to " + to + " · uploading " + sizeText(file.size);
+          about.append(name, bar, note);
+          item.append(about);
+          list.hidden = false;
+          list.prepend(item);
+          return new Promise(resolve => {
+            const request = new XMLHttpRequest();
+            request.open("POST", "/upload?" + query + "&to=" + encodeURIComponent(to) +
+              "&name=" + encodeURIComponent(file.name));
+            request.upload.onprogress = event => {
+              bar.value = event.loaded;
+              note.textContent = "to " + to + " · " + sizeText(event.loaded) + " of " + sizeText(file.size);
+            };
+            request.upload.onload = () => { bar.removeAttribute("value"); note.textContent = "sending to " + to + "…"; };
+            request.onload = () => {
+              let result = null;
+              try { result = JSON.parse(request.responseText); } catch (error) { result = null; }
+              bar.max = 1;
+              bar.value = 1;
+              const ok = request.status === 200 && result && result.status === 0;
+              note.textContent = result ? result.lines.join(" ") : request.responseText || ("failed: " + request.status);
+              item.classList.add(ok ? (result.queued ? "queued" : "done") : "failed");
+              resolve();
+            };
+            request.onerror = () => {
+              note.textContent = "the daemon cannot be reached";
+              item.classList.add("failed");
+              resolve();
+            };
+            request.send(file);
+          });
+        }
+        async function sendAll(files) {
+          const to = select.value;
+          if (!to) return;
+          for (const file of files) await send(file, to);
+        }
+        form.addEventListener("submit", async event => {
+          event.preventDefault();
+          const files = [...input.files];
+          input.value = "";
+          await sendAll(files);
+        });
+        drop.addEventListener("dragover", event => { event.preventDefault(); drop.classList.add("over"); });
+        drop.addEventListener("dragleave", () => drop.classList.remove("over"));
+        drop.addEventListener("drop", event => {
+          event.preventDefault();
+          drop.classList.remove("over");
+          sendAll([...event.dataTransfer.files]);
+        });
+        form.hidden = false;
+        form.querySelector("button").disabled = select.options.length === 0;
+        connect();
+        """
+}
