@@ -25,6 +25,7 @@ from testbed import wait_until
 FETCH = r"""
 import http.client, json, sys
 url, method, headers = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
+body = open(sys.argv[4], "rb").read() if len(sys.argv) > 4 else None
 host, _, rest = url.removeprefix("http://").partition("/")
 name, _, port = host.rpartition(":")
 connection = http.client.HTTPConnection(name, int(port), timeout=10)
@@ -32,16 +33,20 @@ connection.putrequest(method, "/" + rest, skip_host=True)
 connection.putheader("Host", headers.pop("Host", host))
 for key, value in headers.items():
     connection.putheader(key, value)
-connection.endheaders()
+if body is not None:
+    connection.putheader("Content-Length", str(len(body)))
+connection.endheaders(body)
 response = connection.getresponse()
 print(json.dumps({"status": response.status, "headers": dict(response.getheaders()),
                   "body": response.read().decode("utf-8", "replace")}))
 """
 
 
-def fetch(host, url: str, method: str = "GET", **headers: str) -> dict:
-    """One HTTP request from inside `host` (the page is on that host's loopback): status, headers, body."""
-    done = host.run("python3", "-c", FETCH, url, method, json.dumps(headers), timeout=20)
+def fetch(host, url: str, method: str = "GET", body: str | None = None, **headers: str) -> dict:
+    """One HTTP request from inside `host` (the page is on that host's loopback): status, headers, body (the
+    request's, from the file `body`)."""
+    argv = ["python3", "-c", FETCH, url, method, json.dumps(headers)] + ([body] if body else [])
+    done = host.run(*argv, timeout=90)
     return json.loads(done.stdout)
 
 
@@ -124,6 +129,25 @@ def test_huddle_ui_url_gives_a_page_that_lists_the_paired_device_and_refuses_eve
     landed = os.path.join(ada.home, "Downloads", "from-cy.bin")
     assert sha256(landed) == digest, daemons[0].output()
     assert json.loads(fetch(a, base + "state.json?token=" + token)["body"])["questions"] == []
+
+    # A file for DaBob, who is away, uploaded to the page: queued, and its upload kept until delivered.
+    assert daemons[1].stop() == 0, daemons[1].output()
+    away = os.path.join(homes("page-files"), "while-away.bin")
+    away_digest = make_file(away, 400_000)
+    queued = fetch(a, f"{base}upload?token={token}&to=DaBob&name=while-away.bin", "POST", body=away,
+                   Origin=base.rstrip("/"))
+    assert queued["status"] == 200, queued
+    result = json.loads(queued["body"])
+    assert result["status"] == 0 and result["queued"] is True, result
+    uploads = os.path.join(ada.home, "uploads")
+    assert len(os.listdir(uploads)) == 1
+    assert [e["file"] for e in json.loads(fetch(a, base + "state.json?token=" + token)["body"])["outbox"]] == \
+        ["while-away.bin"]
+    daemons[1] = bob.daemon("--dir", os.path.join(os.path.dirname(bob.home), "bob-inbox"))
+    landed_later = os.path.join(os.path.dirname(bob.home), "bob-inbox", "while-away.bin")
+    wait_until(lambda: os.path.exists(landed_later) and not os.listdir(uploads), 90,
+               what="the queued upload delivered and removed")
+    assert sha256(landed_later) == away_digest
 
     # A new daemon, a new token: the old address is refused.
     daemons[0].stop()

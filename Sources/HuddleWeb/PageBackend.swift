@@ -47,7 +47,7 @@ public struct PageBackend: Sendable {
                 let queued = daemon.outbox.entries.contains { $0.path == path }
                 return PageSendResult(status: status, lines: said.withLock { $0 }, queued: queued)
             },
-            uploads: daemon.outbox.file.deletingLastPathComponent().appendingPathComponent("uploads")
+            uploads: daemon.outbox.uploads
         )
     }
 }

@@ -38,6 +38,24 @@ struct OutboxStoreTests {
         }
     }
 
+    @Test("an entry the page uploaded takes its upload folder with it when it leaves; other files are left alone")
+    func uploadsGo() throws {
+        try withScratchDirectory { directory in
+            let store = try OutboxStore(file: directory.appendingPathComponent("outbox.json"))
+            let folder = store.uploads.appendingPathComponent("0a1b2c3d4e5f6a7b")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            let uploaded = folder.appendingPathComponent("photo.jpg")
+            let own = directory.appendingPathComponent("own.bin")
+            for file in [uploaded, own] { try Data("x".utf8).write(to: file) }
+            try store.add([entry("00000001", uploaded.path), entry("00000002", own.path)])
+            #expect(try store.remove("00000001"))
+            #expect(!FileManager.default.fileExists(atPath: folder.path))
+            #expect(FileManager.default.fileExists(atPath: store.uploads.path))
+            #expect(try store.remove("00000002"))
+            #expect(FileManager.default.fileExists(atPath: own.path))
+        }
+    }
+
     @Test("an outbox that cannot be read is refused and left as it was")
     func unreadable() throws {
         try withScratchDirectory { directory in

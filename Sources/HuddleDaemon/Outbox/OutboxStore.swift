@@ -41,16 +41,28 @@ public final class OutboxStore: Sendable {
         try change { $0.entries += entries }
     }
 
-    /// Takes the entry `id` out; false when there is none.
+    /// Where the web page's uploads wait (docs/web.md, "Sending"): `uploads/` beside the outbox's file, one folder
+    /// per file.
+    public var uploads: URL { file.deletingLastPathComponent().appendingPathComponent("uploads") }
+
+    /// Takes the entry `id` out (delivered or cancelled); false when there is none. A file the page uploaded for it
+    /// goes with it: nobody else has it.
     @discardableResult
     public func remove(_ id: String) throws -> Bool {
-        var removed = false
+        var removed: OutboxEntry?
         try change { file in
-            let before = file.entries.count
+            removed = file.entries.first { $0.id == id }
             file.entries.removeAll { $0.id == id }
-            removed = file.entries.count < before
         }
-        return removed
+        if let removed, let folder = upload(removed.path) { try? FileManager.default.removeItem(at: folder) }
+        return removed != nil
+    }
+
+    /// The upload folder that holds `path`, when it is one (`uploads/ID/NAME`).
+    func upload(_ path: String) -> URL? {
+        let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
+        return folder.deletingLastPathComponent().standardizedFileURL.path == uploads.standardizedFileURL.path
+            ? folder : nil
     }
 
     /// Records a failed delivery of `id`.
