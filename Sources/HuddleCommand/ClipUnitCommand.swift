@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HuddleDaemon
 
 struct ClipUnitCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -24,25 +25,6 @@ struct ClipUnitCommand: ParsableCommand {
 
     func run() throws {
         let extra = arguments.isEmpty ? "" : " " + arguments
-        print(Self.unit(executable: executable.path, extra: extra), terminator: "")
-    }
-
-    static func unit(executable: String, extra: String) -> String {
-        """
-        [Unit]
-        Description=Huddle clipboard sync with paired machines
-        Documentation=man:huddle(1)
-        PartOf=graphical-session.target
-        After=graphical-session.target
-
-        [Service]
-        ExecStart=\(executable) clip sync --quiet\(extra)
-        Restart=on-failure
-        RestartSec=5
-
-        [Install]
-        WantedBy=graphical-session.target
-
-        """
+        print(ClipSyncUnit.text(executable: executable.path, extra: extra), terminator: "")
     }
 }

@@ -47,23 +47,14 @@ struct PasteboardWatchCommand: AsyncParsableCommand {
         _ = try await CommandServices.run([]) {
             var seen = 0
             for await change in changes {
-                if json { Output.json(PasteboardChangeRecord(change)) } else { Output.line(Self.line(change)) }
+                if json {
+                    Output.json(PasteboardChangeRecord(change))
+                } else {
+                    Output.line(PasteboardChangeText.line(change))
+                }
                 seen += 1
                 if let limit, seen >= limit { return }
             }
         }
-    }
-
-    static func line(_ change: PasteboardChange) -> String {
-        let number = "#\(change.sequence)"
-        if change.isEmpty { return "\(number) (empty: the owner went away)" }
-        let types = change.types.map(\.rawValue).joined(separator: ", ")
-        if change.isSecret { return "\(number) secret item (not shown) [\(types)]" }
-        if let text = change.item.string {
-            let flat = text.replacingOccurrences(of: "\n", with: "⏎")
-            let preview = flat.count > 60 ? String(flat.prefix(59)) + "…" : flat
-            return "\(number) \"\(preview)\" [\(types)]"
-        }
-        return "\(number) \(change.item.byteCount) bytes [\(types)]"
     }
 }
