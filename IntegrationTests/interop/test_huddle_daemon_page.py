@@ -11,9 +11,11 @@ phone's screen, and accepts an offer with a real click.
 from __future__ import annotations
 
 import base64
+import html
 import json
 import os
 import re
+import shlex
 
 import pytest
 
@@ -232,5 +234,61 @@ def test_the_page_in_chromium_sends_files_with_progress_follows_the_daemon_live_
     assert send.wait_exit(60) == 0, send.output() + daemons[0].output()
     assert sha256(os.path.join(ada.home, "Downloads", "from-cy.bin")) == digest
     assert not [m for m in browser.console if m.level == "error"], browser.console
+    for proc in daemons:
+        assert proc.stop() == 0, proc.output()
+
+
+@pytest.mark.hosts(2, ifname="eth0")
+def test_send_with_huddle_from_the_file_managers_opens_the_page_with_the_files_and_a_device_button_sends_them(
+        testbed, huddle, homes):
+    """`huddle daemon --install-unit` also writes the desktop entry and the file managers' hooks; Nautilus's script
+    run as Nautilus runs it (the selected files as arguments) and Dolphin's service menu's Exec line (its %F the
+    files) each open the page with those files, and a device's button on it sends them."""
+    ada, bob, daemons = paired_daemons(testbed, homes)
+    a = testbed[0]
+    installed = ada.run("daemon", "--install-unit")
+    assert installed.wait_exit(20) == 0, installed.output()
+    data = os.path.join(ada.home, ".local", "share")
+    script = os.path.join(data, "nautilus", "scripts", "Send with Huddle")
+    menu = os.path.join(data, "kio", "servicemenus", "huddle-send.desktop")
+    entry = os.path.join(data, "applications", "huddle-send.desktop")
+    uca = os.path.join(ada.home, ".config", "Thunar", "uca.xml")
+    for path in (script, menu, entry, uca):
+        assert os.path.exists(path) and path in installed.output(), (path, installed.output())
+    assert os.access(script, os.X_OK) and os.access(menu, os.X_OK)
+    assert "<unique-id>huddle-send</unique-id>" in open(uca).read()
+    opened = os.path.join(homes("browser"), "opened")
+    browser = os.path.join(homes("browser"), "browser")
+    with open(browser, "w") as out:
+        out.write(f'#!/bin/sh\necho "$1" >> {opened}\n')
+    os.chmod(browser, 0o755)
+    env = dict(os.environ, HOME=ada.home, HUDDLE_HOME=ada.home, XDG_RUNTIME_DIR=ada.runtime, BROWSER=browser)
+    files = homes("picked")
+    report, notes = os.path.join(files, "report.bin"), os.path.join(files, "notes.bin")
+    digests = {path: make_file(path, size) for path, size in ((report, 250_000), (notes, 1_000))}
+
+    nautilus = a.spawn(script, report, notes, label="a:nautilus", env=env)
+    assert nautilus.wait_exit(20) == 0, nautilus.output()
+    exec_line = next(l for l in open(menu).read().splitlines() if l.startswith("Exec="))
+    argv = [report if word == "%F" else word for word in shlex.split(exec_line.removeprefix("Exec="))]
+    dolphin = a.spawn(*argv, label="a:dolphin", env=env)
+    assert dolphin.wait_exit(20) == 0, dolphin.output()
+    urls = open(opened).read().split()
+    assert len(urls) == 2 and all(re.fullmatch(r"http://127\.0\.0\.1:\d+/\?token=[0-9a-f]{64}&stage=[0-9a-f]{16}", u)
+                                  for u in urls), urls
+
+    page = fetch(a, urls[0])["body"]
+    assert "Send these files" in page and "report.bin" in page and "notes.bin" in page, page
+    action = html.unescape(re.search(r'action="(/send\?[^"]*&amp;to=DaBob)"', page).group(1))
+    base = urls[0].split("?")[0]
+    sent = fetch(a, base.rstrip("/") + action, "POST", Origin=base.rstrip("/"))
+    assert sent["status"] == 303, sent
+    after = fetch(a, urls[0])["body"]
+    assert "sent report.bin to DaBob: verified by the receiver" in after, after
+    inbox = os.path.join(os.path.dirname(bob.home), "bob-inbox")
+    for path, digest in digests.items():
+        assert sha256(os.path.join(inbox, os.path.basename(path))) == digest
+    second = fetch(a, urls[1])["body"]
+    assert "report.bin" in second and "notes.bin" not in second.split("<h2>Devices")[0]
     for proc in daemons:
         assert proc.stop() == 0, proc.output()

@@ -46,7 +46,12 @@ struct DaemonCommand: AsyncParsableCommand {
         )
     )
     var config: String?
-    @Flag(help: "Write the systemd user unit that runs huddle daemon (~/.config/systemd/user/huddle.service).")
+    @Flag(
+        help: ArgumentHelp(
+            "Write the systemd user unit that runs huddle daemon (~/.config/systemd/user/huddle.service).",
+            discussion: "And \"Send with Huddle\" for Nautilus, Dolphin, Thunar and the desktop's menus."
+        )
+    )
     var installUnit = false
     @Flag(help: "Print that unit instead.") var printUnit = false
     @OptionGroup var executable: ExecutableOption
@@ -66,10 +71,16 @@ struct DaemonCommand: AsyncParsableCommand {
         if printUnit { return print(DaemonUnit.text(executable: executable.path), terminator: "") }
         if installUnit {
             let path = DaemonUnit.path(environment: environment)
-            try await CommandFailure.run { try DaemonUnit.install(executable: executable.path, at: path) }
+            let thunar = try? String(contentsOfFile: SendToHooks.thunarPath(environment: environment), encoding: .utf8)
+            let hooks = SendToHooks.files(executable: executable.path, environment: environment, thunar: thunar)
+            let written = try await CommandFailure.run {
+                try DaemonUnit.install(executable: executable.path, at: path)
+                return try SendToHooks.install(hooks)
+            }
             Output.line("wrote \(path); start it now and at every login with:")
             Output.line("  systemctl --user daemon-reload && systemctl --user enable --now \(DaemonUnit.fileName)")
-            return Output.line("  journalctl --user -u huddle -f    (what it says)")
+            Output.line("  journalctl --user -u huddle -f    (what it says)")
+            return Output.line("and \"Send with Huddle\" for the file managers: " + written.joined(separator: ", "))
         }
         let settingsFile = config ?? DaemonSettingsFile.path(environment: environment)
         let settings: DaemonSettings

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import HuddleDaemon
 import HuddleWeb
 
@@ -11,18 +12,29 @@ struct UICommand: AsyncParsableCommand {
             huddle daemon serves the page on 127.0.0.1 only, with a token that is new each time the daemon \
             starts: without it, or under another address, every request is refused.
 
+            With files, the page opens with them, to pick who gets them: what the file managers' "Send with \
+            Huddle" runs (huddle daemon --install-unit installs it).
+
               huddle ui            (opens it with xdg-open, or $BROWSER)
               huddle ui --url      (prints the address with its token instead)
+              huddle ui photo.jpg notes.pdf
             """
     )
 
     @Flag(help: "Print the page's address with its token instead of opening it.") var url = false
+    @Argument(help: "Files to send, to a device picked on the page.") var files: [String] = []
     @OptionGroup var data: DataDirectoryOption
 
     func run() async throws {
+        let paths = files.map { URL(fileURLWithPath: $0).standardizedFileURL.path }
+        if let missing = paths.first(where: { !FileManager.default.fileExists(atPath: $0) }) {
+            throw ValidationError("no such file: \(missing)")
+        }
         let client = try await DaemonRoute.required(data)
         let opens = !url
-        try await DaemonRoute.run(client, ControlRequest(.ui)) { link in
+        var request = ControlRequest(.ui)
+        request.paths = paths.isEmpty ? nil : paths
+        try await DaemonRoute.run(client, request) { link in
             Output.line(link)
             if opens, let failure = PageOpener.open(link) { Output.error(failure) }
         }

@@ -21,6 +21,8 @@ public struct Daemon: Sendable {
     public let questions: PendingQuestions<ContinuousClock>
     /// Where the web page answers, once its server listens (docs/web.md).
     public let page = PageLink()
+    /// Files waiting for a person to pick their device on the page (`huddle ui FILE…`).
+    public let staged = StagedSends()
     /// Words for a question that a person answers (``InboxPrinter``-style), and where everything the inbox and the
     /// outbox do is reported.
     public let words: @Sendable (InboxQuestion) -> [String]
@@ -79,7 +81,7 @@ public struct Daemon: Sendable {
         case .questions: return await listQuestions(replies)
         case .answer: return await answer(request, replies)
         case .peers: return await peers(replies)
-        case .ui: return await pageLink(replies)
+        case .ui: return await pageLink(request, replies)
         }
     }
 

@@ -14,6 +14,9 @@ public struct PageBackend: Sendable {
     public var send: @Sendable (_ path: String, _ name: String) async -> PageSendResult
     /// Where files uploaded by the page wait to be sent (made owner-only).
     public var uploads: URL
+    /// The files `huddle ui FILE…` staged under an ID (``StagedSends``), and sending them to a device.
+    public var staged: @Sendable (_ id: String) -> StagedSends.Staged? = { _ in nil }
+    public var sendStaged: @Sendable (_ id: String, _ name: String) async -> PageSendResult? = { _, _ in nil }
     public var now: @Sendable () -> Date
 
     public init(
@@ -34,21 +37,29 @@ public struct PageBackend: Sendable {
             state: { await daemon.pageState() },
             answer: { await daemon.questions.answer($0, accept: $1) },
             cancel: { (try? daemon.outbox.remove($0)) ?? false },
-            send: { path, name in
-                var request = ControlRequest(.send)
-                (request.paths, request.to) = ([path], [name])
-                let said = Mutex<[String]>([])
-                let status = await daemon.handle(
-                    request,
-                    ControlReplies { reply in
-                        said.withLock { $0 += [reply.line, reply.error].compactMap { $0 } }
-                    }
-                )
-                let queued = daemon.outbox.entries.contains { $0.path == path }
-                return PageSendResult(status: status, lines: said.withLock { $0 }, queued: queued)
-            },
+            send: { path, name in await Self.send([path], to: name, through: daemon) },
             uploads: daemon.outbox.uploads
         )
+        staged = { daemon.staged.staged($0) }
+        sendStaged = { id, name in
+            guard let set = daemon.staged.staged(id) else { return nil }
+            let result = await Self.send(set.paths, to: name, through: daemon)
+            daemon.staged.record(id, said: result.lines)
+            return result
+        }
+    }
+
+    /// `paths` sent to `name` through the daemon as `huddle send` would be.
+    static func send(_ paths: [String], to name: String, through daemon: Daemon) async -> PageSendResult {
+        var request = ControlRequest(.send)
+        (request.paths, request.to) = (paths, [name])
+        let said = Mutex<[String]>([])
+        let status = await daemon.handle(
+            request,
+            ControlReplies { reply in said.withLock { $0 += [reply.line, reply.error].compactMap { $0 } } }
+        )
+        let queued = daemon.outbox.entries.contains { paths.contains($0.path) }
+        return PageSendResult(status: status, lines: said.withLock { $0 }, queued: queued)
     }
 }
 

@@ -5,7 +5,13 @@ import HuddleDaemon
 /// questions with their Accept and Decline buttons, the outbox with its Cancel buttons are plain HTML forms. Every
 /// link and form carries the token; every text from a peer is escaped (``HTMLText``).
 enum PageHTML {
-    static func render(_ state: PageState, token: String, now: Date) -> String {
+    static func render(
+        _ state: PageState,
+        token: String,
+        now: Date,
+        staged: StagedSends.Staged? = nil,
+        stageAsked: Bool = false
+    ) -> String {
         let title = "Huddle — " + HTMLText.escaped(state.name)
         return """
             <!DOCTYPE html>
@@ -27,6 +33,7 @@ enum PageHTML {
             <div class="dir">Receiving into \(HTMLText.escaped(state.directory))</div></div></div>
             </div></header>
             <main>
+            \(stageAsked ? stagedSection(staged, devices: state.devices, token: token) : "")\
             <div id="live">
             \(questions(state.questions, token: token))\
             \(devices(state.devices))\
@@ -37,6 +44,33 @@ enum PageHTML {
             </main>
             </body>
             </html>
+
+            """
+    }
+
+    /// The files `huddle ui FILE…` handed over (a file manager's "Send with Huddle"), with one button per device:
+    /// each a form, so picking works without the script; what the sends said below.
+    static func stagedSection(_ staged: StagedSends.Staged?, devices: [DaemonDevice], token: String) -> String {
+        guard let staged else {
+            return """
+                <section id="staged"><h2>Send these files</h2><p class="empty">These files are no longer waiting \
+                here (the daemon restarted, or many were handed over since): send them again.</p></section>
+
+                """
+        }
+        let names = staged.paths.map {
+            "<li><span class=\"name\">\(HTMLText.escaped(URL(fileURLWithPath: $0).lastPathComponent))</span></li>"
+        }
+        let buttons = devices.map { device in
+            let action = "/send?token=\(token)&amp;stage=\(staged.id)&amp;to=\(HTMLText.queryValue(device.sendName))"
+            let label = HTMLText.escaped(device.name) + (device.here ? "" : " (away: queued)")
+            return "<form method=\"post\" action=\"\(action)\"><button class=\"accept\">\(label)</button></form>"
+        }
+        let pick = devices.isEmpty ? "<p class=\"empty\">No device to send to yet.</p>" : buttons.joined()
+        let said = staged.said.map { "<p class=\"detail\">\(HTMLText.escaped($0))</p>" }.joined()
+        return """
+            <section id="staged"><h2>Send these files</h2><ul>\(names.joined())</ul>\
+            <div class="card"><div>To:</div><div class="actions">\(pick)</div>\(said)</div></section>
 
             """
     }

@@ -12,8 +12,15 @@ struct PageRoutes: Sendable {
     func router() -> Router<BasicRequestContext> {
         let router = Router(context: BasicRequestContext.self)
         router.add(middleware: PageGateMiddleware(gate: gate))
-        router.get("/") { _, _ in
-            let page = PageHTML.render(await backend.state(), token: gate.token ?? "", now: backend.now())
+        router.get("/") { request, _ in
+            let stage = request.uri.queryParameters.get("stage")
+            let page = PageHTML.render(
+                await backend.state(),
+                token: gate.token ?? "",
+                now: backend.now(),
+                staged: stage.flatMap(backend.staged),
+                stageAsked: stage != nil
+            )
             return Self.text(page, type: "text/html")
         }
         router.get("/page.css") { _, _ in Self.text(PageStyle.css, type: "text/css") }
@@ -39,6 +46,19 @@ struct PageRoutes: Sendable {
             }
             _ = await backend.cancel(id)
             return back()
+        }
+        router.post("/send") { request, _ in
+            let query = request.uri.queryParameters
+            guard let stage = query.get("stage"), let to = query.get("to"), !to.isEmpty else {
+                return Self.text("send needs stage=ID and to=DEVICE\n", type: "text/plain", .badRequest)
+            }
+            guard await backend.sendStaged(stage, to) != nil else {
+                return Self.text("no such files are waiting: hand them over again\n", type: "text/plain", .notFound)
+            }
+            return Response(
+                status: .seeOther,
+                headers: [.location: "/?token=\(gate.token ?? "")&stage=\(HTMLText.queryValue(stage))"]
+            )
         }
         router.post("/upload") { request, _ in
             let query = request.uri.queryParameters

@@ -22,7 +22,7 @@ enum PageScript {
         }
         async function refresh() {
           let response;
-          try { response = await fetch("/?" + query); } catch (error) { say("The daemon cannot be reached."); return; }
+          try { response = await fetch("/" + location.search); } catch (error) { say("The daemon cannot be reached."); return; }
           if (response.status === 403) { say("The daemon restarted: open the page again with huddle ui."); return; }
           if (!response.ok) return;
           const next = new DOMParser().parseFromString(await response.text(), "text/html");

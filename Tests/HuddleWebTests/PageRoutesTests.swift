@@ -19,6 +19,8 @@ import Testing
         let queues: Bool
         let uploads = FileManager.default.temporaryDirectory.appendingPathComponent("huddle-web-\(UUID().uuidString)")
 
+        let staged = StagedSends()
+
         init(queues: Bool = false) { self.queues = queues }
         deinit { try? FileManager.default.removeItem(at: uploads) }
     }
@@ -53,7 +55,7 @@ import Testing
     func application(_ actions: Actions) -> some ApplicationProtocol {
         let gate = PageGate()
         gate.open(PageAccess(token: Self.token, port: 80))
-        let backend = PageBackend(
+        var backend = PageBackend(
             state: { Self.state },
             answer: { question, accept in
                 actions.answered.withLock { $0.append("question \(question) \(accept)") }
@@ -71,6 +73,13 @@ import Testing
             uploads: actions.uploads,
             now: { Date(timeIntervalSince1970: 600) }
         )
+        let staged = actions.staged
+        backend.staged = { staged.staged($0) }
+        backend.sendStaged = { id, to in
+            guard let set = staged.staged(id) else { return nil }
+            staged.record(id, said: set.paths.map { "sent \($0) to \(to)" })
+            return PageSendResult(status: 0, lines: [], queued: false)
+        }
         return Application(router: PageRoutes(backend: backend, gate: gate).router())
     }
 
@@ -217,5 +226,34 @@ import Testing
         var status: Int32
         var lines: [String]
         var queued: Bool
+    }
+
+    @Test func stagedFilesWaitForADeviceButtonAndTheirSendIsShown() async throws {
+        let actions = Actions()
+        let id = actions.staged.stage(["/home/ada/<photo>.jpg", "/home/ada/notes.pdf"])
+        try await application(actions).test(.router) { client in
+            let page = String(
+                buffer: try await client.execute(uri: "/?token=\(Self.token)&stage=\(id)", method: .get).body
+            )
+            #expect(page.contains("<h2>Send these files</h2>"))
+            #expect(page.contains("<span class=\"name\">&lt;photo&gt;.jpg</span>"))
+            #expect(page.contains("action=\"/send?token=\(Self.token)&amp;stage=\(id)&amp;to=DaBob\""))
+            #expect(page.contains("action=\"/send?token=\(Self.token)&amp;stage=\(id)&amp;to=localsend%3Ax\""))
+            let sent = try await client.execute(uri: "/send?token=\(Self.token)&stage=\(id)&to=DaBob", method: .post)
+            #expect(sent.status == .seeOther)
+            #expect(sent.headers[.location] == "/?token=\(Self.token)&stage=\(id)")
+            let after = String(
+                buffer: try await client.execute(uri: "/?token=\(Self.token)&stage=\(id)", method: .get).body
+            )
+            #expect(after.contains("sent /home/ada/notes.pdf to DaBob"))
+            let gone = try await client.execute(uri: "/send?token=\(Self.token)&stage=0000&to=DaBob", method: .post)
+            #expect(gone.status == .notFound)
+            let old = String(
+                buffer: try await client.execute(uri: "/?token=\(Self.token)&stage=0000", method: .get).body
+            )
+            #expect(old.contains("no longer waiting"))
+            let plain = String(buffer: try await client.execute(uri: "/?token=\(Self.token)", method: .get).body)
+            #expect(!plain.contains("Send these files"))
+        }
     }
 }

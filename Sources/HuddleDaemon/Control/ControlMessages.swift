@@ -33,7 +33,8 @@ public struct ControlRequest: Codable, Sendable, Equatable {
         case answer
         /// List the devices here and the paired devices away, one `device` reply each.
         case peers
-        /// The address of the daemon's web page, with its token, as a `link` reply.
+        /// The address of the daemon's web page, with its token, as a `link` reply; with `paths`, the page's
+        /// address for sending those files, to a device picked there.
         case ui
     }
 
