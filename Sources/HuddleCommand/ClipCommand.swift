@@ -83,28 +83,11 @@ struct ClipFilterOptions: ParsableArguments {
     }
 }
 
-/// Asks on standard input whether to pair with a first contact; end of input (no terminal, a service) is no.
-enum ClipPairing {
-    static func answer(
-        _ request: PeerConnectionRequest,
-        session: PeerSession,
-        prompter: Prompter,
-        autoAccept: Bool
-    )
+extension ClipPairing {
+    /// ``ClipPairing/answer(_:session:prompter:autoAccept:say:)`` saying its words on standard output.
+    static func answer(_ request: PeerConnectionRequest, session: PeerSession, prompter: Prompter, autoAccept: Bool)
         async
-    {
-        let who = "\(request.displayName) (\(request.deviceID.shortID))"
-        let yes = await request.answer(autoAccept: autoAccept, prompter: prompter)
-        if yes {
-            await session.accept(request)
-            return
-        }
-        await session.deny(request)
-        Output.line(
-            "! not paired with \(who): answered no, or no terminal to ask (run this command in a terminal once "
-                + "to compare the code)"
-        )
-    }
+    { await answer(request, session: session, prompter: prompter, autoAccept: autoAccept) { Output.line($0) } }
 }
 
 extension ClipItemSummary {
