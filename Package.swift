@@ -291,7 +291,7 @@ let package = Package(
             name: "HuddleDaemon",
             dependencies: [
                 "HuddleErrors", "Huddle", "HuddleApp", "HuddleForeign", "HuddleTransport", "HuddleWire",
-                "HuddleNotifications",
+                "HuddleNotifications", "HuddleBase",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),

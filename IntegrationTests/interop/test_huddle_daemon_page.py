@@ -130,7 +130,16 @@ def test_huddle_ui_url_gives_a_page_that_lists_the_paired_device_and_refuses_eve
     assert send.wait_exit(60) == 0, send.output() + daemons[0].output()
     landed = os.path.join(ada.home, "Downloads", "from-cy.bin")
     assert sha256(landed) == digest, daemons[0].output()
-    assert json.loads(fetch(a, base + "state.json?token=" + token)["body"])["questions"] == []
+    state = json.loads(fetch(a, base + "state.json?token=" + token)["body"])
+    assert state["questions"] == []
+    assert [(e["kind"], e["path"]) for e in state["received"]] == [("file", landed)], state["received"]
+    history = ada.run("history")
+    assert history.wait_exit(20) == 0, history.output()
+    assert [l.split("  ", 1)[1] for _, l in history.lines] == [f"received {landed}"], history.output()
+    records = ada.run("history", "--json")
+    assert records.wait_exit(20) == 0, records.output()
+    assert [(r["kind"], r["protocol"], r["path"]) for r in map(json.loads, (l for _, l in records.lines))] == \
+        [("file", "huddle", landed)]
 
     # A file for DaBob, who is away, uploaded to the page: queued, and its upload kept until delivered.
     assert daemons[1].stop() == 0, daemons[1].output()

@@ -115,7 +115,7 @@ struct AdvertiseCommand: AsyncParsableCommand {
 
     /// Reads control commands from standard input until `quit` or end of input.
     static func readCommands(stack: MDNSStack, id: MDNSServiceID, json: Bool) async {
-        for await line in StandardInput.lines() {
+        for await line in InputLines.stream().map(\.text) {
             do {
                 switch try ServiceControl(line) {
                 case .txt(let txt): await stack.update(id, txt: txt)
@@ -129,18 +129,5 @@ struct AdvertiseCommand: AsyncParsableCommand {
         }
         // End of input: keep advertising until a signal arrives (the command's service group then cancels this).
         try? await gracefulShutdown()
-    }
-}
-
-/// Lines of standard input, read on a thread of their own (reading blocks).
-enum StandardInput {
-    static func lines() -> AsyncStream<String> {
-        AsyncStream { continuation in
-            let thread = Thread {
-                while let line = readLine() { continuation.yield(line) }
-                continuation.finish()
-            }
-            thread.start()
-        }
     }
 }

@@ -85,7 +85,12 @@ struct ClipFilterOptions: ParsableArguments {
 
 extension ClipPairing {
     /// ``ClipPairing/answer(_:session:prompter:autoAccept:say:)`` saying its words on standard output.
-    static func answer(_ request: PeerConnectionRequest, session: PeerSession, prompter: Prompter, autoAccept: Bool)
+    static func answer(
+        _ request: PeerConnectionRequest,
+        session: PeerSession,
+        prompter: Prompter,
+        autoAccept: Bool
+    )
         async
     { await answer(request, session: session, prompter: prompter, autoAccept: autoAccept) { Output.line($0) } }
 }

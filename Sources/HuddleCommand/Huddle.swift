@@ -30,6 +30,7 @@ struct Huddle: AsyncParsableCommand {
         subcommands: [
             ChatCommand.self, PeersCommand.self, PairCommand.self, SendCommand.self, ReceiveCommand.self,
             ShareCommand.self, DaemonCommand.self, OutboxCommand.self, AnswerCommand.self, UICommand.self,
+            HistoryCommand.self,
             IDCommand.self,
             TrustCommand.self, ClipCommand.self, PasteboardCommand.self, URLCommand.self, DiscoverCommand.self,
             AdvertiseCommand.self, DoctorCommand.self,

@@ -10,8 +10,8 @@ extension Prompter {
     )
 }
 
-/// Standard input as an async sequence of lines, each stamped when read, read on a thread of its own. Only
-/// ``Prompter/standard`` reads it.
+/// Standard input as an async sequence of lines, each stamped when read, read on a thread of its own. One reader
+/// per process: ``Prompter/standard``, or `advertise --control`'s commands.
 enum InputLines {
     static func stream() -> AsyncStream<Prompter.Line> {
         let (stream, continuation) = AsyncStream<Prompter.Line>.makeStream()

@@ -8,8 +8,28 @@ extension Daemon {
     /// The inbox of every protocol, its questions settled by ``AcceptPolicy``: what a rule leaves to a person
     /// waits in ``PendingQuestions``.
     func inbox() -> Inbox {
-        let questions = ForeignQuestions(foreign: foreign, assumeYes: false, ask: ask, report: report)
+        let questions = ForeignQuestions(foreign: foreign, assumeYes: false, ask: ask, report: reportAndKeep)
         return Inbox(session: session, directory: directory, questions: questions, events: inboxEvents)
+    }
+
+    /// An inbox event reported, and what was received kept in the history (docs/daemon.md, "History").
+    @Sendable func reportAndKeep(_ event: InboxEvent) {
+        report(event)
+        let entry: HistoryEntry
+        switch event {
+        case .received(let record):
+            entry = HistoryEntry(
+                at: Date(),
+                kind: .file,
+                protocol: record.protocol ?? "huddle",
+                path: record.path,
+                files: record.directory ? record.files : nil
+            )
+        case .text(let record, let peer):
+            entry = HistoryEntry(at: Date(), kind: .text, protocol: record.protocol, from: peer.name, text: record.text)
+        default: return
+        }
+        do { try history.add(entry) } catch { log("\(error)") }
     }
 
     /// A question of the inbox: settled by the rule for its sender, or put to a person.

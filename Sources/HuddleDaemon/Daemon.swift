@@ -17,6 +17,8 @@ public struct Daemon: Sendable {
     /// Where received files go.
     public let directory: URL
     public let outbox: OutboxStore
+    /// What was received (`history.json` beside the outbox).
+    public let history: HistoryStore
     public var policy = AcceptPolicy()
     public let questions: PendingQuestions<ContinuousClock>
     /// Where the web page answers, once its server listens (docs/web.md).
@@ -55,6 +57,7 @@ public struct Daemon: Sendable {
         self.foreign = foreign
         self.directory = directory
         self.outbox = outbox
+        history = HistoryStore(file: outbox.file.deletingLastPathComponent().appendingPathComponent("history.json"))
         self.questions = questions
         self.words = words
         self.report = report
@@ -64,6 +67,7 @@ public struct Daemon: Sendable {
 
     /// Receives and delivers until cancelled.
     public func run() async {
+        if let trouble = history.trouble { log(trouble) }
         await withDiscardingTaskGroup { group in
             group.addTask { await inbox().run() }
             group.addTask { await OutboxCourier(daemon: self).run() }

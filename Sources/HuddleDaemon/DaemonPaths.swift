@@ -16,6 +16,8 @@ public struct DaemonPaths: Sendable, Equatable {
     public let controlSocket: String
     public let lockFile: String
     public let outboxFile: String
+    /// What was received (``HistoryStore``).
+    public let historyFile: String
 
     /// The paths for `dataDirectory`, with `environment` (`XDG_RUNTIME_DIR`) and `uid` for the runtime folder.
     public init(dataDirectory: URL, environment: [String: String], uid: UInt32) {
@@ -26,6 +28,7 @@ public struct DaemonPaths: Sendable, Equatable {
         controlSocket = runtimeDirectory + "/daemon-\(digest).sock"
         lockFile = data + "/daemon.lock"
         outboxFile = data + "/outbox.json"
+        historyFile = data + "/history.json"
     }
 
     /// The paths of this process's user and environment.

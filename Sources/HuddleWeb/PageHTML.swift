@@ -38,6 +38,7 @@ enum PageHTML {
             \(questions(state.questions, token: token))\
             \(devices(state.devices))\
             \(outbox(state.outbox, token: token, now: now))\
+            \(received(state.received, now: now))\
             </div>
             \(sending(state.devices))\
             <p id="live-status" class="detail"></p>
@@ -145,6 +146,31 @@ enum PageHTML {
                 """
         }
         return "<section id=\"outbox\"><h2>Outbox</h2><ul>\(items.joined())</ul></section>\n"
+    }
+
+    /// What was received, newest first: a file with where it went, a text with who sent it.
+    static func received(_ entries: [HistoryEntry], now: Date) -> String {
+        guard !entries.isEmpty else { return "" }
+        let items = entries.map { entry in
+            let via = entry.protocol == "huddle" ? "" : " · \(HTMLText.escaped(entry.protocol))"
+            let when = age(since: entry.at, now: now)
+            switch entry.kind {
+            case .text:
+                return """
+                    <li class="text"><div class="about"><span class="name">\(HTMLText.escaped(entry.from ?? "?"))</span>\
+                    <p class="said">\(HTMLText.escaped(entry.text ?? ""))</p><div class="detail">\(when)\(via)</div></div></li>
+                    """
+            case .file:
+                let path = entry.path ?? "?"
+                let name = URL(fileURLWithPath: path).lastPathComponent
+                let count = (entry.files ?? 1) > 1 ? " (\(entry.files ?? 1) files)" : ""
+                return """
+                    <li class="file"><div class="about"><span class="name">\(HTMLText.escaped(name))</span>\(count)\
+                    <div class="detail">in \(HTMLText.escaped(URL(fileURLWithPath: path).deletingLastPathComponent().path)) · \(when)\(via)</div></div></li>
+                    """
+            }
+        }
+        return "<section id=\"received\"><h2>Received</h2><ul>\(items.joined())</ul></section>\n"
     }
 
     /// A round mark with the name's first letter, its colour one of twelve chosen by the name (the same name, the same

@@ -48,6 +48,9 @@ public struct PageState: Sendable, Equatable, Encodable {
     public var devices: [DaemonDevice]
     public var questions: [Question]
     public var outbox: [QueuedSend]
+    /// What was received, newest first (at most ``receivedShown``).
+    public var received: [HistoryEntry] = []
+    public static let receivedShown = 20
 
     public init(
         name: String,
@@ -55,10 +58,11 @@ public struct PageState: Sendable, Equatable, Encodable {
         directory: String,
         devices: [DaemonDevice] = [],
         questions: [Question] = [],
+        received: [HistoryEntry] = [],
         outbox: [QueuedSend] = []
     ) {
         (self.name, self.shortID, self.directory) = (name, shortID, directory)
-        (self.devices, self.questions, self.outbox) = (devices, questions, outbox)
+        (self.devices, self.questions, self.outbox, self.received) = (devices, questions, outbox, received)
     }
 }
 
@@ -71,6 +75,7 @@ extension Daemon {
             directory: directory.path,
             devices: await devices(),
             questions: await questions.questions.map { PageState.Question(asked: $0.id, $0.lines) },
+            received: history.entries.suffix(PageState.receivedShown).reversed(),
             outbox: outbox.entries.map {
                 PageState.QueuedSend(
                     id: $0.id,

@@ -61,6 +61,7 @@ enum PageStyle {
         .sending.done .detail { color: var(--good); }
         .sending.failed .detail { color: var(--bad); }
         button:disabled { opacity: 0.5; cursor: default; }
+        .said { margin: 0.15rem 0; white-space: pre-wrap; overflow-wrap: anywhere; }
         .empty { background: var(--card); border: 1px dashed var(--line); border-radius: 12px; padding: 1rem; }
         """
 }

@@ -49,6 +49,16 @@ import Testing
             ),
         ],
         questions: [.init(id: 3, lines: ["DaCy wants to send notes.txt (12 bytes)."])],
+        received: [
+            HistoryEntry(
+                at: Date(timeIntervalSince1970: 300),
+                kind: .text,
+                protocol: "localsend",
+                from: "Pixel",
+                text: "<b>hi</b>"
+            ),
+            HistoryEntry(at: Date(timeIntervalSince1970: 0), kind: .file, protocol: "huddle", path: "/in/report.pdf"),
+        ],
         outbox: [.init(id: "0badcafe", file: "photo.jpg", recipient: "DaBob", queuedAt: Date(timeIntervalSince1970: 0))]
     )
 
@@ -96,6 +106,10 @@ import Testing
             #expect(page.contains("action=\"/answer?token=\(Self.token)&amp;question=3&amp;accept=yes\""))
             #expect(page.contains("action=\"/cancel?token=\(Self.token)&amp;id=0badcafe\""))
             #expect(page.contains("queued 10 min ago"))
+            #expect(
+                page.contains("<p class=\"said\">&lt;b&gt;hi&lt;/b&gt;</p><div class=\"detail\">5 min ago · localsend")
+            )
+            #expect(page.contains("<span class=\"name\">report.pdf</span><div class=\"detail\">in /in · 10 min ago"))
             #expect(page.contains("href=\"/page.css?token=\(Self.token)\""))
         }
     }
