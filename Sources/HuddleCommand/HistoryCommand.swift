@@ -17,7 +17,7 @@ struct HistoryCommand: ParsableCommand {
     func run() throws {
         let file = URL(fileURLWithPath: DaemonPaths.current(dataDirectory: data.url).historyFile)
         let (lines, warning) = HistoryText.output(file: file, from: from, json: json)
-        lines.forEach { Output.line($0) }
+        for line in lines { Output.line(line) }
         if let warning {
             Output.error(warning)
             throw ExitCode.dataError
