@@ -1,4 +1,4 @@
-import HuddleWire
+public import HuddleWire
 
 /// Who may use the daemon's page (docs/web.md, "Access"): a request must carry the page's token and name the
 /// loopback address it was served on, so that neither another local user's page nor a site whose name resolves to
