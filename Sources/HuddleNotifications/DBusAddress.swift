@@ -15,7 +15,8 @@ public struct DBusAddress: Sendable, Equatable {
             guard let colon = entry.firstIndex(of: ":"), entry[..<colon] == "unix" else { continue }
             var keys: [Substring: String] = [:]
             for pair in entry[entry.index(after: colon)...].split(separator: ",") {
-                guard let equals = pair.firstIndex(of: "="), let value = Self.unescaped(pair[pair.index(after: equals)...])
+                guard let equals = pair.firstIndex(of: "="),
+                    let value = Self.unescaped(pair[pair.index(after: equals)...])
                 else { continue }
                 keys[pair[..<equals]] = value
             }
