@@ -36,9 +36,10 @@ struct QuestionNotificationBook: Sendable, Equatable {
     mutating func handle(_ event: NotificationEvent) -> Step {
         switch event {
         case .actionInvoked(let id, let key):
+            // Not every server closes a notification whose action it ran (dunst does not): it stays known until
+            // its question is settled, then it is closed.
             guard key == Self.acceptKey || key == Self.declineKey, let question = questionOf.removeValue(forKey: id)
             else { return .nothing }
-            notificationOf[question] = nil
             return .answer(question: question, accept: key == Self.acceptKey)
         case .closed(let id, _):
             if let question = questionOf.removeValue(forKey: id) { notificationOf[question] = nil }
