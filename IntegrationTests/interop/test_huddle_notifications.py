@@ -5,8 +5,9 @@ with a `dmenu` script that picks the action the test wants from dunst's context 
 every notification of app Huddle as dunst takes it. `huddle daemon --name DaAda` runs there with
 DBUS_SESSION_BUS_ADDRESS set to that bus. Cy, an unpaired device on the other host, sends a file: the question
 shows in dunst with its words and both actions; Accept chosen through dunst lands the file byte for byte and the
-notification is closed by the daemon (into dunst's history). A second send, declined through dunst, is refused:
-Cy's send fails and no file lands. Without a bus (and with a bus but no notification server) the daemon logs one
+notification is closed by the daemon (into dunst's history). A second stranger's send, declined through dunst, is
+refused: the send fails and no file lands. A third's, dismissed in dunst, still waits for `huddle answer`; the
+daemon stopping closes what it still shows. Without a bus (and with a bus but no notification server) the daemon logs one
 line and `huddle answer` still answers.
 """
 
@@ -254,7 +255,35 @@ def test_a_question_is_answered_through_dunst(testbed, huddle, homes, tools):
     assert not os.path.exists(os.path.join(inbox, "other.bin")), os.listdir(inbox)
     wait_until(lambda: desktop.ctl("count", "displayed") == "0", 20, what="the declined notification closed")
     assert not notification_log(daemon), daemon.output()
+
+    # Dismissed in dunst (no action): the question keeps waiting, and huddle answer answers it.
+    eve = Person(testbed[1], homes, "Eve", None)
+    third = os.path.join(homes("files"), "third.txt")
+    with open(third, "w") as f:
+        f.write("dismissed, then answered\n")
+    question = len([l for _, l in daemon.lines if " waits: huddle answer " in l]) + 1
+    send, _ = start_send(eve, third, ada, daemon, question)
+    wait_until(lambda: desktop.shown() and desktop.shown()[-1]["summary"] == "Huddle: Eve wants to connect", 20,
+               what="Eve's question in dunst")
+    desktop.ctl("close")
+    assert desktop.ctl("count", "displayed") == "0"
+    listing = ada.run("answer")
+    assert listing.wait_exit(20) == 0, listing.output()
+    assert any(l.startswith(f"{question}: ? pair with Eve (") for _, l in listing.lines), listing.output()
+    answer = ada.run("answer", str(question), "yes")
+    assert answer.wait_exit(20) == 0 and [l for _, l in answer.lines] == [f"answered {question}: yes"], \
+        answer.output()
+    assert send.wait_exit(60) == 0, send.output() + daemon.output()
+    with open(os.path.join(inbox, "third.txt")) as f:
+        assert f.read() == "dismissed, then answered\n"
+
+    # The daemon stopping declines what waits, and closes its notification: nothing is left displayed.
+    fay = Person(testbed[1], homes, "Fay", None)
+    send, _ = start_send(fay, third, ada, daemon, question + 1)
+    wait_until(lambda: desktop.ctl("count", "displayed") == "1", 20, what="Fay's question in dunst")
     assert daemon.stop() == 0, daemon.output()
+    assert desktop.ctl("count", "displayed") == "0"
+    assert send.wait_exit(60) not in (None, 0), send.output()
 
 
 @pytest.mark.hosts(2, ifname="eth0")

@@ -42,6 +42,17 @@ struct QuestionNotificationBookTests {
         #expect(book.questionOf.isEmpty && book.notificationOf.isEmpty)
     }
 
+    @Test("when the daemon stops, every notification still shown is closed")
+    func stopping() {
+        var book = QuestionNotificationBook()
+        book.shown(question: 1, as: 12)
+        book.shown(question: 2, as: 11)
+        _ = book.handle(.actionInvoked(id: 12, key: "accept"))
+        #expect(book.forgetAll() == [11, 12])
+        #expect(book.forgetAll().isEmpty)
+        #expect(book.settled(question: 1) == .nothing)
+    }
+
     @Test("the notification has Accept and Decline, never expires, and escapes markup only for a server that reads it")
     func notification() {
         let notice = QuestionNotice(summary: "Huddle: Bob wants to send a<b>.txt", body: "? a<b>.txt & more")

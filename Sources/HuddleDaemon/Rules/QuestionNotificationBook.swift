@@ -33,6 +33,12 @@ struct QuestionNotificationBook: Sendable, Equatable {
         return .close(notification: notification)
     }
 
+    /// Every notification still shown, forgotten (the daemon stops: each is closed).
+    mutating func forgetAll() -> [UInt32] {
+        defer { (questionOf, notificationOf) = ([:], [:]) }
+        return notificationOf.values.sorted()
+    }
+
     mutating func handle(_ event: NotificationEvent) -> Step {
         switch event {
         case .actionInvoked(let id, let key):

@@ -82,6 +82,8 @@ final class QuestionNotifier: Sendable {
             }
             group.cancelAll()
         }
+        // Stopping: no notification is left with buttons that nobody listens to.
+        for shown in book.withLockedValue({ $0.forgetAll() }) { try? await notifications.close(shown) }
         await notifications.disconnect()
     }
 
