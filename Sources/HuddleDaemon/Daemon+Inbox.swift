@@ -42,9 +42,7 @@ extension Daemon {
             report(.settled(question, .refused(.byRule)))
             return false
         case .ask:
-            return await questions.ask(words(question)) { [log] asked in
-                log("question \(asked.id) waits: huddle answer \(asked.id) yes (or no)")
-            }
+            return await askPerson(question)
         }
     }
 

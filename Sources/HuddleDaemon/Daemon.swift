@@ -40,6 +40,8 @@ public struct Daemon: Sendable {
     /// happened since it started (an offer from a device that was waiting to dial in).
     let inboxEvents: PeerSessionEvents
     let courierEvents: PeerSessionEvents
+    /// The questions as desktop notifications, on the session bus of `DBUS_SESSION_BUS_ADDRESS`.
+    let notifier: QuestionNotifier
 
     public init(
         session: PeerSession,
@@ -49,7 +51,8 @@ public struct Daemon: Sendable {
         questions: PendingQuestions<ContinuousClock> = PendingQuestions(clock: ContinuousClock()),
         words: @escaping @Sendable (InboxQuestion) -> [String],
         report: @escaping @Sendable (InboxEvent) -> Void,
-        log: @escaping @Sendable (String) -> Void
+        log: @escaping @Sendable (String) -> Void,
+        sessionBus: String? = ProcessInfo.processInfo.environment["DBUS_SESSION_BUS_ADDRESS"]
     ) {
         self.session = session
         inboxEvents = session.events
@@ -62,6 +65,7 @@ public struct Daemon: Sendable {
         self.words = words
         self.report = report
         self.log = log
+        notifier = QuestionNotifier(address: sessionBus, log: log)
         (courierWakes, courierWake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     }
 
@@ -71,6 +75,7 @@ public struct Daemon: Sendable {
         await withDiscardingTaskGroup { group in
             group.addTask { await inbox().run() }
             group.addTask { await OutboxCourier(daemon: self).run() }
+            group.addTask { await notifyQuestions() }
         }
     }
 

@@ -2,7 +2,7 @@
 public enum AcceptRule: String, Codable, Sendable, CaseIterable {
     /// Taken without a question.
     case accept
-    /// Asked: `huddle answer` (and, later, a notification or the page) says yes or no.
+    /// Asked: `huddle answer` or a desktop notification (docs/notifications.md) says yes or no.
     case ask
     /// Declined without a question.
     case refuse
