@@ -28,6 +28,8 @@ public struct ForeignSetup: Sendable {
     public var localSendPort: Int?
     /// Whether LocalSend devices that speak plain HTTP are sent to and taken from.
     public var allowsPlainHTTP = false
+    /// Hosts to look for LocalSend devices at, where multicast may not reach (`--peer`'s hosts).
+    public var peerHosts: [String] = []
     /// Files offered on LocalSend's download API (`huddle share`).
     public var share: LocalSendShareConfiguration?
     /// Where the protocols say what they cannot report as an event (a pin they could not write).
@@ -129,6 +131,7 @@ public enum ForeignServices {
         configuration.takesOffers = setup.takesOffers
         configuration.share = setup.share
         configuration.allowsPlainHTTP = setup.allowsPlainHTTP
+        configuration.probedHosts = setup.peerHosts
         if let port = setup.localSendPort { configuration.port = port }
         if setup.discovery.families == [.v6] { configuration.usesMulticast = false }  // LocalSend multicasts on IPv4
         configuration.usesInterface = context.usesInterface

@@ -76,6 +76,7 @@ struct ForeignOptions: ParsableArguments {
             discovery: options.network.configuration()
         )
         setup.logger = session.logger  // standard error, escaped, warnings and worse
+        setup.peerHosts = (try? options.localSetup.addresses())?.map(\.host) ?? []
         return setup
     }
 

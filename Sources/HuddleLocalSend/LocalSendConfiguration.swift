@@ -28,6 +28,10 @@ public struct LocalSendConfiguration: Sendable {
     /// `--interface` names when it does (``ForeignListenAddresses``). The multicast socket stays on 0.0.0.0 and
     /// heeds only what comes in on interfaces ``usesInterface`` takes.
     public var listenAddresses = ["0.0.0.0"]
+    /// Hosts asked who they are (`/info` at LocalSend's default port, 53317) when the service starts and every
+    /// ``probeInterval`` after: devices that multicast does not reach (`--peer`; docs/localsend.md, "By address").
+    public var probedHosts: [String] = []
+    public var probeInterval: Duration = .seconds(30)
     /// How often to announce after the first three (at 0, 1 and 3 s).
     public var announceInterval: Duration = .seconds(30)
     /// Whether offers are put to the user (`huddle receive`); when not, each is declined at once.

@@ -142,6 +142,7 @@ public final class LocalSendService: ForeignPeerService, Service {
             if let share { LocalSendShareRoutes(service: self, share: share).add(to: router, page: false) }
             let port = try await startServer(router, tls: true, ports: [configuration.port, 0], on: servers)
             listeningPort.settle(port)
+            if !configuration.probedHosts.isEmpty { tasks.addTask { [self] in try await probeHosts() } }
             let multicast = configuration.usesMulticast ? await openMulticast() : nil
             state.withLockedValue { $0.multicast = multicast }
             if let multicast {
@@ -447,6 +448,22 @@ public final class LocalSendService: ForeignPeerService, Service {
         }
         peer.fingerprint = proven.uppercased()
         return peer
+    }
+
+    /// Probes every ``LocalSendConfiguration/probedHosts`` host now and every ``LocalSendConfiguration/probeInterval``
+    /// after, until cancelled: a device found so is in the table as one found by multicast is (its name, its
+    /// proven fingerprint), and one gone drops out as any does. Plain HTTP is tried only where it is allowed.
+    func probeHosts() async throws {
+        while true {
+            for host in configuration.probedHosts {
+                do {
+                    _ = try await probe(host: host)
+                } catch {
+                    if configuration.allowsPlainHTTP { _ = try? await probe(host: host, https: false) }
+                }
+            }
+            try await Task.sleep(for: configuration.probeInterval)
+        }
     }
 
     /// Asks the device at `host`:`port` who it is (`/info`), as when it is not found by multicast: another
