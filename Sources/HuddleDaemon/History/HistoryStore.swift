@@ -1,5 +1,4 @@
 public import Foundation
-import HuddleTransport
 import NIOConcurrencyHelpers
 
 /// What the daemon received, on disk (docs/daemon.md, "History"): the newest ``limit`` entries, each change written
@@ -34,9 +33,8 @@ public final class HistoryStore: Sendable {
         guard let bytes = FileManager.default.contents(atPath: file.path) else {
             return FileManager.default.fileExists(atPath: file.path) ? nil : []
         }
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .iso8601
-        guard let decoded = try? decoder.decode(HistoryFile.self, from: bytes), decoded.version == HistoryFile.version
+        guard let decoded = try? DaemonJSONFile.decode(HistoryFile.self, from: bytes),
+            decoded.version == HistoryFile.version
         else { return nil }
         return decoded.entries
     }
@@ -50,14 +48,7 @@ public final class HistoryStore: Sendable {
             var next = current
             next.entries.append(entry)
             if next.entries.count > Self.limit { next.entries.removeFirst(next.entries.count - Self.limit) }
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys]
-            encoder.dateEncodingStrategy = .iso8601
-            do {
-                try AtomicFile.write(Array(try encoder.encode(next)), to: file, mode: 0o600)
-            } catch {
-                throw DaemonError(.storage, "cannot write the history \(file.path): \(error)")
-            }
+            try DaemonJSONFile.write(next, to: file, what: "the history")
             current = next
         }
     }

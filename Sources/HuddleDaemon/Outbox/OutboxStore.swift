@@ -1,5 +1,4 @@
 public import Foundation
-import HuddleTransport
 import NIOConcurrencyHelpers
 
 /// The outbox on disk: every change written at once, atomically (a temporary file renamed over the old one), so a
@@ -19,9 +18,7 @@ public final class OutboxStore: Sendable {
             return
         }
         do {
-            let decoder = JSONDecoder()
-            decoder.dateDecodingStrategy = .iso8601
-            let read = try decoder.decode(OutboxFile.self, from: bytes)
+            let read = try DaemonJSONFile.decode(OutboxFile.self, from: bytes)
             guard read.version == OutboxFile.version else {
                 throw DaemonError(.storage, "version \(read.version), this huddle reads \(OutboxFile.version)")
             }
@@ -79,14 +76,7 @@ public final class OutboxStore: Sendable {
         try state.withLockedValue { current in
             var next = current
             body(&next)
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            encoder.dateEncodingStrategy = .iso8601
-            do {
-                try AtomicFile.write(Array(try encoder.encode(next)), to: file, mode: 0o600)
-            } catch {
-                throw DaemonError(.storage, "cannot write the outbox \(file.path): \(error)")
-            }
+            try DaemonJSONFile.write(next, to: file, what: "the outbox")
             current = next
         }
     }
