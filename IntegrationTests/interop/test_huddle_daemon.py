@@ -295,6 +295,7 @@ def test_a_send_through_the_daemon_reaches_a_localsend_device_and_peers_lists_it
     assert daemon.stop() == 0, daemon.output()
 
 
+@pytest.mark.full  # the `localsend` package is installed by the full run only (it needs Python 3.12)
 @pytest.mark.hosts(2, ifname="eth0", default_route=True)
 def test_a_text_through_the_daemon_reaches_a_localsend_device(testbed, localsend_second, homes):
     """`huddle send --text T --to ls-b` with a daemon running goes through it: the `localsend` package on Bob's
