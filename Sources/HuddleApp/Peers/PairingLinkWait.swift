@@ -2,8 +2,8 @@ public import Huddle
 import HuddleTransport
 public import HuddleWire
 
-/// The wait after a pairing link is issued, shared by `huddle pair` and the daemon (docs/pairing.md): until a
-/// device uses the link or it expires, with the lines both print.
+/// The wait after a pairing link is issued, shared by `huddle pair` and the daemon (docs/threat-model.md,
+/// "Pairing links"): until a device uses the link or it expires, with the lines both print.
 public struct PairingLinkWait: Sendable {
     let session: PeerSession
     /// Subscribed before the link is issued, so that a device quick to use it is not missed.
