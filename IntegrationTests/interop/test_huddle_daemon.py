@@ -46,6 +46,18 @@ def said(proc, text: str) -> bool:
     return any(text in line for _, line in proc.lines) or any(text in line for line in proc.err_lines)
 
 
+def pair_by_link(issuing: User, using: User, using_daemon):
+    """`huddle pair --no-qr` on one user's host prints a link; `huddle pair -` on the other's, given it on standard
+    input, pairs (both through their daemons). Returns the two commands, both ended with 0."""
+    issuer = issuing.run("pair", "--no-qr")
+    link = issuer.wait_line(lambda l: l.startswith("huddle:pair"), 20)
+    user = using.run("pair", "-", stdin=True)
+    user.send(link)
+    assert user.wait_exit(60) == 0, user.output() + using_daemon.output()
+    assert issuer.wait_exit(30) == 0, issuer.output()
+    return issuer, user
+
+
 @pytest.mark.hosts(2, ifname="eth0")
 def test_daemons_pair_deliver_without_a_question_and_queue_for_a_device_that_is_away(testbed, huddle, homes):
     ada, bob = User(testbed[0], homes, "DaAda"), User(testbed[1], homes, "DaBob")
@@ -58,13 +70,8 @@ def test_daemons_pair_deliver_without_a_question_and_queue_for_a_device_that_is_
     assert any("a daemon already runs for this data directory (process " in l for l in second.err_lines), \
         second.output()
 
-    issuer = ada.run("pair", "--no-qr")
-    link = issuer.wait_line(lambda l: l.startswith("huddle:pair"), 20)
-    user = bob.run("pair", "-", stdin=True)
-    user.send(link)
-    assert user.wait_exit(60) == 0, user.output() + bob_daemon.output()
+    issuer, user = pair_by_link(ada, bob, bob_daemon)
     assert said(user, "* paired with DaAda ("), user.output()
-    assert issuer.wait_exit(30) == 0, issuer.output()
     assert said(issuer, "* paired with DaBob ("), issuer.output()
 
     first = os.path.join(homes("files"), "first.bin")
@@ -329,12 +336,7 @@ def test_two_daemons_on_their_defaults_on_hosts_of_one_host_name_pair_and_send(t
         proc = user.run("daemon")
         proc.wait_line(lambda l: l.startswith("huddle daemon:"), 20)
         daemons.append(proc)
-    issuer = ada.run("pair", "--no-qr")
-    link = issuer.wait_line(lambda l: l.startswith("huddle:pair"), 20)
-    user = bob.run("pair", "-", stdin=True)
-    user.send(link)
-    assert user.wait_exit(60) == 0, user.output() + daemons[1].output()
-    assert issuer.wait_exit(30) == 0, issuer.output()
+    pair_by_link(ada, bob, daemons[1])
 
     listed = ada.run("peers", "--json")
     assert listed.wait_exit(20) == 0, listed.output()

@@ -20,7 +20,7 @@ import shlex
 import pytest
 
 from test_huddle_chat import code_of
-from test_huddle_daemon import User
+from test_huddle_daemon import User, pair_by_link
 from test_huddle_transfer import make_file, sha256
 from testbed import wait_until
 
@@ -57,12 +57,7 @@ def paired_daemons(testbed, homes):
     ada, bob = User(a, homes, "DaAda"), User(b, homes, "DaBob")
     inbox = homes("bob-inbox")
     daemons = [ada.daemon(), bob.daemon("--dir", inbox)]
-    issuer = ada.run("pair", "--no-qr")
-    link = issuer.wait_line(lambda l: l.startswith("huddle:pair"), 20)
-    user = bob.run("pair", "-", stdin=True)
-    user.send(link)
-    assert user.wait_exit(60) == 0, user.output() + daemons[1].output()
-    assert issuer.wait_exit(30) == 0, issuer.output()
+    pair_by_link(ada, bob, daemons[1])
     return ada, bob, daemons
 
 

@@ -30,7 +30,7 @@ enum PageScript {
           const chosen = select.value;
           select.replaceChildren(...[...next.getElementById("send-to").options].map(o => document.adoptNode(o)));
           if ([...select.options].some(o => o.value === chosen)) select.value = chosen;
-          form.querySelector("button").disabled = select.options.length === 0;
+          form.querySelector("button").toggleAttribute("disabled", select.options.length === 0);
         }
         function connect() {
           const socket = new WebSocket("ws://" + location.host + "/live?" + query);
@@ -112,7 +112,7 @@ enum PageScript {
           sendAll([...event.dataTransfer.files]);
         });
         form.hidden = false;
-        form.querySelector("button").disabled = select.options.length === 0;
+        form.querySelector("button").toggleAttribute("disabled", select.options.length === 0);
         connect();
         """
 }
