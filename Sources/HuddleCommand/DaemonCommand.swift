@@ -70,17 +70,10 @@ struct DaemonCommand: AsyncParsableCommand {
         let environment = ProcessInfo.processInfo.environment
         if printUnit { return print(DaemonUnit.text(executable: executable.path), terminator: "") }
         if installUnit {
-            let path = DaemonUnit.path(environment: environment)
-            let thunar = try? String(contentsOfFile: SendToHooks.thunarPath(environment: environment), encoding: .utf8)
-            let hooks = SendToHooks.files(executable: executable.path, environment: environment, thunar: thunar)
-            let written = try await CommandFailure.run {
-                try DaemonUnit.install(executable: executable.path, at: path)
-                return try SendToHooks.install(hooks)
+            let said = try await CommandFailure.run {
+                try DaemonUnit.installAll(executable: executable.path, environment: environment)
             }
-            Output.line("wrote \(path); start it now and at every login with:")
-            Output.line("  systemctl --user daemon-reload && systemctl --user enable --now \(DaemonUnit.fileName)")
-            Output.line("  journalctl --user -u huddle -f    (what it says)")
-            return Output.line("and \"Send with Huddle\" for the file managers: " + written.joined(separator: ", "))
+            return said.forEach { Output.line($0) }
         }
         let settingsFile = config ?? DaemonSettingsFile.path(environment: environment)
         let settings: DaemonSettings
@@ -91,7 +84,7 @@ struct DaemonCommand: AsyncParsableCommand {
         // A flag wins over the file.
         var (options, foreignOptions) = (self.options, self.foreignOptions)
         (options.name, options.session) = (options.name ?? settings.name, options.session ?? settings.session)
-        options.port = options.port ?? settings.port
+        (options.port, options.limitRate) = (options.port ?? settings.port, options.limitRate ?? settings.limitRate)
         if options.peerAddressTexts.isEmpty { options.peerAddressTexts = settings.peer ?? [] }
         foreignOptions.noLocalSend = foreignOptions.noLocalSend || settings.localsend == false
         foreignOptions.noKDEConnect = foreignOptions.noKDEConnect || settings.kdeconnect == false
@@ -99,7 +92,7 @@ struct DaemonCommand: AsyncParsableCommand {
         let paths = DaemonPaths.current(dataDirectory: options.data.url)
         let (lock, outbox) = try await CommandFailure.run { try DaemonFiles.open(paths) }
         let directory = try ReceiveCommand.receivingDirectory(dir ?? settings.directory(environment: environment))
-        let session = try await options.startSession(mode: .peer)
+        let session = try await options.startSession(mode: .peer) { $0.transfers.rateLimits.perDevice = settings.rates }
         let foreign = try foreignOptions.services(options: options, takesOffers: true)
         let printer = InboxPrinter(reporter: ProgressReporter(json: false), json: false, assumeYes: false)
         var daemon = Daemon(

@@ -165,6 +165,7 @@ struct SendCommand: AsyncParsableCommand {
 
     /// The send through a running daemon (docs/daemon.md): it sends, or queues for a paired device that is away.
     func sendThrough(_ daemon: ControlClient) async throws {
+        if options.limitRate != nil { throw ValidationError("a daemon runs: it sends at config.toml's limit-rate") }
         var request = ControlRequest(.send)
         request.json = json
         request.paths = paths.map { URL(fileURLWithPath: $0).standardizedFileURL.path }

@@ -102,13 +102,19 @@ struct SessionOptions: ParsableArguments {
     )
     var disconnectTimeout: Double = 15
 
+    @Option(
+        name: .customLong("limit-rate"),
+        help: ArgumentHelp("Send and receive files at most this fast, each way: 500K, 2M (K = 1024 bytes a second).")
+    )
+    var limitRate: String?
+
     @OptionGroup var network: NetworkOptions
 
     /// The session settings given (``SessionSetup``) but the wide-area ones, which read files (``setup()``).
     var localSetup: SessionSetup {
         var setup = SessionSetup()
         (setup.name, setup.sessionID, setup.port, setup.peerAddresses) = (name, session, port, peerAddressTexts)
-        setup.disconnectTimeout = disconnectTimeout
+        (setup.disconnectTimeout, setup.limitRate) = (disconnectTimeout, limitRate)
         // Nobody compares a code under --yes either: such pins are trust-on-first-use, never "verified".
         setup.trustsOnFirstUse = trustOnFirstUse || yes
         setup.dataDirectory = data.url

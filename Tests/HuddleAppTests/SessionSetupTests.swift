@@ -25,6 +25,9 @@ struct SessionSetupTests {
     func refusals() {
         #expect(refusal { _ in } == nil)
         #expect(refusal { $0.sessionID = "" } == "session")
+        #expect(refusal { $0.limitRate = "fast" } == "limit-rate")
+        #expect(refusal { $0.limitRate = "0" } == "limit-rate")
+        #expect(refusal { $0.limitRate = "1.5M" } == nil)
         #expect(refusal { $0.name = "" } == "name")
         #expect(refusal { $0.name = String(repeating: "é", count: 32) } == "name", "64 bytes")
         #expect(refusal { $0.name = String(repeating: "a", count: 63) } == nil)
@@ -46,7 +49,9 @@ struct SessionSetupTests {
         setup.peerAddresses = ["10.0.0.2", "10.0.0.3:5000"]
         setup.trustsOnFirstUse = true
         setup.disconnectTimeout = 30
+        setup.limitRate = "2M"
         configuration = setup.configuration()
+        #expect(configuration.transfers.rateLimits == TransferRateLimits(sending: .init(bytesPerSecond: 2 << 20), receiving: .init(bytesPerSecond: 2 << 20)))
         #expect(configuration.listenPort == 0)
         #expect(!configuration.listenPortFallsBack)
         #expect(configuration.trustsOnFirstUse)

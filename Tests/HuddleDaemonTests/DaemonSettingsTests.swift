@@ -1,3 +1,5 @@
+import HuddleBase
+import HuddleWire
 import Testing
 
 @testable import HuddleDaemon
@@ -35,6 +37,23 @@ struct DaemonSettingsTests {
         #expect(policy == AcceptPolicy(perDevice: ["QT3SHSE-XG7H6NT": .accept], paired: .ask, others: .refuse))
     }
 
+    @Test("limit-rate is read for all transfers and per Huddle device, by its ID in either case")
+    func rates() throws {
+        let device = DeviceID(subjectPublicKeyInfo: [7])
+        let text = """
+            limit-rate = "2M"
+
+            [devices."\(device.description.lowercased())"]
+            limit-rate = "500K"
+            accept = "ask"
+            """
+        let settings = try DaemonSettingsFile.parse(text, file: "config.toml")
+        #expect(settings.limitRate == "2M")
+        #expect(settings.rates == [device: ByteRate(bytesPerSecond: 500 * 1024)])
+        #expect(settings.policy.perDevice == [device.description: .ask])
+        #expect(DaemonSettings().rates.isEmpty)
+    }
+
     @Test("no file, or an empty one, is no settings: the defaults")
     func empty() throws {
         #expect(try DaemonSettingsFile.parse("", file: "config.toml") == DaemonSettings())
@@ -53,6 +72,15 @@ struct DaemonSettingsTests {
             ("localsend = 1", "config.toml: localsend must be true or false"),
             ("[accept]\nothers = \"maybe\"", "config.toml: accept.others takes accept, ask or refuse"),
             ("[devices.ABC]\naccept = \"yes\"", "config.toml: devices.ABC.accept takes accept, ask or refuse"),
+            (
+                "limit-rate = \"fast\"",
+                "config.toml: limit-rate takes bytes a second: 500K, 2M, 1.5M (K = 1024 bytes), from 1K to 1024G, not fast"
+            ),
+            ("limit-rate = 500", "config.toml: limit-rate must be a string (in quotes): 500K, 2M"),
+            (
+                "[devices.ABC]\nlimit-rate = \"1M\"",
+                "config.toml: devices.ABC.limit-rate: a limit needs a Huddle device ID (huddle trust list)"
+            ),
         ]
     )
     func refused(text: String, message: String) {

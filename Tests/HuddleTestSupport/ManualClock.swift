@@ -39,6 +39,9 @@ public final class ManualClock: Clock, Sendable {
     /// How many sleepers are waiting: lets a test wait until the code under test has gone to sleep.
     public var sleeperCount: Int { state.withLockedValue { $0.sleepers.count } }
 
+    /// The earliest deadline a sleeper waits for, if any: lets a test wake exactly the next one.
+    public var nextDeadline: Instant? { state.withLockedValue { $0.sleepers.values.map(\.deadline).min() } }
+
     /// Moves the clock forward, waking every sleeper whose deadline has come.
     public func advance(by duration: Duration) {
         let due = state.withLockedValue { state -> [Sleeper] in

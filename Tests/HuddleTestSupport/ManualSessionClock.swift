@@ -22,6 +22,11 @@ public final class ManualSessionClock: Sendable {
         carrier.manual.advance(by: duration)
     }
 
+    /// The earliest deadline a timer waits for on this clock, if any.
+    public var nextDeadline: ContinuousClock.Instant? {
+        carrier.manual.nextDeadline.map { carrier.base + $0.offset }
+    }
+
     /// How many timers wait on this clock now.
     public var sleeperCount: Int { carrier.manual.sleeperCount }
 

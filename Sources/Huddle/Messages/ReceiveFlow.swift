@@ -1,4 +1,5 @@
 import HuddleTransport
+import HuddleWire
 import NIOConcurrencyHelpers
 import NIOCore
 
@@ -14,6 +15,10 @@ import NIOCore
 ///
 /// A connection paused by one total resumes when that total has fallen to half its budget and the other total
 /// does not hold it paused too.
+///
+/// Transfer data received also counts against the receive limits (``TransferRateLimits``): a resource message
+/// that a limit says came too soon pauses its connection until the limit allows it, so TCP holds the sender to the
+/// rate (docs/design.md, "Bandwidth limits").
 ///
 /// Bytes are counted out here alone: what the gate counted in becomes a ``ReceiveCharge`` as soon as the session
 /// sees it (``charge(message:)``, ``charge(resource:)``, ``admitDatagram(_:)``), and the charge goes along with
@@ -53,15 +58,30 @@ final class ReceiveFlow: PeerReceiveGate {
         /// Transfer data not yet written.
         var resources: Tally
         var datagramsOverBudget: UInt64 = 0
+        /// The device at the other end of each channel, for its receive limit.
+        var devices: [ObjectIdentifier: DeviceID] = [:]
+        /// The connections paused by a receive limit, and until when: the latest of their bytes' waits.
+        var ratePaused: [ObjectIdentifier: ContinuousClock.Instant] = [:]
     }
 
     let state: NIOLockedValueBox<State>
     /// Told of each pause (``PeerSessionConfiguration/receivePaused``).
     let paused: (@Sendable (any Channel) -> Void)?
 
-    init(budget: Int, transferBudget: Int = 4 * 1024 * 1024, paused: (@Sendable (any Channel) -> Void)? = nil) {
+    /// The bandwidth limits, both ways: the receive side is applied here, the send side by the sender.
+    let pacing: TransferPacing
+    /// The time the limits are reckoned in.
+    let now: @Sendable () -> ContinuousClock.Instant
+
+    init(
+        budget: Int,
+        transferBudget: Int = 4 * 1024 * 1024,
+        pacing: TransferPacing = TransferPacing(TransferRateLimits()),
+        now: @escaping @Sendable () -> ContinuousClock.Instant = { .now },
+        paused: (@Sendable (any Channel) -> Void)? = nil
+    ) {
         state = NIOLockedValueBox(State(messages: Tally(budget: budget), resources: Tally(budget: transferBudget)))
-        self.paused = paused
+        (self.pacing, self.now, self.paused) = (pacing, now, paused)
     }
 
     var undelivered: Int { state.withLockedValue { $0.messages.held } }
@@ -73,8 +93,16 @@ final class ReceiveFlow: PeerReceiveGate {
 
     func channel(for peer: PeerID) -> (any Channel)? { state.withLockedValue { $0.channels[peer] } }
 
-    func connected(_ peer: PeerID, channel: any Channel) {
-        state.withLockedValue { $0.channels[peer] = channel }
+    func connected(_ peer: PeerID, channel: any Channel, device: DeviceID? = nil) {
+        state.withLockedValue { state in
+            state.channels[peer] = channel
+            state.devices[ObjectIdentifier(channel)] = device
+        }
+    }
+
+    /// The device `peer` is, while it is connected.
+    func device(of peer: PeerID) -> DeviceID? {
+        state.withLockedValue { state in state.channels[peer].flatMap { state.devices[ObjectIdentifier($0)] } }
     }
 
     /// `peer` has no channel from now on. `channel` is the one the rules opened for it (``connected(_:channel:)``),
@@ -85,6 +113,8 @@ final class ReceiveFlow: PeerReceiveGate {
             if let channel {
                 state.messages.paused[ObjectIdentifier(channel)] = nil
                 state.resources.paused[ObjectIdentifier(channel)] = nil
+                state.devices[ObjectIdentifier(channel)] = nil
+                state.ratePaused[ObjectIdentifier(channel)] = nil
             }
         }
     }
@@ -96,9 +126,34 @@ final class ReceiveFlow: PeerReceiveGate {
     }
 
     func receivedResource(_ count: Int, on channel: any Channel) -> Bool {
-        let pause = state.withLockedValue { $0.resources.add(count, from: channel) }
+        let key = ObjectIdentifier(channel)
+        let (pause, wait) = state.withLockedValue { state in
+            let pause = state.resources.add(count, from: channel)
+            let wait = pacing.admit(count, .receiving, device: state.devices[key], now: now())
+            if let wait { state.ratePaused[key] = max(wait, state.ratePaused[key] ?? wait) }
+            return (pause, wait)
+        }
         if pause { paused?(channel) }
-        return pause
+        if let wait {
+            let delay = TimeAmount(max(.zero, wait - now()))
+            channel.eventLoop.scheduleTask(in: delay) { self.rateAllows(channel) }
+        }
+        return pause || wait != nil
+    }
+
+    /// A receive limit's wait for `channel` may be over: it reads again unless a later wait or a total holds it
+    /// paused. A timer early by the event loop's clock against the session's waits again for the rest.
+    private func rateAllows(_ channel: any Channel) {
+        let key = ObjectIdentifier(channel)
+        let now = now()
+        let (resume, rest) = state.withLockedValue { state -> (Bool, Duration?) in
+            guard let until = state.ratePaused[key] else { return (false, nil) }
+            guard until <= now else { return (false, now.duration(to: until)) }
+            state.ratePaused[key] = nil
+            return (state.messages.paused[key] == nil && state.resources.paused[key] == nil, nil)
+        }
+        if let rest { channel.eventLoop.scheduleTask(in: TimeAmount(rest)) { self.rateAllows(channel) } }
+        if resume { channel.setOption(.autoRead, value: true).whenComplete { _ in } }
     }
 
     /// A datagram payload of `count` bytes is about to be handed to the subscribers: it counts like a message when
@@ -130,10 +185,13 @@ final class ReceiveFlow: PeerReceiveGate {
     /// once it has fallen to half its budget.
     fileprivate func countOut(_ count: Int, of total: ReceiveCharge.Total) {
         let resume: [any Channel] = state.withLockedValue { state in
-            switch total {
-            case .message: state.messages.remove(count, unlessPausedBy: state.resources)
-            case .resource: state.resources.remove(count, unlessPausedBy: state.messages)
-            }
+            let resume =
+                switch total {
+                case .message: state.messages.remove(count, unlessPausedBy: state.resources)
+                case .resource: state.resources.remove(count, unlessPausedBy: state.messages)
+                }
+            // One a receive limit holds reads again when the limit allows it (``rateAllows(_:)``).
+            return resume.filter { state.ratePaused[ObjectIdentifier($0)] == nil }
         }
         for channel in resume { channel.setOption(.autoRead, value: true).whenComplete { _ in } }
     }

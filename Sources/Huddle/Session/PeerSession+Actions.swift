@@ -47,7 +47,9 @@ extension PeerSession {
             }
             if case .connectDeadline(let dial, _) = timer { connectDeadlines[dial] = task }
         case .openFlow(let peer, let id):
-            if let channel = io[id]?.channel { flow.connected(peer, channel: channel) }
+            if let channel = io[id]?.channel {
+                flow.connected(peer, channel: channel, device: machine.info(for: peer)?.deviceID)
+            }
         case .closeFlow(let peer, let id):
             flow.disconnected(peer, channel: io[id]?.channel)
         case .openRoute(let id, let peer, let delivery):

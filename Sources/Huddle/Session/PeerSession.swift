@@ -138,6 +138,8 @@ public actor PeerSession {
         let flow = ReceiveFlow(
             budget: configuration.maximumUndeliveredBytes,
             transferBudget: configuration.transfers.maximumBufferedBytes,
+            pacing: TransferPacing(configuration.transfers.rateLimits),
+            now: { [clock = configuration.clock] in clock.now },
             paused: configuration.receivePaused
         )
         // A received message's charge against the budget rides with it (``ReceiveFlow``).

@@ -38,7 +38,8 @@ extension SessionTransfers {
         return TransferStreamer(
             flow: flow,
             configuration: configuration.transfers,
-            cancelled: cancelledTransfers
+            cancelled: cancelledTransfers,
+            clock: configuration.clock
         ) { progress in
             broadcast.yield(.transferProgress(progress))
             watchers.withLockedValue { $0[progress.id] }?.yield(progress)

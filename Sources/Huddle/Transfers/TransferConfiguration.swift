@@ -36,6 +36,8 @@ public struct TransferConfiguration: Hashable, Sendable {
     /// Transfer data a sender hands to the connection before it waits for the socket to take it (1 MiB): enough
     /// for a hundred small files between waits, and little memory.
     public var sendWindow = 1024 * 1024
+    /// Bandwidth limits on transfer data, sent and received, in total and per device (none by default).
+    public var rateLimits = TransferRateLimits()
     /// Bounds on directory offers: entries, manifest bytes, path length and depth, total size.
     public var manifestLimits = DirectoryManifestLimits()
     public init() {}

@@ -13,6 +13,8 @@ struct TransferStreamer: Sendable {
     let configuration: TransferConfiguration
     /// Outgoing transfers to stop at their next chunk.
     let cancelled: NIOLockedValueBox<Set<TransferID>>
+    /// The clock the send limits are reckoned and waited on.
+    let clock: any SessionClock
     /// Hands a sender's progress to whoever listens.
     let report: @Sendable (TransferProgress) -> Void
 
@@ -47,6 +49,7 @@ struct TransferStreamer: Sendable {
             let count = try reader.read(upTo: want, appendingTo: &message)
             guard count > 0 else { throw PeerSessionError.transferFailed("\(send.name) shrank while being sent") }
             message.withUnsafeReadableBytes { hasher.update(UnsafeRawBufferPointer(rebasing: $0.suffix(count))) }
+            try await pace(message.readableBytes, of: id, to: peer)
             try await pipeline.send(encoded: message, to: peer, through: flow)
             position += UInt64(count)
             if position - reported >= UInt64(configuration.progressInterval) || position == size {
@@ -126,6 +129,7 @@ struct TransferStreamer: Sendable {
                 let count = try reader.read(upTo: want, appendingTo: &message)
                 guard count > 0 else { throw PeerSessionError.transferFailed("\(entry.path) shrank while being sent") }
                 message.withUnsafeReadableBytes { hasher.update(UnsafeRawBufferPointer(rebasing: $0.suffix(count))) }
+                try await pace(message.readableBytes, of: offer.id, to: peer)
                 try await pipeline.send(encoded: message, to: peer, through: flow)
                 position += UInt64(count)
                 sent += UInt64(count)
@@ -144,5 +148,16 @@ struct TransferStreamer: Sendable {
         }
         try await pipeline.drain()
         return sent
+    }
+
+    /// Waits until the send limits (``TransferRateLimits``) let `bytes` more of transfer `id` go to `peer`,
+    /// looking every quarter second whether the transfer was cancelled meanwhile.
+    func pace(_ bytes: Int, of id: TransferID, to peer: PeerID) async throws {
+        let device = flow.device(of: peer)
+        guard let until = flow.pacing.admit(bytes, .sending, device: device, now: clock.now) else { return }
+        while clock.now < until {
+            if cancelled.withLockedValue({ $0.contains(id) }) { throw PeerSessionError.cancelled }
+            try await clock.sleep(until: min(until, clock.now + .milliseconds(250)))
+        }
     }
 }

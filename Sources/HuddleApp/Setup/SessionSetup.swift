@@ -16,6 +16,8 @@ public struct SessionSetup: Sendable {
     public var peerAddresses: [String] = []
     /// When a silent peer is reported disconnected, in seconds (1 to 3600).
     public var disconnectTimeout: Double = 15
+    /// The bandwidth limit on transfers, each way, as `--limit-rate` takes it (``ByteRate``); nil: none.
+    public var limitRate: String?
     /// Whether first contacts are accepted without a code (pinned as trust on first use, never verified).
     public var trustsOnFirstUse = false
     /// The wide-area domain (``WideAreaSetup``), if any.
@@ -33,6 +35,7 @@ public struct SessionSetup: Sendable {
         if let name, name.isEmpty || name.utf8.count > 63 { throw SetupError("name", "takes 1 to 63 bytes of text") }
         if let port, !(0...65535).contains(port) { throw SetupError("port", "takes 0 to 65535") }
         _ = try addresses()
+        _ = try rateLimits()
         if !(disconnectTimeout >= 1 && disconnectTimeout <= 3600) {
             throw SetupError("disconnect-timeout", "takes 1 to 3600 seconds")
         }
@@ -54,6 +57,17 @@ public struct SessionSetup: Sendable {
         return addresses
     }
 
+    /// The parsed ``limitRate``, for sends and receives alike (a daemon adds per-device limits from its file).
+    public func rateLimits() throws(SetupError) -> TransferRateLimits {
+        let rule = "takes " + ByteRate.spelling
+        var limits = TransferRateLimits()
+        if let limitRate {
+            guard let rate = ByteRate(parsing: limitRate) else { throw SetupError("limit-rate", rule) }
+            (limits.sending, limits.receiving) = (rate, rate)
+        }
+        return limits
+    }
+
     /// The name others see: ``name``, else the first label of `hostName`, else "Huddle".
     public func displayName(hostName: String) -> String {
         if let name, !name.isEmpty { return name }
@@ -70,6 +84,7 @@ public struct SessionSetup: Sendable {
         configuration.peerAddresses = (try? addresses()) ?? []
         configuration.wideArea = wideArea
         configuration.disconnectTimeout = .seconds(disconnectTimeout)
+        configuration.transfers.rateLimits = (try? rateLimits()) ?? TransferRateLimits()
         if let logger { configuration.logger = logger }
         return configuration
     }

@@ -62,3 +62,23 @@ public enum DaemonUnit {
         }
     }
 }
+
+extension DaemonUnit {
+    /// What `huddle daemon --install-unit` does: the unit and "Send with Huddle" (``SendToHooks``) for
+    /// `executable`, in the places `environment` names.
+    /// - Returns: what to tell the user, line by line.
+    /// - Throws: ``DaemonError/Code/storage`` naming what could not be written.
+    public static func installAll(executable: String, environment: [String: String]) throws -> [String] {
+        let path = path(environment: environment)
+        let thunar = try? String(contentsOfFile: SendToHooks.thunarPath(environment: environment), encoding: .utf8)
+        try install(executable: executable, at: path)
+        let hooks = SendToHooks.files(executable: executable, environment: environment, thunar: thunar)
+        let written = try SendToHooks.install(hooks)
+        return [
+            "wrote \(path); start it now and at every login with:",
+            "  systemctl --user daemon-reload && systemctl --user enable --now \(fileName)",
+            "  journalctl --user -u huddle -f    (what it says)",
+            "and \"Send with Huddle\" for the file managers: " + written.joined(separator: ", "),
+        ]
+    }
+}

@@ -1,3 +1,6 @@
+public import HuddleBase
+public import HuddleWire
+
 /// What `config.toml` sets for `huddle daemon` (docs/daemon.md, "Configuration"): everything a flag sets, and the
 /// accept rules. A flag given on the command line wins over the file.
 public struct DaemonSettings: Decodable, Equatable, Sendable {
@@ -10,6 +13,13 @@ public struct DaemonSettings: Decodable, Equatable, Sendable {
     /// One device's own settings, by its device ID or certificate fingerprint.
     public struct Device: Decodable, Equatable, Sendable {
         public var accept: AcceptRule?
+        /// This device's bandwidth limit each way (``ByteRate``'s spelling), a Huddle device's only.
+        public var limitRate: String?
+
+        enum CodingKeys: String, CodingKey {
+            case accept
+            case limitRate = "limit-rate"
+        }
     }
 
     public var name: String?
@@ -27,10 +37,13 @@ public struct DaemonSettings: Decodable, Equatable, Sendable {
     public var ui: Bool?
     /// The page's port on 127.0.0.1 (`ui-port`); by default a free one, new at each start.
     public var uiPort: Int?
+    /// The bandwidth limit on transfers each way, as `--limit-rate` takes it (`limit-rate`).
+    public var limitRate: String?
 
     enum CodingKeys: String, CodingKey {
         case name, dir, session, port, peer, localsend, kdeconnect, accept, devices, ui
         case uiPort = "ui-port"
+        case limitRate = "limit-rate"
     }
 
     public init() {}
@@ -44,6 +57,17 @@ public struct DaemonSettings: Decodable, Equatable, Sendable {
             if let rule = settings.accept { policy.perDevice[Self.deviceKey(device)] = rule }
         }
         return policy
+    }
+
+    /// The devices' own bandwidth limits (checked when the file was read: ``DaemonSettingsFile/parse(_:file:)``).
+    public var rates: [DeviceID: ByteRate] {
+        var rates: [DeviceID: ByteRate] = [:]
+        for (device, settings) in devices ?? [:] {
+            if let text = settings.limitRate, let id = try? DeviceID(device), let rate = ByteRate(parsing: text) {
+                rates[id] = rate
+            }
+        }
+        return rates
     }
 
     /// `dir` with a leading `~/` made the home folder of `environment` (`HOME`).

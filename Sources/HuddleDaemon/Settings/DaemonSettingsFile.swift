@@ -1,4 +1,6 @@
 import Foundation
+import HuddleBase
+import HuddleWire
 import TOMLKit
 
 /// Reads `config.toml` (docs/daemon.md, "Configuration"): `$XDG_CONFIG_HOME/huddle/config.toml`, else
@@ -48,7 +50,28 @@ public enum DaemonSettingsFile {
                 throw DaemonError(.configuration, "\(file): \(key) takes 0 to 65535, not \(port)")
             }
         }
+        try checkRates(settings, file: file)
         return settings
+    }
+
+    /// Refuses a `limit-rate` that is not a rate, or one set for a device that is not a Huddle device ID.
+    static func checkRates(_ settings: DaemonSettings, file: String) throws {
+        let rule = "takes " + ByteRate.spelling
+        if let text = settings.limitRate, ByteRate(parsing: text) == nil {
+            throw DaemonError(.configuration, "\(file): limit-rate \(rule), not \(text)")
+        }
+        for (device, own) in (settings.devices ?? [:]).sorted(by: { $0.key < $1.key }) {
+            guard let text = own.limitRate else { continue }
+            guard ByteRate(parsing: text) != nil else {
+                throw DaemonError(.configuration, "\(file): devices.\(device).limit-rate \(rule), not \(text)")
+            }
+            guard (try? DeviceID(device)) != nil else {
+                throw DaemonError(
+                    .configuration,
+                    "\(file): devices.\(device).limit-rate: a limit needs a Huddle device ID (huddle trust list)"
+                )
+            }
+        }
     }
 
     /// A decoding error as one phrase: which key, and what it should be.
@@ -82,6 +105,7 @@ public enum DaemonSettingsFile {
         "port": "a whole number", "peer": "a list of strings", "localsend": "true or false",
         "kdeconnect": "true or false", "accept": "accept, ask or refuse", "paired": "accept, ask or refuse",
         "others": "accept, ask or refuse", "ui": "true or false", "ui-port": "a whole number",
+        "limit-rate": "a string (in quotes): 500K, 2M",
     ]
 
     static func kind(_ type: Any.Type) -> String {

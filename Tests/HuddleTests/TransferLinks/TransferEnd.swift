@@ -7,7 +7,7 @@ import NIOCore
 import NIOEmbedded
 import Testing
 
-@testable import Huddle
+@_spi(Testing) @testable import Huddle
 
 /// One side of a ``TransferLink``: a session's transfers (``SessionTransfers``) with their own receive budget and
 /// events, and a channel towards each side it is connected to.
@@ -30,6 +30,8 @@ final class TransferEnd: Sendable {
         let flow = ReceiveFlow(
             budget: configuration.maximumUndeliveredBytes,
             transferBudget: configuration.transfers.maximumBufferedBytes,
+            pacing: TransferPacing(configuration.transfers.rateLimits),
+            now: { [clock = configuration.clock] in clock.now },
             paused: configuration.receivePaused
         )
         let broadcast = EventBroadcast<PeerSessionEvent>()

@@ -58,7 +58,7 @@ final class TransferLink: Sendable {
             try await channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1))
             sender.channels.withLockedValue { $0[receiver.peerID] = channel }
             sender.devices.withLockedValue { $0[receiver.peerID] = receiver.device }
-            sender.flow.connected(receiver.peerID, channel: channel)
+            sender.flow.connected(receiver.peerID, channel: channel, device: receiver.device)
             let direction = Direction(
                 sender: sender,
                 receiver: receiver,

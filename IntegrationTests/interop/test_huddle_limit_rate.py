@@ -1,0 +1,51 @@
+"""Issue 38: `--limit-rate` holds a transfer to its rate between test hosts — on the receiving side (the receiver
+stops reading, TCP holds the sender back) and on the sending side — and the file still arrives byte-identical.
+A limit is a lower bound on the time taken, whatever the machine: only that is asserted."""
+
+from __future__ import annotations
+
+import os
+import time
+
+from huddle_cli import huddle_bin
+from test_huddle_transfer import make_file, sha256, spawn
+
+import pytest
+
+SIZE = 1536 * 1024
+RATE = 256 * 1024
+# The pacer lets a quarter second of bytes go early; the first chunk is paid for after it goes, and a receiver
+# takes the chunk that made it wait before it stops reading.
+FLOOR = (SIZE - RATE // 4 - 2 * 61_440) / RATE - 0.05
+
+
+@pytest.mark.hosts(2)
+@pytest.mark.parametrize("side", ["receive", "send"])
+def test_a_limited_transfer_takes_at_least_its_rate_and_arrives_whole(testbed, huddle, homes, side):
+    a, b = testbed[0], testbed[1]
+    source = os.path.join(homes("files"), "limited.bin")
+    expected = make_file(source, SIZE)
+    inbox = homes("inbox")
+    limit = ["--limit-rate", "256K"]
+    receiver = spawn(b, homes("b"), "receive", "--dir", inbox, "--yes", "--count", "1", "--name", "Bob",
+                     *(limit if side == "receive" else []))
+    receiver.wait_line(lambda l: l.startswith("Receiving into"), 15)
+    begun = time.monotonic()
+    sender = spawn(a, homes("a"), "send", source, "--to", "Bob", "--yes", "--name", "Ada",
+                   *(limit if side == "send" else []))
+    sender.wait_line(lambda l: l == "sent limited.bin: verified by the receiver", 60)
+    taken = time.monotonic() - begun
+    assert sender.wait_exit(20) == 0, sender.output()
+    receiver.wait_line(lambda l: l.startswith("received "), 10)
+    assert receiver.wait_exit(20) == 0, receiver.output()
+    assert sha256(os.path.join(inbox, "limited.bin")) == expected
+    # Finding Bob and the offer only add to it: at best the whole file at 256 KiB/s, less what may go early.
+    assert taken >= FLOOR, f"{side} limit: {SIZE} bytes in {taken:.2f} s, faster than {RATE} bytes a second"
+
+
+@pytest.mark.hosts(2)
+def test_a_rate_that_is_not_one_is_refused_before_anything_starts(testbed, huddle, homes):
+    a = testbed[0]
+    run = spawn(a, homes("a"), "receive", "--dir", homes("inbox"), "--limit-rate", "fast", "--yes")
+    assert run.wait_exit(20) == 64, run.output()
+    assert "--limit-rate takes bytes a second: 500K, 2M" in run.output(), run.output()
