@@ -73,7 +73,8 @@ struct DaemonCommand: AsyncParsableCommand {
             let said = try await CommandFailure.run {
                 try DaemonUnit.installAll(executable: executable.path, environment: environment)
             }
-            return said.forEach { Output.line($0) }
+            for line in said { Output.line(line) }
+            return
         }
         let settingsFile = config ?? DaemonSettingsFile.path(environment: environment)
         let settings: DaemonSettings

@@ -51,7 +51,8 @@ struct SessionSetupTests {
         setup.disconnectTimeout = 30
         setup.limitRate = "2M"
         configuration = setup.configuration()
-        #expect(configuration.transfers.rateLimits == TransferRateLimits(sending: .init(bytesPerSecond: 2 << 20), receiving: .init(bytesPerSecond: 2 << 20)))
+        let twoMiB = ByteRate(bytesPerSecond: 2 << 20)
+        #expect(configuration.transfers.rateLimits == TransferRateLimits(sending: twoMiB, receiving: twoMiB))
         #expect(configuration.listenPort == 0)
         #expect(!configuration.listenPortFallsBack)
         #expect(configuration.trustsOnFirstUse)
