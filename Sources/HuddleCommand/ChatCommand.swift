@@ -1,6 +1,7 @@
 import ArgumentParser
 import Huddle
 import HuddleApp
+import HuddleDaemon
 import HuddleTransport
 import HuddleWire
 
@@ -21,6 +22,8 @@ struct ChatCommand: AsyncParsableCommand {
             otherwise with --port. The address is only where to dial: its key, and the code at first contact, \
             decide who it is.
 
+            While huddle daemon runs, the chat is the daemon's: its peers, its questions (huddle answer).
+
             Two terminals on one machine need two identities, e.g.:
               HUDDLE_HOME=/tmp/ada huddle chat --name Ada
               HUDDLE_HOME=/tmp/bob huddle chat --name Bob
@@ -30,6 +33,12 @@ struct ChatCommand: AsyncParsableCommand {
     @OptionGroup var options: SessionOptions
 
     func run() async throws {
+        if let daemon = await DaemonRoute.client(options.data) {
+            try await CommandFailure.run {
+                try await DaemonChat.run(daemon, lines: await Prompter.standard.unclaimedLines(), say: Output.line)
+            }
+            return Output.line("* left the chat")
+        }
         // Everyone in the room connects to everyone: the session dials the peers it finds.
         let session = try await options.startSession(mode: .peer) { $0.connectsToFoundPeers = true }
         let findable = await session.findableName()

@@ -72,11 +72,7 @@ struct ReceiveCommand: AsyncParsableCommand {
 
     /// `--dir`, when given, must be a directory.
     static func checkDirectory(_ dir: String?) throws {
-        guard let dir else { return }
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: dir, isDirectory: &isDirectory), isDirectory.boolValue else {
-            throw ValidationError("no such directory: \(dir)")
-        }
+        if let problem = ReceivingFolder.problem(with: dir) { throw ValidationError(problem) }
     }
 
     /// `--dir`, or the download directory, made when missing (``ReceivingFolder``).

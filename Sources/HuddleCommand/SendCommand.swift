@@ -174,22 +174,12 @@ struct SendCommand: AsyncParsableCommand {
         try await DaemonRoute.run(daemon, request)
     }
 
-    /// The device to send to when --to names none: the only one the daemon knows, else the one picked from its
-    /// numbered list.
+    /// The device to send to when --to names none (``ControlClient/pickDevice(ask:)``).
     func pick(through daemon: ControlClient) async throws -> String {
-        let devices = try await CommandFailure.run { try await daemon.devices() }
-        if devices.count == 1 { return devices[0].sendName }
-        guard !devices.isEmpty else {
-            Output.error("no device is here and none is paired: name one with --to, or pair first (huddle pair)")
-            throw ExitCode.unavailable
-        }
-        let list = ["Send to which device? Type its number:"] + DaemonDevice.lines(devices)
-        guard let line = await Prompter.standard.line(list), let device = DaemonDevice.picked(line, from: devices)
-        else {
-            Output.error("no device picked")
-            throw ExitCode.usage
-        }
-        return device.sendName
+        let pick = try await CommandFailure.run { try await daemon.pickDevice { await Prompter.standard.line($0) } }
+        if case .device(let name) = pick { return name }
+        Output.error(pick.failure ?? "")
+        throw pick == .noneKnown ? ExitCode.unavailable : ExitCode.usage
     }
 
     /// The foreign send: the PIN and the changed certificate asked of the user (never answered by --yes).

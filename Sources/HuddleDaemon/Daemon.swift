@@ -40,8 +40,12 @@ public struct Daemon: Sendable {
     /// happened since it started (an offer from a device that was waiting to dial in).
     let inboxEvents: PeerSessionEvents
     let courierEvents: PeerSessionEvents
+    let chatEvents: PeerSessionEvents
     /// The questions as desktop notifications, on the session bus of `DBUS_SESSION_BUS_ADDRESS`.
     let notifier: QuestionNotifier
+    /// The `huddle chat` commands following the daemon's chat, and the room that speaks to them.
+    public let chatListeners = ChatListeners()
+    let room: ChatRoom
 
     public init(
         session: PeerSession,
@@ -57,6 +61,7 @@ public struct Daemon: Sendable {
         self.session = session
         inboxEvents = session.events
         courierEvents = session.events
+        chatEvents = session.events
         self.foreign = foreign
         self.directory = directory
         self.outbox = outbox
@@ -66,6 +71,9 @@ public struct Daemon: Sendable {
         self.report = report
         self.log = log
         notifier = QuestionNotifier(address: sessionBus, log: log)
+        // The room asks nothing (the inbox asks, by the rules): its prompter reads no input.
+        let prompter = Prompter(lines: AsyncStream { $0.finish() }, show: { _ in })
+        room = ChatRoom(session: session, autoAccept: false, prompter: prompter, say: chatListeners.say)
         (courierWakes, courierWake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     }
 
@@ -76,6 +84,7 @@ public struct Daemon: Sendable {
             group.addTask { await inbox().run() }
             group.addTask { await OutboxCourier(daemon: self).run() }
             group.addTask { await notifyQuestions() }
+            group.addTask { await followChat() }
         }
     }
 
@@ -91,6 +100,8 @@ public struct Daemon: Sendable {
         case .answer: return await answer(request, replies)
         case .peers: return await peers(replies)
         case .ui: return await pageLink(request, replies)
+        case .chat: return await chat(replies)
+        case .say: return await say(request, replies)
         }
     }
 

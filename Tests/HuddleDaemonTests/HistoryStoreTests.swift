@@ -74,4 +74,22 @@ struct HistoryStoreTests {
             )
         }
     }
+
+    @Test("a chat is a conversation: what a device said and what was said to it, both by --from")
+    func conversation() {
+        let entries = [
+            HistoryEntry(at: Self.at, kind: .text, protocol: "huddle", from: "Bob", text: "hi"),
+            HistoryEntry(at: Self.at, kind: .text, protocol: "huddle", text: "hello both", to: "Bob, Cy"),
+            HistoryEntry(at: Self.at, kind: .text, protocol: "huddle", text: "only Cy", to: "Cy"),
+            HistoryEntry(at: Self.at, kind: .text, protocol: "huddle", from: "Bobby", text: "not Bob"),
+        ]
+        #expect(HistoryText.entries(entries, from: "bob") == Array(entries[0...1]))
+        #expect(HistoryText.entries(entries, from: "Cy") == Array(entries[1...2]))
+        #expect(
+            HistoryText.lines(Array(entries[0...1]), timeZone: TimeZone(identifier: "UTC")!) == [
+                "2027-01-15 08:00  Bob: \"hi\"",
+                "2027-01-15 08:00  you to Bob, Cy: \"hello both\"",
+            ]
+        )
+    }
 }

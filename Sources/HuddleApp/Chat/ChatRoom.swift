@@ -43,7 +43,7 @@ public actor ChatRoom {
         await session.displayName(for: peer) ?? peer.rawValue
     }
 
-    func handle(_ event: PeerSessionEvent) async {
+    package func handle(_ event: PeerSessionEvent) async {
         switch event {
         case .peerFound(let info):
             guard seen.insert(info.id).inserted else { return }
@@ -109,7 +109,7 @@ public actor ChatRoom {
     }
 
     /// Carries out a typed line; false to leave.
-    func handle(_ input: ChatInput) async -> Bool {
+    @discardableResult package func handle(_ input: ChatInput) async -> Bool {
         switch input {
         case .nothing:
             break

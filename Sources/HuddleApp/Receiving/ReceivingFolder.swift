@@ -4,6 +4,15 @@ import HuddleTransfers
 /// Where received files go: the folder given, or the user's download folder (``DownloadDirectory``: never the
 /// current directory, never `$HOME` itself), made mode 0700 when missing.
 public enum ReceivingFolder {
+    /// Why `dir` (a `--dir` given) cannot be received into — it is not an existing directory — or nil when it can
+    /// (or none was given).
+    public static func problem(with dir: String?) -> String? {
+        guard let dir else { return nil }
+        var isDirectory: ObjCBool = false
+        let exists = FileManager.default.fileExists(atPath: dir, isDirectory: &isDirectory)
+        return exists && isDirectory.boolValue ? nil : "no such directory: \(dir)"
+    }
+
     /// The folder: `given`, else the download folder of `environment` (`$HOME` first, as ``DataDirectory`` does:
     /// Foundation's home directory is the password database's).
     ///

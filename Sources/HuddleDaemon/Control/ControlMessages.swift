@@ -36,6 +36,11 @@ public struct ControlRequest: Codable, Sendable, Equatable {
         /// The address of the daemon's web page, with its token, as a `link` reply; with `paths`, the page's
         /// address for sending those files, to a device picked there.
         case ui
+        /// Follow the daemon's chat: every line it says, as `line` replies, until the command closes the
+        /// connection (docs/daemon.md, "Chat").
+        case chat
+        /// A line typed in a chat (`text`): said to every connected peer, or a chat command carried out.
+        case say
     }
 
     public var version: Int

@@ -97,15 +97,19 @@ public struct ControlServer: Service {
             }
             var lines = inbound.makeAsyncIterator()
             guard let line = try await lines.next() else { return }
-            let status: Int32
             switch Self.request(from: line) {
             case .success(let request):
-                status = await handle(request, replies)
+                // The request runs until it ends or the command closes the connection (or sends more: one request
+                // per connection), which cancels it: a chat follows until its command leaves.
+                await withTaskGroup(of: Void.self) { group in
+                    group.addTask { await replies.send(.end(await handle(request, replies))) }
+                    _ = try? await lines.next()
+                    group.cancelAll()
+                }
             case .failure(let refusal):
                 await replies.error(refusal.message)
-                status = refusal.status
+                await replies.send(.end(refusal.status))
             }
-            await replies.send(.end(status))
         }
     }
 

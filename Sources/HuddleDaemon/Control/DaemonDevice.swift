@@ -62,3 +62,37 @@ extension ControlClient {
         return devices
     }
 }
+
+/// Which device a send without `--to` goes to (``ControlClient/pickDevice(ask:)``).
+public enum DevicePick: Sendable, Equatable {
+    /// The device, by the name a send takes.
+    case device(String)
+    /// No device is here and none is paired.
+    case noneKnown
+    /// The person picked none (an answer that is not a number on the list, or the end of input).
+    case nonePicked
+
+    /// What to tell the person when no device came of it.
+    public var failure: String? {
+        switch self {
+        case .device: nil
+        case .noneKnown: "no device is here and none is paired: name one with --to, or pair first (huddle pair)"
+        case .nonePicked: "no device picked"
+        }
+    }
+}
+
+extension ControlClient {
+    /// The device to send to when none is named: the only one the daemon knows, else the one picked from its
+    /// numbered list, which `ask` shows (its last line the question) and answers with a typed line.
+    public func pickDevice(ask: @Sendable ([String]) async -> String?) async throws -> DevicePick {
+        let devices = try await devices()
+        if devices.count == 1 { return .device(devices[0].sendName) }
+        guard !devices.isEmpty else { return .noneKnown }
+        let list = ["Send to which device? Type its number:"] + DaemonDevice.lines(devices)
+        guard let line = await ask(list), let device = DaemonDevice.picked(line, from: devices) else {
+            return .nonePicked
+        }
+        return .device(device.sendName)
+    }
+}

@@ -14,6 +14,8 @@ public struct HistoryEntry: Codable, Sendable, Equatable {
     public var `protocol`: String
     /// Who sent it, when the protocol says (a text's sender; a file's is in the question asked about it).
     public var from: String?
+    /// Who a text said here went to (`huddle chat` through the daemon): their names, comma-separated.
+    public var to: String?
     /// Where a file or folder went.
     public var path: String?
     /// How many files a folder held.
@@ -28,9 +30,10 @@ public struct HistoryEntry: Codable, Sendable, Equatable {
         from: String? = nil,
         path: String? = nil,
         files: Int? = nil,
-        text: String? = nil
+        text: String? = nil,
+        to: String? = nil
     ) {
-        (self.at, self.kind, self.protocol, self.from) = (at, kind, `protocol`, from)
+        (self.at, self.kind, self.protocol, self.from, self.to) = (at, kind, `protocol`, from, to)
         (self.path, self.files, self.text) = (path, files, text)
     }
 }

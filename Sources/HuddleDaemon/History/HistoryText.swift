@@ -21,10 +21,15 @@ public enum HistoryText {
         return (records, nil)
     }
 
-    /// The entries from the device called `name` (compared without case); all when nil.
+    /// The conversation with the device called `name` (compared without case): what came from it and what was
+    /// said to it; all when nil.
     public static func entries(_ entries: [HistoryEntry], from name: String?) -> [HistoryEntry] {
         guard let name else { return entries }
-        return entries.filter { $0.from?.caseInsensitiveCompare(name) == .orderedSame }
+        func named(_ text: String) -> Bool { text.caseInsensitiveCompare(name) == .orderedSame }
+        return entries.filter { entry in
+            entry.from.map(named) == true
+                || entry.to?.split(separator: ",").contains { named($0.trimmingCharacters(in: .whitespaces)) } == true
+        }
     }
 
     public static func lines(_ entries: [HistoryEntry], timeZone: TimeZone = .current) -> [String] {
@@ -43,6 +48,9 @@ public enum HistoryText {
             )
             let via = entry.protocol == "huddle" ? "" : " (\(entry.protocol))"
             switch entry.kind {
+            case .text where entry.to != nil:
+                let text = DisplayText.escaped(entry.text ?? "")
+                return "\(when)  you to \(DisplayText.escaped(entry.to ?? "?"))\(via): \"\(text)\""
             case .text:
                 let text = DisplayText.escaped(entry.text ?? "")
                 return "\(when)  \(DisplayText.escaped(entry.from ?? "?"))\(via): \"\(text)\""

@@ -1,0 +1,67 @@
+"""Issue 38: `huddle chat` through the daemon on two test hosts, with nothing but the README's commands. Ada's and
+Bob's daemons pair by link; `huddle chat` on each host follows its daemon's chat (no second session on the same
+ports); a line Ada types reaches Bob's chat, `/peers` lists Bob as connected, and both histories keep the line —
+Bob's as from DaAda, Ada's as said to DaBob — `huddle history --from` shows the conversation. `/quit` leaves.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from test_huddle_daemon import User, pair_by_link, said
+from testbed import wait_until
+
+
+@pytest.mark.hosts(2, ifname="eth0")
+def test_chat_goes_through_the_daemon_and_is_kept_in_the_history(testbed, huddle, homes):
+    ada, bob = User(testbed[0], homes, "DaAda"), User(testbed[1], homes, "DaBob")
+    ada_daemon = ada.daemon()
+    bob_daemon = bob.daemon("--dir", homes("inbox"))
+    pair_by_link(ada, bob, bob_daemon)
+
+    bob_chat = bob.run("chat", stdin=True)
+    bob_chat.wait_line(lambda l: l.startswith('Chatting in "TypingTogether" as DaBob') and "through the daemon" in l,
+                       20)
+    ada_chat = ada.run("chat", stdin=True)
+    ada_chat.wait_line(lambda l: l.startswith('Chatting in "TypingTogether" as DaAda') and "through the daemon" in l,
+                       20)
+
+    def connected() -> bool:
+        mark = len(ada_chat.lines)
+        ada_chat.send("/peers")
+        try:
+            ada_chat.wait_line(lambda l: l.strip().startswith("DaBob") and l.endswith("— connected"), 3, start=mark)
+            return True
+        except AssertionError:
+            return False
+    wait_until(connected, 40, what="DaBob connected in Ada's chat")
+
+    ada_chat.send("hello from Ada \x1b[31m")
+    bob_chat.wait_line(lambda l: l.startswith("DaAda: hello from Ada"), 20)
+    assert not any("\x1b" in line for _, line in bob_chat.lines), bob_chat.output()
+    bob_chat.send("hi Ada")
+    ada_chat.wait_line(lambda l: l == "DaBob: hi Ada", 20)
+
+    ada_chat.send("/quit")
+    assert ada_chat.wait_exit(20) == 0, ada_chat.output()
+    assert ada_chat.lines[-1][1] == "* left the chat", ada_chat.output()
+    bob_chat.proc.stdin.close()
+    assert bob_chat.wait_exit(20) == 0, bob_chat.output()
+
+    history = bob.run("history", "--json", "--from", "DaAda")
+    assert history.wait_exit(20) == 0, history.output()
+    records = [json.loads(l) for _, l in history.lines]
+    kept = [(r["kind"], r["protocol"], r.get("from"), r.get("to"), r["text"]) for r in records]
+    # Kept as shown: the escape sequence's ESC is gone.
+    assert kept == [("text", "huddle", "DaAda", None, "hello from Ada [31m"),
+                    ("text", "huddle", None, "DaAda", "hi Ada")], kept
+    words = ada.run("history", "--from", "DaBob")
+    assert words.wait_exit(20) == 0, words.output()
+    lines = [l for _, l in words.lines]
+    assert len(lines) == 2 and lines[0].endswith('you to DaBob: "hello from Ada [31m"'), lines
+    assert lines[1].endswith('DaBob: "hi Ada"'), lines
+    # The daemons never started a second session: each still answers, and no chat of its own was refused a port.
+    assert ada_daemon.proc.poll() is None and bob_daemon.proc.poll() is None
+    assert not said(ada_chat, "port"), ada_chat.output()
