@@ -49,19 +49,43 @@ extension Daemon {
             return ExitStatus.usage.rawValue
         }
         let input = ChatInput(text)
-        if case .say(let line) = input {
-            var names: [String] = []
-            for peer in await session.peers(in: .connected) {
-                names.append(await session.displayName(for: peer) ?? peer.rawValue)
-            }
-            if !names.isEmpty {
-                let to = names.sorted().joined(separator: ", ")
-                let text = DisplayText.sanitized(bytes: Array(line.utf8), limit: 4096)
-                keep(HistoryEntry(at: Date(), kind: .text, protocol: "huddle", text: text, to: to))
-            }
-        }
+        if case .say(let line) = input { await keepSaid(line) }
         await room.handle(input)
         return ExitStatus.success.rawValue
+    }
+
+    /// A line typed on the web page (docs/web.md, "Chat"): said and kept as a chat's line is. Commands (`/peers`)
+    /// are the terminal chat's.
+    /// - Returns: nil when it went, else why not.
+    public func sayFromPage(_ text: String) async -> String? {
+        guard case .say(let line) = ChatInput(text) else {
+            return "type a line to say (commands such as /peers are huddle chat's)"
+        }
+        guard await keepSaid(line) else {
+            return "nobody is connected: start huddle chat here or on the other device, or send it a file first"
+        }
+        await room.handle(.say(line))
+        return nil
+    }
+
+    /// Keeps a line said to every connected peer in the history; false when nobody is connected.
+    @discardableResult func keepSaid(_ line: String) async -> Bool {
+        var names: [String] = []
+        for peer in await session.peers(in: .connected) {
+            names.append(await session.displayName(for: peer) ?? peer.rawValue)
+        }
+        guard !names.isEmpty else { return false }
+        let text = DisplayText.sanitized(bytes: Array(line.utf8), limit: 4096)
+        keep(
+            HistoryEntry(
+                at: Date(),
+                kind: .text,
+                protocol: "huddle",
+                text: text,
+                to: names.sorted().joined(separator: ", ")
+            )
+        )
+        return true
     }
 
     func keep(_ entry: HistoryEntry) {

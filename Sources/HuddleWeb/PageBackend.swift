@@ -17,6 +17,8 @@ public struct PageBackend: Sendable {
     /// The files `huddle ui FILE…` staged under an ID (``StagedSends``), and sending them to a device.
     public var staged: @Sendable (_ id: String) -> StagedSends.Staged? = { _ in nil }
     public var sendStaged: @Sendable (_ id: String, _ name: String) async -> PageSendResult? = { _, _ in nil }
+    /// Says a chat line to every connected Huddle peer: nil when it went, else why not.
+    public var say: @Sendable (_ text: String) async -> String? = { _ in "the chat is not here" }
     public var now: @Sendable () -> Date
 
     public init(
@@ -41,6 +43,7 @@ public struct PageBackend: Sendable {
             uploads: daemon.outbox.uploads
         )
         staged = { daemon.staged.staged($0) }
+        say = { text in await daemon.sayFromPage(text) }
         sendStaged = { id, name in
             guard let set = daemon.staged.staged(id) else { return nil }
             let result = await Self.send(set.paths, to: name, through: daemon)

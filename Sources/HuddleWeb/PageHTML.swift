@@ -38,8 +38,10 @@ enum PageHTML {
             \(questions(state.questions, token: token))\
             \(devices(state.devices))\
             \(outbox(state.outbox, token: token, now: now))\
+            \(chat(state.chat, now: now))\
             \(received(state.received, now: now))\
             </div>
+            \(sayForm(token: token))\
             \(sending(state.devices))\
             <p id="live-status" class="detail"></p>
             </main>
@@ -148,29 +150,48 @@ enum PageHTML {
         return "<section id=\"outbox\"><h2>Outbox</h2><ul>\(items.joined())</ul></section>\n"
     }
 
-    /// What was received, newest first: a file with where it went, a text with who sent it.
+    /// The files received, newest first, each with where it went.
     static func received(_ entries: [HistoryEntry], now: Date) -> String {
+        let files = entries.filter { $0.kind == .file }
+        guard !files.isEmpty else { return "" }
+        let items = files.map { entry in
+            let via = entry.protocol == "huddle" ? "" : " · \(HTMLText.escaped(entry.protocol))"
+            let path = entry.path ?? "?"
+            let name = URL(fileURLWithPath: path).lastPathComponent
+            let count = (entry.files ?? 1) > 1 ? " (\(entry.files ?? 1) files)" : ""
+            let folder = HTMLText.escaped(URL(fileURLWithPath: path).deletingLastPathComponent().path)
+            return """
+                <li class="file"><div class="about"><span class="name">\(HTMLText.escaped(name))</span>\(count)\
+                <div class="detail">in \(folder) · \(age(since: entry.at, now: now))\(via)</div></div></li>
+                """
+        }
+        return "<section id=\"received\"><h2>Received</h2><ul>\(items.joined())</ul></section>\n"
+    }
+
+    /// The conversation ("Typing Together"), oldest first: who said what — a device, or you to whom — and when.
+    static func chat(_ entries: [HistoryEntry], now: Date) -> String {
         guard !entries.isEmpty else { return "" }
         let items = entries.map { entry in
             let via = entry.protocol == "huddle" ? "" : " · \(HTMLText.escaped(entry.protocol))"
-            let when = age(since: entry.at, now: now)
-            switch entry.kind {
-            case .text:
-                return """
-                    <li class="text"><div class="about"><span class="name">\(HTMLText.escaped(entry.from ?? "?"))</span>\
-                    <p class="said">\(HTMLText.escaped(entry.text ?? ""))</p><div class="detail">\(when)\(via)</div></div></li>
-                    """
-            case .file:
-                let path = entry.path ?? "?"
-                let name = URL(fileURLWithPath: path).lastPathComponent
-                let count = (entry.files ?? 1) > 1 ? " (\(entry.files ?? 1) files)" : ""
-                return """
-                    <li class="file"><div class="about"><span class="name">\(HTMLText.escaped(name))</span>\(count)\
-                    <div class="detail">in \(HTMLText.escaped(URL(fileURLWithPath: path).deletingLastPathComponent().path)) · \(when)\(via)</div></div></li>
-                    """
-            }
+            let mine = entry.to != nil
+            let who = mine ? "You to " + HTMLText.escaped(entry.to ?? "") : HTMLText.escaped(entry.from ?? "?")
+            return """
+                <li class="text\(mine ? " mine" : "")"><div class="about"><span class="name">\(who)</span>\
+                <p class="said">\(HTMLText.escaped(entry.text ?? ""))</p><div class="detail">\(age(since: entry.at, now: now))\(via)</div></div></li>
+                """
         }
-        return "<section id=\"received\"><h2>Received</h2><ul>\(items.joined())</ul></section>\n"
+        return "<section id=\"chat\"><h2>Chat</h2><ul>\(items.joined())</ul></section>\n"
+    }
+
+    /// A line to say to every connected Huddle peer: a plain form, outside the live part so that typing survives
+    /// an update.
+    static func sayForm(token: String) -> String {
+        """
+        <form id="say" class="say" method="post" action="/say?token=\(token)">\
+        <input name="text" maxlength="4096" placeholder="Say something to everyone connected" aria-label="Say" required>\
+        <button type="submit">Say</button></form>
+
+        """
     }
 
     /// A round mark with the name's first letter, its colour one of twelve chosen by the name (the same name, the same

@@ -60,6 +60,18 @@ struct PageRoutes: Sendable {
                 headers: [.location: "/?token=\(gate.token ?? "")&stage=\(HTMLText.queryValue(stage))"]
             )
         }
+        router.post("/say") { request, _ in
+            // The form's body, `text=…` (application/x-www-form-urlencoded): a line of at most 4,096 characters.
+            struct Said: Decodable { let text: String }
+            let body = try await request.body.collect(upTo: 64 * 1024)
+            guard let said = try? URLEncodedFormDecoder().decode(Said.self, from: String(buffer: body)) else {
+                return Self.text("say needs text=LINE as a form\n", type: "text/plain", .badRequest)
+            }
+            if let refusal = await backend.say(said.text) {
+                return Self.text(refusal + "\n", type: "text/plain", .conflict)
+            }
+            return back()
+        }
         router.post("/upload") { request, _ in
             let query = request.uri.queryParameters
             guard let name = PageUpload.fileName(query.get("name")), let to = query.get("to"), !to.isEmpty else {

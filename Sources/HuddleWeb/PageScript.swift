@@ -1,5 +1,6 @@
 /// The page's one script, served from the binary (docs/web.md, "Sending" and "Live"): it sends the files chosen or
-/// dropped, each with a progress bar (and a thumbnail for an image), and keeps the lists live — on each `changed`
+/// dropped, each with a progress bar (and a thumbnail for an image), says chat lines without reloading the page,
+/// and keeps the lists live — on each `changed`
 /// from `/live` it fetches the page again and swaps in the server's lists. Names are set as text, never as markup.
 /// The page works without it, but for sending.
 enum PageScript {
@@ -110,6 +111,16 @@ enum PageScript {
           event.preventDefault();
           drop.classList.remove("over");
           sendAll([...event.dataTransfer.files]);
+        });
+        const sayForm = document.getElementById("say");
+        sayForm.addEventListener("submit", async event => {
+          event.preventDefault();
+          const field = sayForm.querySelector("input");
+          let response;
+          try {
+            response = await fetch("/say?" + query, { method: "POST", body: new URLSearchParams({ text: field.value }) });
+          } catch (error) { say("The daemon cannot be reached."); return; }
+          if (response.ok) { field.value = ""; refresh(); } else { say(await response.text()); }
         });
         form.hidden = false;
         form.querySelector("button").toggleAttribute("disabled", select.options.length === 0);

@@ -48,9 +48,13 @@ public struct PageState: Sendable, Equatable, Encodable {
     public var devices: [DaemonDevice]
     public var questions: [Question]
     public var outbox: [QueuedSend]
-    /// What was received, newest first (at most ``receivedShown``).
+    /// The files received, newest first (at most ``receivedShown``).
     public var received: [HistoryEntry] = []
     public static let receivedShown = 20
+    /// The texts said and received (Huddle chat both ways, LocalSend and KDE Connect texts), oldest first: the
+    /// newest ``chatShown``.
+    public var chat: [HistoryEntry] = []
+    public static let chatShown = 30
 
     public init(
         name: String,
@@ -59,9 +63,10 @@ public struct PageState: Sendable, Equatable, Encodable {
         devices: [DaemonDevice] = [],
         questions: [Question] = [],
         received: [HistoryEntry] = [],
+        chat: [HistoryEntry] = [],
         outbox: [QueuedSend] = []
     ) {
-        (self.name, self.shortID, self.directory) = (name, shortID, directory)
+        (self.name, self.shortID, self.directory, self.chat) = (name, shortID, directory, chat)
         (self.devices, self.questions, self.outbox, self.received) = (devices, questions, outbox, received)
     }
 }
@@ -75,7 +80,8 @@ extension Daemon {
             directory: directory.path,
             devices: await devices(),
             questions: await questions.questions.map { PageState.Question(asked: $0.id, $0.lines) },
-            received: history.entries.suffix(PageState.receivedShown).reversed(),
+            received: history.entries.filter { $0.kind == .file }.suffix(PageState.receivedShown).reversed(),
+            chat: Array(history.entries.filter { $0.kind == .text }.suffix(PageState.chatShown)),
             outbox: outbox.entries.map {
                 PageState.QueuedSend(
                     id: $0.id,

@@ -63,5 +63,10 @@ enum PageStyle {
         button:disabled { opacity: 0.5; cursor: default; }
         .said { margin: 0.15rem 0; white-space: pre-wrap; overflow-wrap: anywhere; }
         .empty { background: var(--card); border: 1px dashed var(--line); border-radius: 12px; padding: 1rem; }
+        #chat li.mine { background: color-mix(in srgb, var(--accent) 8%, var(--card)); }
+        #chat li.mine .name { color: var(--accent); }
+        .say { display: flex; gap: 0.5rem; margin: 0.75rem 0 0; }
+        .say input { flex: 1; min-width: 0; font: inherit; color: inherit; padding: 0.45rem 0.75rem;
+          border-radius: 8px; border: 1px solid var(--line); background: var(--card); }
         """
 }

@@ -50,6 +50,9 @@ import Testing
         ],
         questions: [.init(id: 3, lines: ["DaCy wants to send notes.txt (12 bytes)."])],
         received: [
+            HistoryEntry(at: Date(timeIntervalSince1970: 0), kind: .file, protocol: "huddle", path: "/in/report.pdf")
+        ],
+        chat: [
             HistoryEntry(
                 at: Date(timeIntervalSince1970: 300),
                 kind: .text,
@@ -57,7 +60,13 @@ import Testing
                 from: "Pixel",
                 text: "<b>hi</b>"
             ),
-            HistoryEntry(at: Date(timeIntervalSince1970: 0), kind: .file, protocol: "huddle", path: "/in/report.pdf"),
+            HistoryEntry(
+                at: Date(timeIntervalSince1970: 540),
+                kind: .text,
+                protocol: "huddle",
+                text: "hello",
+                to: "DaBob"
+            ),
         ],
         outbox: [.init(id: "0badcafe", file: "photo.jpg", recipient: "DaBob", queuedAt: Date(timeIntervalSince1970: 0))]
     )
@@ -83,6 +92,10 @@ import Testing
             uploads: actions.uploads,
             now: { Date(timeIntervalSince1970: 600) }
         )
+        backend.say = { text in
+            actions.answered.withLock { $0.append("say \(text)") }
+            return text == "nobody" ? "nobody is connected" : nil
+        }
         let staged = actions.staged
         backend.staged = { staged.staged($0) }
         backend.sendStaged = { id, to in
@@ -111,7 +124,49 @@ import Testing
             )
             #expect(page.contains("<span class=\"name\">report.pdf</span><div class=\"detail\">in /in · 10 min ago"))
             #expect(page.contains("href=\"/page.css?token=\(Self.token)\""))
+            // The chat, oldest first, a line said here marked as yours; the form to say one outside the live part.
+            #expect(page.contains("<section id=\"chat\"><h2>Chat</h2>"))
+            #expect(
+                page.contains("<li class=\"text mine\"><div class=\"about\"><span class=\"name\">You to DaBob</span>")
+            )
+            let chat = try #require(page.range(of: "<section id=\"chat\">"))
+            #expect(
+                page[chat.lowerBound...].range(of: "Pixel")!.lowerBound
+                    < page[chat.lowerBound...].range(of: "You to")!.lowerBound
+            )
+            #expect(
+                page.contains("<form id=\"say\" class=\"say\" method=\"post\" action=\"/say?token=\(Self.token)\">")
+            )
+            let live = try #require(page.range(of: "<div id=\"live\">"))
+            let form = try #require(page.range(of: "<form id=\"say\""))
+            #expect(page[live.lowerBound..<form.lowerBound].contains("</div>\n"))
         }
+    }
+
+    @Test func aLineSaidOnThePageGoesToTheChatAsAFormOrIsRefusedInWords() async throws {
+        let actions = Actions()
+        try await application(actions).test(.router) { client in
+            let form: HTTPFields = [.contentType: "application/x-www-form-urlencoded"]
+            let said = try await client.execute(
+                uri: "/say?token=\(Self.token)",
+                method: .post,
+                headers: form,
+                body: ByteBuffer(string: "text=hello+there%2C+%3Cb%3EBob%3C%2Fb%3E")
+            )
+            #expect(said.status == .seeOther)
+            #expect(said.headers[.location] == "/?token=\(Self.token)")
+            let refused = try await client.execute(
+                uri: "/say?token=\(Self.token)",
+                method: .post,
+                headers: form,
+                body: ByteBuffer(string: "text=nobody")
+            )
+            #expect(refused.status == .conflict)
+            #expect(String(buffer: refused.body) == "nobody is connected\n")
+            let empty = try await client.execute(uri: "/say?token=\(Self.token)", method: .post, headers: form)
+            #expect(empty.status == .badRequest)
+        }
+        #expect(actions.answered.withLock { $0 } == ["say hello there, <b>Bob</b>", "say nobody"])
     }
 
     @Test func everyAnswerKeepsThePageToItself() async throws {
