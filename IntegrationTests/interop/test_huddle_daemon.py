@@ -82,6 +82,17 @@ def test_daemons_pair_deliver_without_a_question_and_queue_for_a_device_that_is_
     assert sha256(os.path.join(inbox, "first.bin")) == first_digest
     assert not said(bob_daemon, "question"), bob_daemon.output()
 
+    # With --json through the daemon: its progress records as huddle send prints them, then the result.
+    tracked = os.path.join(homes("files"), "tracked.bin")
+    make_file(tracked, 2 << 20)
+    send_json = ada.run("send", tracked, "--to", "DaBob", "--json")
+    assert send_json.wait_exit(60) == 0, send_json.output() + ada_daemon.output()
+    records = [json.loads(l) for _, l in send_json.lines]
+    progress = [r for r in records if r["event"] == "progress"]
+    assert progress and all(r["direction"] == "send" and r["total"] == 2 << 20 for r in progress), records
+    assert progress[-1]["completed"] == 2 << 20, records
+    assert [r["event"] for r in records if r["event"] != "progress"] == ["sent"], records
+
     listed = ada.run("peers")
     assert listed.wait_exit(20) == 0, listed.output()
     assert any(l.startswith("  1) DaBob (") and l.endswith(" — paired, here") for _, l in listed.lines), \
@@ -138,7 +149,7 @@ def test_daemons_pair_deliver_without_a_question_and_queue_for_a_device_that_is_
     picked = ada.run("send", third, "--json")
     assert picked.wait_exit(60) == 0, picked.output() + ada_daemon.output()
     sent = [json.loads(l) for _, l in picked.lines]
-    assert [(r["event"], r["file"]) for r in sent] == [("sent", "third.txt")], sent
+    assert [(r["event"], r["file"]) for r in sent if r["event"] != "progress"] == [("sent", "third.txt")], sent
     with open(os.path.join(inbox, "third.txt")) as f:
         assert f.read() == "no --to\n"
     assert not os.path.exists(os.path.join(inbox, "extra.txt"))

@@ -91,7 +91,9 @@ extension Daemon {
         )
         (toDevice.text, toDevice.pin) = (text, pin)
         let delivery = RecipientDelivery(huddle: HuddleDelivery(session: session, paths: paths), foreign: toDevice)
+        let progress = text == nil ? relayProgress(to: recipient, json: json, replies) : nil
         let failures = await delivery.send(to: [recipient], naming: true) { sink.yield($0) }
+        progress?.cancel()
         sink.finish()
         await relay.value
         return failures == 0 ? .success : .failure
