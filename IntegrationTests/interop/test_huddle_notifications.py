@@ -318,3 +318,60 @@ def test_without_a_bus_or_a_server_the_daemon_says_so_once_and_huddle_answer_ans
         else:
             assert len(lines) == 1, lines
         assert daemon.stop() == 0, daemon.output()
+
+
+@pytest.mark.hosts(2, ifname="eth0")
+def test_a_bus_that_comes_up_after_the_daemon_is_used_and_notifications_false_keeps_it_quiet(
+        testbed, huddle, homes, tools):
+    """The daemon starts before its session bus (as a user service may): it says so once and tries again, so a
+    question after the bus and dunst came up is shown there. With `notifications = false` in config.toml, nothing
+    is shown and nothing said; `huddle answer` answers."""
+    root = os.path.join(testbed.tmpdir, "late-desktop")
+    ada = Person(testbed[0], homes, "DaAda", f"unix:path={os.path.join(root, 'bus')}")
+    cy = Person(testbed[1], homes, "Cy", None)
+    inbox = homes("inbox")
+    daemon = ada.daemon("--dir", inbox)
+    try:
+        wait_until(lambda: notification_log(daemon), 10, what="the daemon's line about notifications")
+    except TestbedError:
+        raise AssertionError(daemon.output())
+    first = notification_log(daemon)
+    assert len(first) == 1 and first[0].startswith("desktop notifications: none ("), first
+    assert first[0].endswith("answer with huddle answer (trying again every 10 s)"), first
+
+    desktop = Desktop(testbed[0], root)
+    try:
+        wait_until(lambda: len(notification_log(daemon)) == 2, 30, what="the daemon connecting to the new bus")
+    except TestbedError:
+        raise AssertionError(daemon.output())
+    assert notification_log(daemon)[1] == "desktop notifications: connected to the session bus again", \
+        notification_log(daemon)
+    source = os.path.join(homes("files"), "late.txt")
+    with open(source, "w") as f:
+        f.write("shown late\n")
+    send, code = start_send(cy, source, ada, daemon, 1)
+    wait_until(lambda: desktop.shown(), 20, what="the question in dunst")
+    assert desktop.shown()[0]["summary"] == "Huddle: Cy wants to connect", desktop.shown()
+    for question in itertools.count(1):
+        if question > 1 and not confirm_code(send, ada, daemon, question):
+            break
+        answer = ada.run("answer", str(question), "yes")
+        assert answer.wait_exit(20) == 0, answer.output()
+    assert send.wait_exit(30) == 0, send.output() + daemon.output()
+    wait_until(lambda: desktop.ctl("count", "displayed") == "0", 20, what="the answered notification closed")
+    assert daemon.stop() == 0, daemon.output()
+
+    config = os.path.join(ada.home, ".config", "huddle")
+    os.makedirs(config, exist_ok=True)
+    with open(os.path.join(config, "config.toml"), "w") as f:
+        f.write("notifications = false\n")
+    daemon = ada.daemon("--dir", inbox)
+    shown = len(desktop.shown())
+    dee = Person(testbed[1], homes, "Dee", None)
+    send, _ = start_send(dee, source, ada, daemon, 1)
+    answer = ada.run("answer", "1", "no")
+    assert answer.wait_exit(20) == 0, answer.output()
+    assert send.wait_exit(60) not in (None, 0), send.output()
+    assert len(desktop.shown()) == shown and desktop.ctl("count", "displayed") == "0", desktop.shown()
+    assert not notification_log(daemon), daemon.output()
+    assert daemon.stop() == 0, daemon.output()

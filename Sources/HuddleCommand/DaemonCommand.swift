@@ -103,7 +103,8 @@ struct DaemonCommand: AsyncParsableCommand {
             outbox: outbox,
             words: printer.lines,
             report: printer.show,
-            log: { Output.line($0) }
+            log: { Output.line($0) },
+            notifications: settings.notifications != false
         )
         daemon.policy = settings.policy
         var logger = Logger(label: "huddle", factory: { _ in EscapingLogHandler() })

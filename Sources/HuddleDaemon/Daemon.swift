@@ -43,6 +43,8 @@ public struct Daemon: Sendable {
     let chatEvents: PeerSessionEvents
     /// The questions as desktop notifications, on the session bus of `DBUS_SESSION_BUS_ADDRESS`.
     let notifier: QuestionNotifier
+    /// Whether questions are shown as notifications at all (`notifications = false` in config.toml: never).
+    let notifies: Bool
     /// The `huddle chat` commands following the daemon's chat, and the room that speaks to them.
     public let chatListeners = ChatListeners()
     let room: ChatRoom
@@ -56,7 +58,8 @@ public struct Daemon: Sendable {
         words: @escaping @Sendable (InboxQuestion) -> [String],
         report: @escaping @Sendable (InboxEvent) -> Void,
         log: @escaping @Sendable (String) -> Void,
-        sessionBus: String? = ProcessInfo.processInfo.environment["DBUS_SESSION_BUS_ADDRESS"]
+        sessionBus: String? = ProcessInfo.processInfo.environment["DBUS_SESSION_BUS_ADDRESS"],
+        notifications: Bool = true
     ) {
         self.session = session
         inboxEvents = session.events
@@ -71,6 +74,7 @@ public struct Daemon: Sendable {
         self.report = report
         self.log = log
         notifier = QuestionNotifier(address: sessionBus, log: log)
+        self.notifies = notifications
         // The room asks nothing (the inbox asks, by the rules): its prompter reads no input.
         let prompter = Prompter(lines: AsyncStream { $0.finish() }, show: { _ in })
         room = ChatRoom(session: session, autoAccept: false, prompter: prompter, say: chatListeners.say)
@@ -83,7 +87,7 @@ public struct Daemon: Sendable {
         await withDiscardingTaskGroup { group in
             group.addTask { await inbox().run() }
             group.addTask { await OutboxCourier(daemon: self).run() }
-            group.addTask { await notifyQuestions() }
+            if notifies { group.addTask { await notifyQuestions() } }
             group.addTask { await followChat() }
         }
     }

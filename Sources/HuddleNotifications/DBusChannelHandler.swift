@@ -64,6 +64,12 @@ final class DBusChannelHandler: ChannelInboundHandler {
         context.fireChannelInactive()
     }
 
+    /// A channel that never connected (no bus at the path) is torn down without going inactive: the wait for
+    /// authentication ends here then (a promise is never left unfulfilled).
+    func handlerRemoved(context: ChannelHandlerContext) {
+        authenticated.fail(NotificationError(.disconnected, "the connection to the session bus ended"))
+    }
+
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         router.fail(NotificationError(.disconnected, "the connection to the session bus failed: \(error)"))
         context.close(promise: nil)

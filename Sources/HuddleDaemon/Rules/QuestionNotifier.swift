@@ -3,8 +3,10 @@ import NIOConcurrencyHelpers
 
 /// Shows the daemon's waiting questions as desktop notifications with Accept and Decline (docs/notifications.md),
 /// when there is a session bus: an action answers the question in ``PendingQuestions``, and a question settled
-/// any other way has its notification closed. Without a bus, or once it is gone, it logs one line and does
-/// nothing: the questions still wait for `huddle answer`.
+/// any other way has its notification closed. Without `DBUS_SESSION_BUS_ADDRESS` it logs one line and does
+/// nothing; a bus that cannot be reached, or that goes away, is said once and tried again every ``retry`` (a
+/// session bus that comes up after the daemon, a restarted one). The questions always wait for `huddle answer`
+/// too.
 ///
 /// ``show(_:_:)`` and ``settled(_:)`` are called in the order things happen and are worked off in that order.
 final class QuestionNotifier: Sendable {
@@ -15,47 +17,69 @@ final class QuestionNotifier: Sendable {
 
     private let address: String?
     private let log: @Sendable (String) -> Void
-    private let commands: AsyncStream<Command>
-    private let sink: AsyncStream<Command>.Continuation
+    /// How long after a failed connection, or a lost one, it tries again.
+    let retry: Duration
     private let book = NIOLockedValueBox(QuestionNotificationBook())
-    /// Whether commands are taken: from the connection until it ends.
-    private let on = NIOLockedValueBox(false)
+    /// Where commands go while connected: nil between connections (they are dropped then).
+    private let sink = NIOLockedValueBox<AsyncStream<Command>.Continuation?>(nil)
 
     /// `address` is `DBUS_SESSION_BUS_ADDRESS` (nil when unset).
-    init(address: String?, log: @escaping @Sendable (String) -> Void) {
-        self.address = address
-        self.log = log
-        (commands, sink) = AsyncStream.makeStream(of: Command.self)
+    init(address: String?, retry: Duration = .seconds(10), log: @escaping @Sendable (String) -> Void) {
+        (self.address, self.retry, self.log) = (address, retry, log)
     }
 
     func show(_ id: Int, _ notice: QuestionNotice) {
-        if on.withLockedValue({ $0 }) { sink.yield(.show(id: id, notice)) }
+        sink.withLockedValue { $0 }?.yield(.show(id: id, notice))
     }
 
     func settled(_ id: Int) {
-        if on.withLockedValue({ $0 }) { sink.yield(.settled(id: id)) }
+        sink.withLockedValue { $0 }?.yield(.settled(id: id))
     }
 
-    /// Connects and works until cancelled or the bus goes; `answer` answers a question.
+    /// Connects and works until cancelled, connecting again after a failure or a loss; `answer` answers a question.
     func run(answer: @escaping @Sendable (_ question: Int, _ accept: Bool) async -> Void) async {
         guard let address, let parsed = DBusAddress(address) else {
             let why = address == nil ? "DBUS_SESSION_BUS_ADDRESS is not set" : "no unix address in \(address ?? "")"
             return log("desktop notifications: none (\(why)); answer with huddle answer")
         }
-        let notifications: DesktopNotifications
-        do {
-            notifications = try await DesktopNotifications.connect(address: parsed)
-        } catch {
-            return log("desktop notifications: none (\(error)); answer with huddle answer")
+        var down = false
+        while !Task.isCancelled {
+            do {
+                let notifications = try await DesktopNotifications.connect(address: parsed)
+                if down { log("desktop notifications: connected to the session bus again") }
+                down = false
+                await serve(notifications, answer: answer)
+                down = true
+            } catch {
+                if !down {
+                    log(
+                        "desktop notifications: none (\(error)); answer with huddle answer (trying again every "
+                            + "\(retry.components.seconds) s)"
+                    )
+                }
+                down = true
+            }
+            try? await Task.sleep(for: retry)
         }
-        on.withLockedValue { $0 = true }
-        defer { on.withLockedValue { $0 = false } }
+    }
+
+    /// Works one connection until it ends or the task is cancelled.
+    func serve(
+        _ notifications: DesktopNotifications,
+        answer: @escaping @Sendable (_ question: Int, _ accept: Bool) async -> Void
+    ) async {
+        let (commands, sink) = AsyncStream.makeStream(of: Command.self)
+        self.sink.withLockedValue { $0 = sink }
+        defer { self.sink.withLockedValue { $0 = nil } }
         let markup = (try? await notifications.capabilities())?.contains("body-markup") ?? false
         await withDiscardingTaskGroup { group in
             group.addTask { [self] in
                 for await event in notifications.events {
                     if case .disconnected(let why) = event {
-                        log("desktop notifications: the session bus went away (\(why)); answer with huddle answer")
+                        log(
+                            "desktop notifications: the session bus went away (\(why)); answer with huddle answer "
+                                + "(trying again every \(retry.components.seconds) s)"
+                        )
                     }
                     let step = book.withLockedValue { $0.handle(event) }
                     if case .answer(let question, let accept) = step { await answer(question, accept) }
@@ -63,6 +87,7 @@ final class QuestionNotifier: Sendable {
                 sink.finish()
             }
             var failing = false
+            // Until the bus goes (the events' task finishes the commands) or the daemon stops (cancelled).
             for await command in commands {
                 switch command {
                 case .show(let id, let notice):

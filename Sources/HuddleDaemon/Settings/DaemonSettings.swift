@@ -39,9 +39,11 @@ public struct DaemonSettings: Decodable, Equatable, Sendable {
     public var uiPort: Int?
     /// The bandwidth limit on transfers each way, as `--limit-rate` takes it (`limit-rate`).
     public var limitRate: String?
+    /// Whether questions are shown as desktop notifications (docs/notifications.md); by default they are.
+    public var notifications: Bool?
 
     enum CodingKeys: String, CodingKey {
-        case name, dir, session, port, peer, localsend, kdeconnect, accept, devices, ui
+        case name, dir, session, port, peer, localsend, kdeconnect, accept, devices, ui, notifications
         case uiPort = "ui-port"
         case limitRate = "limit-rate"
     }
