@@ -75,3 +75,39 @@ def test_the_page_asks_for_the_pin_and_a_wrong_one_is_said(testbed, chromium, ho
     browser.click("#pin-submit")
     browser.wait_for("document.querySelectorAll('a.file').length === 1", timeout=20)
     assert [text for text, _ in browser.links("a.file")] == ["secret.txt"]
+
+
+@BED
+def test_a_browser_sends_files_in_with_share_receive_after_a_yes(testbed, chromium, homes):
+    """`huddle share --receive`: the page's form, with a file chosen as a person does and a click on Send, offers
+    it; the sharer is asked (a browser is never taken by --yes) and says yes; the bar fills, the page says all was
+    sent, and the file is in --dir byte for byte."""
+    from test_huddle_daemon_page import choose_files
+
+    a, b = testbed.hosts
+    inbox = homes("inbox")
+    source = os.path.join(homes("files"), "from the phone.jpg")
+    with open(source, "wb") as f:
+        f.write(secrets.token_bytes(2 << 20))
+    env = dict(os.environ, HUDDLE_HOME=homes("a"))
+    sharer = testbed.track(a.spawn(huddle_bin(), "share", "--receive", "--dir", inbox, "--yes", "--no-qr", "--name",
+                                   "Ada", "--host", "huddle-a", "--interface", a.ifname, label="a:share", stdin=True,
+                                   env=env))
+    url = sharer.wait_line(lambda l: l.startswith("  http://"), 20).strip()
+    browser = chromium(b)
+    assert browser.navigate(url) == 200
+    assert browser.evaluate("document.getElementById('title').textContent") == "Send files"
+    # The browser's own copy of the file, in its host's files.
+    copy = os.path.join(browser.dir, "from the phone.jpg")
+    with open(source, "rb") as f, open(copy, "wb") as out:
+        out.write(f.read())
+    choose_files(browser, "#upload-files", [copy])
+    browser.click("#upload-submit")
+    question = sharer.wait_line(lambda l: l.startswith("? from the phone.jpg"), 20)
+    assert "A browser" in question and "not verified" in question, question
+    sharer.send("y")
+    browser.wait_for("document.getElementById('upload-status').textContent === 'All sent.'", timeout=60)
+    assert browser.evaluate("document.querySelectorAll('#uploaded li.done').length") == 1
+    sharer.wait_line(lambda l: l.startswith("received ") and "from the phone.jpg" in l, 20)
+    assert sha256_file(os.path.join(inbox, "from the phone.jpg")) == sha256_file(source)
+    assert browser.outbound() == []

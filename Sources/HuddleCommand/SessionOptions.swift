@@ -188,19 +188,7 @@ extension SessionOptions {
     /// The wide-area domain of `--domain`, `--dns-server` and `--tsig-key` (``WideAreaSetup``), or nil without
     /// `--domain`.
     func wideAreaConfiguration() throws -> WideAreaConfiguration? {
-        guard let domain else {
-            if dnsServer != nil || tsigKey != nil { throw ValidationError("--dns-server and --tsig-key need --domain") }
-            return nil
-        }
-        do {
-            let resolvConf = try? String(contentsOfFile: "/etc/resolv.conf", encoding: .utf8)
-            return try WideAreaSetup.configuration(
-                domain: domain,
-                server: dnsServer,
-                keyFile: tsigKey,
-                resolvConf: resolvConf
-            )
-        } catch {
+        do { return try WideAreaSetup.given(domain: domain, server: dnsServer, keyFile: tsigKey) } catch {
             throw ValidationError("--\(error)")
         }
     }

@@ -16,15 +16,22 @@ struct ShareCommand: AsyncParsableCommand {
             other device. Each new browser or app is asked about (--yes lets every one in); --pin asks it for a \
             PIN first. Runs until Ctrl-C, or until --count files were downloaded whole.
 
+            With --receive the page also lets the browser send files here, into --dir: each offer is asked \
+            about first, like any other sender's (a browser has no certificate, so --yes never takes from one).
+
             Over plain HTTP anyone on the network can see the files as they go, and the PIN: share on a network \
             you trust, or use huddle send with the app.
 
               huddle share photo.jpg notes.pdf
               huddle share report.pdf --pin 4821
+              huddle share --receive --dir ~/Inbox        (a phone sends its photos here)
             """
     )
 
-    @Argument(help: "Files to share.") var paths: [String]
+    @Argument(help: "Files to share.") var paths: [String] = []
+    @Flag(help: "Also let the browser send files here (asked about first).") var receive = false
+    @Option(help: "Where files sent from the browser go (with --receive; default: the download folder).")
+    var dir: String?
     @Option(help: ArgumentHelp("A PIN the other device must give first.", valueName: "pin")) var pin: String?
     @Option(
         name: .customLong("http-port"),
@@ -39,16 +46,10 @@ struct ShareCommand: AsyncParsableCommand {
     @OptionGroup var foreignOptions: ForeignOptions
 
     func validate() throws {
-        if paths.isEmpty { throw ValidationError("name at least one file") }
-        var isDirectory: ObjCBool = false
-        for path in paths {
-            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-                throw ValidationError("no such file: \(path)")
-            }
-            if isDirectory.boolValue { throw ValidationError("\(path) is a directory: share its files") }
+        if let problem = LocalSendShareConfiguration.problem(sharing: paths, receives: receive) {
+            throw ValidationError(problem)
         }
-        let names = paths.map { URL(fileURLWithPath: $0).lastPathComponent }
-        if Set(names).count != names.count { throw ValidationError("two files have the same name") }
+        try ReceiveCommand.checkDirectory(dir)
         if let httpPort, !(0...65535).contains(httpPort) { throw ValidationError("--http-port takes 0 to 65535") }
         if foreignOptions.noLocalSend {
             throw ValidationError("share is LocalSend's download API: drop --no-localsend")
@@ -58,19 +59,25 @@ struct ShareCommand: AsyncParsableCommand {
     func run() async throws {
         var share = LocalSendShareConfiguration(
             files: paths.map { URL(fileURLWithPath: $0).standardizedFileURL },
-            pin: pin
+            pin: pin,
+            receives: receive
         )
         if let httpPort { share.httpPort = httpPort }
-        let foreign = try foreignOptions.services(options: options, takesOffers: false, share: share)
+        let foreign = try foreignOptions.services(options: options, takesOffers: receive, share: share)
         guard let service = foreign.services.lazy.compactMap({ $0 as? LocalSendService }).first else {
             throw ExitCode.failure
         }
+        let directory = receive ? try ReceiveCommand.receivingDirectory(dir) : nil
         try await CommandServices.interruptible(foreign.lifecycle) {
-            try await serve(service)
+            let printer = InboxPrinter(reporter: ProgressReporter(json: json), json: json, assumeYes: options.yes)
+            let inbox = directory.map { ForeignInbox(directory: $0, questions: printer.questions(foreign)) }
+            let receiving = Task { await inbox?.run() }
+            defer { receiving.cancel() }
+            try await serve(service, receivingInto: directory)
         }
     }
 
-    func serve(_ service: LocalSendService) async throws {
+    func serve(_ service: LocalSendService, receivingInto directory: URL?) async throws {
         guard await service.listening() != nil, let port = service.sharePort else {
             Output.error("could not start sharing")
             throw ExitCode.failure
@@ -82,9 +89,9 @@ struct ShareCommand: AsyncParsableCommand {
         } else {
             let total = paths.compactMap { try? FileManager.default.attributesOfItem(atPath: $0)[.size] as? UInt64 }
                 .reduce(0, +)
-            Output.line(
-                "Sharing \(paths.count) file\(paths.count == 1 ? "" : "s") (\(total) bytes). On the other device open:"
-            )
+            let sharing = "Sharing \(paths.count) file\(paths.count == 1 ? "" : "s") (\(total) bytes)"
+            let receiving = directory.map { (paths.isEmpty ? "Receiving" : " and receiving") + " into \($0.path)" }
+            Output.line((paths.isEmpty ? "" : sharing) + (receiving ?? "") + ". On the other device open:")
             for url in urls { Output.line("  \(url)") }
             if urls.isEmpty { Output.line("  (no address on the interfaces in use; port \(port))") }
             if !noQr, let first = urls.first, let code = try? QRCode(encoding: first) {

@@ -70,9 +70,28 @@ public struct LocalSendShareConfiguration: Sendable {
     public var pin: String?
     /// The plain HTTP port of the page for browsers: this one when free, else any free port.
     public var httpPort = 53318
+    /// Whether the page also lets a browser send files here (`huddle share --receive`): LocalSend's upload API on
+    /// the page's server, each offer asked about like an app's (the service must take offers).
+    public var receives = false
 
-    public init(files: [URL], pin: String? = nil) {
+    public init(files: [URL], pin: String? = nil, receives: Bool = false) {
         self.files = files
         self.pin = pin
+        self.receives = receives
+    }
+
+    /// Why `paths` cannot be shared — none named (and nothing received), one missing or a directory, two with the
+    /// same name — or nil when they can.
+    public static func problem(sharing paths: [String], receives: Bool) -> String? {
+        if paths.isEmpty && !receives { return "name at least one file (or give --receive)" }
+        var isDirectory: ObjCBool = false
+        for path in paths {
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+                return "no such file: \(path)"
+            }
+            if isDirectory.boolValue { return "\(path) is a directory: share its files" }
+        }
+        let names = paths.map { URL(fileURLWithPath: $0).lastPathComponent }
+        return Set(names).count == names.count ? nil : "two files have the same name"
     }
 }

@@ -21,12 +21,23 @@ struct LocalSendRoutes: Sendable {
 
     /// Adds the API's routes to `router`.
     func add(to router: Router<LocalSendRequestContext>) {
-        let api = "/api/localsend/v2"
         // Version 1's info too: some senders ask it before every upload.
-        for path in ["/api/localsend/v1/info", "\(api)/info"] {
+        for path in ["/api/localsend/v1/info", "\(Self.api)/info"] {
             router.get(RouterPath(path)) { _, _ in json(service.ownInfo(announce: nil)) }
         }
-        for (path, answer) in [("register", register), ("prepare-upload", prepareUpload)] {
+        addReceiving(to: router, register: true)
+    }
+
+    static let api = "/api/localsend/v2"
+
+    /// Adds the receiving half (prepare-upload, upload, cancel; and register, for apps) to `router`: on the API's
+    /// server, and on the share page's for `huddle share --receive`.
+    func addReceiving(to router: Router<LocalSendRequestContext>, register withRegister: Bool) {
+        let api = Self.api
+        let answers = withRegister ? [("register", register), ("prepare-upload", prepareUpload)] : [
+            ("prepare-upload", prepareUpload)
+        ]
+        for (path, answer) in answers {
             router.post(RouterPath("\(api)/\(path)")) { request, context in
                 do { return try await answer(request, context) } catch let refused as LocalSendRefusal {
                     return refusal(refused)

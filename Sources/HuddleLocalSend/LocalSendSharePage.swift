@@ -1,32 +1,60 @@
 /// The page a browser gets from `huddle share` (docs/localsend.md, "Sharing"): no app needed on the other device.
 /// It asks for the list (`prepare-download`, with a PIN when the device wants one), then shows each file as a
-/// download link. Names are set as text, never as markup; the script is served apart so the page's
+/// download link; with `--receive` it also sends files here (`prepare-upload`, then one `upload` each, with a
+/// progress bar), asked about first at this end. Names are set as text, never as markup; the script is served apart so the page's
 /// Content-Security-Policy allows no inline script.
 enum LocalSendSharePage {
-    static let html = """
-        <!DOCTYPE html>
-        <html lang="en">
-        <head>
-        <meta charset="utf-8">
-        <meta name="viewport" content="width=device-width, initial-scale=1">
-        <title>Shared files</title>
-        <style>
-        body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 40em; padding: 0 1em; }
-        li { margin: 0.6em 0; } .size { color: #666; } #status { color: #444; } [hidden] { display: none; }
-        a.file { font-size: 1.1em; }
-        </style>
-        <script src="/share.js" defer></script>
-        </head>
-        <body>
-        <h1 id="title">Shared files</h1>
+    /// The page: the shared files (`shares`), and a form to send files here (`receives`, `share --receive`).
+    static func html(shares: Bool, receives: Bool) -> String {
+        let title = shares ? "Shared files" : "Send files"
+        return """
+            <!DOCTYPE html>
+            <html lang="en">
+            <head>
+            <meta charset="utf-8">
+            <meta name="viewport" content="width=device-width, initial-scale=1">
+            <title>\(title)</title>
+            <style>
+            body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 40em; padding: 0 1em; }
+            li { margin: 0.6em 0; } .size { color: #666; } #status, #upload-status { color: #444; }
+            [hidden] { display: none; } a.file { font-size: 1.1em; } progress { width: 100%; }
+            .done { color: #1f7a3f; } .failed { color: #b3261e; }
+            </style>
+            <script src="/share.js" defer></script>
+            </head>
+            <body>
+            <h1 id="title">\(title)</h1>
+            \(shares ? downloads : "")\
+            \(receives ? uploads : "")\
+            </body>
+            </html>
+            """
+    }
+
+    static let downloads = """
+        <section id="downloads">
         <p id="status">Asking for the list of files…</p>
         <form id="pin-form" hidden>
         <label for="pin">PIN</label> <input id="pin" name="pin" autocomplete="off" inputmode="numeric">
         <button id="pin-submit" type="submit">Show the files</button>
         </form>
         <ul id="files"></ul>
-        </body>
-        </html>
+        </section>
+
+        """
+
+    /// The upload form: the files go by LocalSend's upload API once the person at the other end says yes.
+    static let uploads = """
+        <section id="uploads">
+        <h2>Send files here</h2>
+        <form id="upload-form">
+        <input id="upload-files" type="file" multiple>
+        <button id="upload-submit" type="submit">Send</button>
+        </form>
+        <p id="upload-status">Choose files; the person at this device is asked first.</p>
+        <ul id="uploaded"></ul>
+        </section>
+
         """
 
     static let script = """
@@ -85,12 +113,78 @@ enum LocalSendSharePage {
           if (response.status === 429) { say("Too many wrong PINs: wait a minute, then reload."); return; }
           say("The sharing device answered " + response.status + ".");
         }
-        document.addEventListener("DOMContentLoaded", () => {
-          document.getElementById("pin-form").addEventListener("submit", (event) => {
-            event.preventDefault();
-            ask(document.getElementById("pin").value.trim());
+        function note(text) { document.getElementById("upload-status").textContent = text; }
+        function randomHex() {
+          const bytes = new Uint8Array(16);
+          crypto.getRandomValues(bytes);
+          return [...bytes].map(b => b.toString(16).padStart(2, "0")).join("");
+        }
+        function upload(file, session, id, token) {
+          const item = document.createElement("li");
+          const name = document.createElement("div");
+          name.textContent = file.name + " (" + sizeText(file.size) + ")";
+          const bar = document.createElement("progress");
+          bar.max = Math.max(file.size, 1);
+          bar.value = 0;
+          item.append(name, bar);
+          document.getElementById("uploaded").append(item);
+          return new Promise(resolve => {
+            const request = new XMLHttpRequest();
+            request.open("POST", api + "/upload?sessionId=" + encodeURIComponent(session) +
+              "&fileId=" + encodeURIComponent(id) + "&token=" + encodeURIComponent(token));
+            request.upload.onprogress = event => { bar.value = event.loaded; };
+            request.onload = () => {
+              bar.value = bar.max;
+              item.className = request.status === 200 ? "done" : "failed";
+              name.textContent = file.name + (request.status === 200 ? ": sent" : ": failed (" + request.status + ")");
+              resolve(request.status === 200);
+            };
+            request.onerror = () => { item.className = "failed"; name.textContent = file.name + ": failed"; resolve(false); };
+            request.send(file);
           });
-          ask(null);
+        }
+        async function sendFiles(files) {
+          const offered = {};
+          files.forEach((file, index) => {
+            const id = "f" + index;
+            offered[id] = { id: id, fileName: file.name, size: file.size, fileType: file.type || "application/octet-stream" };
+          });
+          const info = { alias: "A browser", version: "2.1", deviceModel: null, deviceType: "web",
+            fingerprint: randomHex(), port: null, protocol: "http", download: false };
+          note("Waiting for the person at this device to accept…");
+          let response;
+          try {
+            response = await fetch(api + "/prepare-upload", { method: "POST", headers: { "Content-Type": "application/json" },
+              body: JSON.stringify({ info: info, files: offered }) });
+          } catch (error) { note("This device cannot be reached: " + error); return; }
+          if (response.status === 403) { note("Declined."); return; }
+          if (!response.ok) { note("This device answered " + response.status + ": " + await response.text()); return; }
+          const answer = await response.json();
+          note("Accepted: sending…");
+          let sent = 0;
+          for (const [index, file] of files.entries()) {
+            const token = answer.files["f" + index];
+            if (token && await upload(file, answer.sessionId, "f" + index, token)) sent++;
+          }
+          note(sent === files.length ? "All sent." : sent + " of " + files.length + " sent.");
+        }
+        document.addEventListener("DOMContentLoaded", () => {
+          const pinForm = document.getElementById("pin-form");
+          if (pinForm) {
+            pinForm.addEventListener("submit", (event) => {
+              event.preventDefault();
+              ask(document.getElementById("pin").value.trim());
+            });
+            ask(null);
+          }
+          const uploadForm = document.getElementById("upload-form");
+          if (uploadForm) {
+            uploadForm.addEventListener("submit", (event) => {
+              event.preventDefault();
+              const files = [...document.getElementById("upload-files").files];
+              if (files.length > 0) sendFiles(files);
+            });
+          }
         });
         """
 }

@@ -25,8 +25,10 @@ struct LocalSendShareRoutes: Sendable {
                 .init("X-Content-Type-Options")!: "nosniff",
                 .cacheControl: "no-store",
             ]
+            let receives = service.configuration.share?.receives == true
+            let shares = !(service.configuration.share?.files.isEmpty ?? true)
             for (path, type, text) in [
-                ("/", "text/html", LocalSendSharePage.html),
+                ("/", "text/html", LocalSendSharePage.html(shares: shares, receives: receives)),
                 ("/share.js", "text/javascript", LocalSendSharePage.script),
             ] {
                 var typed = headers

@@ -1,8 +1,41 @@
-import Foundation
+public import Foundation
 import Huddle
 import HuddleForeign
 
 extension Inbox {
+    /// One foreign protocol's offers, texts and pairing requests.
+    func receive(from service: any ForeignPeerService, _ tally: InboxTally) async {
+        var foreign = ForeignInbox(directory: directory, questions: questions)
+        foreign.clipboard = clipboard
+        await foreign.receive(from: service, tally)
+    }
+}
+
+/// Receiving from LocalSend and KDE Connect devices alone, without a session (`huddle share --receive`), or as
+/// part of an ``Inbox``: each offer settled by the rules or asked, taken into `directory`, everything reported.
+public struct ForeignInbox: Sendable {
+    public let directory: URL
+    public let questions: ForeignQuestions
+    /// Puts a device's text on the clipboard too, when set.
+    public var clipboard: (@Sendable (String) async throws -> Void)?
+
+    public init(directory: URL, questions: ForeignQuestions) {
+        self.directory = directory
+        self.questions = questions
+    }
+
+    var report: @Sendable (InboxEvent) -> Void { questions.report }
+
+    /// Receives from every foreign service until `limit` transfers were taken (nil: until cancelled).
+    public func run(limit: Int? = nil) async {
+        let tally = InboxTally(limit: limit)
+        await withTaskGroup(of: Void.self) { group in
+            for service in questions.foreign.services { group.addTask { await receive(from: service, tally) } }
+            _ = await group.next()
+            group.cancelAll()
+        }
+    }
+
     /// One foreign protocol's offers, texts and pairing requests.
     func receive(from service: any ForeignPeerService, _ tally: InboxTally) async {
         for await event in service.events {

@@ -28,6 +28,19 @@ public struct SetupError: Error, Hashable, Sendable, CustomStringConvertible {
 /// The wide-area DNS-SD domain a session also registers in and browses (RFC 6763 §11): its name, its DNS server
 /// and the TSIG key that lets this host register (docs/design.md, "Wide-area DNS-SD").
 public enum WideAreaSetup {
+    /// The domain of `--domain`, `--dns-server` and `--tsig-key` as given (nil: no domain), `/etc/resolv.conf` read
+    /// only when a domain is given without a server.
+    public static func given(domain: String?, server: String?, keyFile: String?) throws(SetupError)
+        -> WideAreaConfiguration?
+    {
+        guard let domain else {
+            if server != nil || keyFile != nil { throw SetupError("dns-server and --tsig-key", "need --domain") }
+            return nil
+        }
+        let resolvConf = server == nil ? try? String(contentsOfFile: "/etc/resolv.conf", encoding: .utf8) : nil
+        return try configuration(domain: domain, server: server, keyFile: keyFile, resolvConf: resolvConf)
+    }
+
     /// - Parameters:
     ///   - domain: the domain, with or without its final dot.
     ///   - server: `ADDRESS` or `ADDRESS:PORT` (port 53 unless written); nil: the first nameserver of `resolvConf`.
