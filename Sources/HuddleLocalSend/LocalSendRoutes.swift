@@ -34,9 +34,7 @@ struct LocalSendRoutes: Sendable {
     /// server, and on the share page's for `huddle share --receive`.
     func addReceiving(to router: Router<LocalSendRequestContext>, register withRegister: Bool) {
         let api = Self.api
-        let answers = withRegister ? [("register", register), ("prepare-upload", prepareUpload)] : [
-            ("prepare-upload", prepareUpload)
-        ]
+        let answers = [("prepare-upload", prepareUpload)] + (withRegister ? [("register", register)] : [])
         for (path, answer) in answers {
             router.post(RouterPath("\(api)/\(path)")) { request, context in
                 do { return try await answer(request, context) } catch let refused as LocalSendRefusal {

@@ -130,7 +130,9 @@ public final class LocalSendService: ForeignPeerService, Service {
             if let share, let shareConfiguration = configuration.share {
                 let router = Router(context: LocalSendRequestContext.self)
                 LocalSendShareRoutes(service: self, share: share).add(to: router, page: true)
-                if shareConfiguration.receives { LocalSendRoutes(service: self).addReceiving(to: router, register: false) }
+                if shareConfiguration.receives {
+                    LocalSendRoutes(service: self).addReceiving(to: router, register: false)
+                }
                 let port = try await startServer(
                     router,
                     tls: false,

@@ -30,7 +30,11 @@ public struct SetupError: Error, Hashable, Sendable, CustomStringConvertible {
 public enum WideAreaSetup {
     /// The domain of `--domain`, `--dns-server` and `--tsig-key` as given (nil: no domain), `/etc/resolv.conf` read
     /// only when a domain is given without a server.
-    public static func given(domain: String?, server: String?, keyFile: String?) throws(SetupError)
+    public static func given(
+        domain: String?,
+        server: String?,
+        keyFile: String?
+    ) throws(SetupError)
         -> WideAreaConfiguration?
     {
         guard let domain else {
