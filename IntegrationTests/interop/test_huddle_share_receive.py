@@ -57,6 +57,14 @@ def test_a_browser_sends_a_file_in_after_the_person_says_yes_and_a_no_refuses(te
     assert status == 200, (status, body, sharer.output())
     answer = json.loads(body)
     token = answer["files"]["f0"]
+    # Hostile: a wrong token, or the page reached under another name (DNS rebinding), is refused; nothing lands.
+    status, _ = curl(b, "-X", "POST", "--data-binary", "forged",
+                     f"{base}api/localsend/v2/upload?sessionId={answer['sessionId']}&fileId=f0&token=wrong")
+    assert status == 403, status
+    status, _ = curl(b, "-X", "POST", "-H", "Host: evil.example", "-H", "Content-Type: application/json",
+                     "--data-binary", offer("rebound.jpg", 10), base + "api/localsend/v2/prepare-upload")
+    assert status == 421, status
+    assert os.listdir(inbox) == [] or not [n for n in os.listdir(inbox) if not n.startswith(".")], os.listdir(inbox)
     status, _ = curl(b, "-X", "POST", "--data-binary", f"@{source}",
                      f"{base}api/localsend/v2/upload?sessionId={answer['sessionId']}&fileId=f0&token={token}")
     assert status == 200, sharer.output()
