@@ -339,6 +339,7 @@ let package = Package(
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 "HuddleBase",
                 "HuddleDNS",
+                "HuddleErrors",
                 "HuddleMDNSCore",
                 "HuddleDiscovery",
                 "HuddleWire",
@@ -570,7 +571,7 @@ let package = Package(
             name: "HuddleAppTests",
             dependencies: [
                 "HuddleApp", "Huddle", "HuddleWire", "HuddleForeign", "HuddleDiscovery", "HuddleLocalSend",
-                "HuddleKDEConnect", "HuddleMDNSCore", "HuddleWideArea", "HuddleDNS",
+                "HuddleKDEConnect", "HuddleMDNSCore", "HuddleWideArea", "HuddleDNS", "HuddleErrors",
                 "HuddleTestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -582,7 +583,7 @@ let package = Package(
         .testTarget(
             name: "HuddleDaemonTests",
             dependencies: [
-                "HuddleDaemon", "HuddleApp", "Huddle", "HuddleForeign", "HuddleTransport", "HuddleWire",
+                "HuddleDaemon", "HuddleApp", "Huddle", "HuddleForeign", "HuddleTransport", "HuddleWire", "HuddleErrors",
                 "HuddleTestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -596,7 +597,7 @@ let package = Package(
         .testTarget(
             name: "HuddleNotificationsTests",
             dependencies: [
-                "HuddleNotifications",
+                "HuddleNotifications", "HuddleErrors",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],

@@ -238,25 +238,17 @@ public struct Rendezvous: Sendable {
 }
 
 /// Why ``Rendezvous`` found no one to send to; its message says it in words a user reads.
-public struct RendezvousError: Error, CustomStringConvertible, Sendable {
-    /// What kind of failure it is: one of an open set of codes (``ErrorCode``), named below.
-    public typealias Code = ErrorCode<RendezvousError>
+public typealias RendezvousError = CodedError<RendezvousErrorDomain>
 
-    public let code: Code
-    public let message: String
+/// The domain of ``RendezvousError``'s codes.
+public enum RendezvousErrorDomain {}
 
-    public init(_ code: Code, _ message: String) {
-        self.code = code
-        self.message = message
-    }
-
-    public var description: String { message }
-
+extension CodedError where Domain == RendezvousErrorDomain {
     /// True when the user's own words must settle it (a name, a pick); false when the peer was not there.
     public var needsTheUser: Bool { code == .ambiguous || code == .choiceNeeded }
 }
 
-extension ErrorCode where Domain == RendezvousError {
+extension ErrorCode where Domain == RendezvousErrorDomain {
     /// A peer named was not found in time.
     public static let notFound = Self("notFound")
     /// No peer at all was found in time.

@@ -3,6 +3,7 @@ import Foundation
 import Huddle
 import HuddleApp
 import HuddleDaemon
+import HuddleErrors
 import HuddleWeb
 import Logging
 import NIOPosix

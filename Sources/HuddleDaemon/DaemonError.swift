@@ -1,22 +1,12 @@
 public import HuddleErrors
 
 /// Why the daemon, or a command that talks to it, could not do what was asked (docs/daemon.md).
-public struct DaemonError: Error, CustomStringConvertible, Sendable {
-    /// What kind of failure it is: one of an open set of codes (``ErrorCode``), named below.
-    public typealias Code = ErrorCode<DaemonError>
+public typealias DaemonError = CodedError<DaemonErrorDomain>
 
-    public let code: Code
-    public let message: String
+/// The domain of ``DaemonError``'s codes.
+public enum DaemonErrorDomain {}
 
-    public init(_ code: Code, _ message: String) {
-        self.code = code
-        self.message = message
-    }
-
-    public var description: String { message }
-}
-
-extension ErrorCode where Domain == DaemonError {
+extension ErrorCode where Domain == DaemonErrorDomain {
     /// Another daemon already runs for this data directory.
     public static let alreadyRunning = Self("alreadyRunning")
     /// The folder of the control socket is not this user's alone.

@@ -1,4 +1,5 @@
 import Foundation
+import HuddleErrors
 
 /// What a daemon holds for its data directory while it runs: the lock, then the outbox (docs/daemon.md, "Files").
 public enum DaemonFiles {

@@ -1,4 +1,5 @@
 import Foundation
+import HuddleErrors
 import HuddleTransport
 
 /// The daemon's JSON files (the outbox, the history): sorted keys, dates in ISO 8601, written whole in one step

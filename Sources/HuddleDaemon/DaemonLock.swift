@@ -2,6 +2,7 @@ import Foundation
 
 #if canImport(Glibc)
 import Glibc
+import HuddleErrors
 #endif
 
 /// One daemon per data directory: an exclusive `flock(2)` on `daemon.lock`, held while the process lives and let

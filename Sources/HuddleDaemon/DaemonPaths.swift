@@ -3,6 +3,7 @@ public import Foundation
 
 #if canImport(Glibc)
 import Glibc
+import HuddleErrors
 #endif
 
 /// Where a daemon for one data directory keeps its control socket and its lock (docs/daemon.md, "Files").

@@ -3,23 +3,14 @@ public import HuddleErrors
 /// Why KDE Connect could not do what was asked, in words for the user (no flag named: what to do about it is the
 /// caller's to say, by ``code``).
 ///
-/// A struct as `PeerSessionError` and `LocalSendError` are: compare with `==` (`error == .noPort`) or branch on
-/// ``code``; codes can be added without breaking a caller's `switch`.
-public struct KDEConnectError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// What kind of failure it is.
-    public typealias Code = ErrorCode<KDEConnectError>
+/// A ``CodedError``: compare with `==` (`error == .noPort`) or branch on ``code``; codes can be added without
+/// breaking a caller's `switch`.
+public typealias KDEConnectError = CodedError<KDEConnectErrorDomain>
 
-    public let code: Code
-    /// The failure in words, for the user.
-    public let message: String
+/// The domain of ``KDEConnectError``'s codes.
+public enum KDEConnectErrorDomain {}
 
-    public init(_ code: Code, _ message: String) {
-        self.code = code
-        self.message = message
-    }
-
-    public var description: String { message }
-
+extension CodedError where Domain == KDEConnectErrorDomain {
     public static let noPort = Self(.noPort, "no TCP port from 1716 to 1764 is free")
 
     public static func notLinked(_ name: String) -> Self { Self(.notLinked, "\(name) is not connected") }
@@ -31,7 +22,7 @@ public struct KDEConnectError: Error, Sendable, Hashable, CustomStringConvertibl
     public static func payload(_ reason: String) -> Self { Self(.payload, reason) }
 }
 
-extension ErrorCode where Domain == KDEConnectError {
+extension ErrorCode where Domain == KDEConnectErrorDomain {
     /// No TCP port of KDE Connect's range was free to listen on.
     public static let noPort = Self("noPort")
     /// The device has no link to this one now.

@@ -1,3 +1,4 @@
+public import HuddleErrors
 /// The client's side of the authentication that opens every connection (D-Bus Specification, "Authentication
 /// Protocol"), by the EXTERNAL mechanism only: the kernel tells the bus who we are, and we name the same user.
 ///

@@ -1,3 +1,4 @@
+import HuddleErrors
 import NIOCore
 
 /// The bytes of one bus connection: first the authentication (``DBusAuthentication``), then messages framed by

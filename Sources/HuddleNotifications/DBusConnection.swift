@@ -1,3 +1,4 @@
+import HuddleErrors
 import NIOCore
 import NIOPosix
 

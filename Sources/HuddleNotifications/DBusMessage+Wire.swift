@@ -1,3 +1,4 @@
+public import HuddleErrors
 /// A message to and from bytes (D-Bus Specification, "Message Format"): the fixed 12 bytes (byte order, type,
 /// flags, version 1, body length, serial), the header fields as `a(yv)`, padding to 8, the body.
 extension DBusMessage {

@@ -1,3 +1,4 @@
+import HuddleErrors
 /// Unmarshals values from the wire format (D-Bus Specification, "Marshaling (Wire Format)") in either byte
 /// order, bounded: every length is checked against the bytes there are, padding must be zero, strings valid
 /// UTF-8 without NUL, booleans 0 or 1, and containers (variants too) nested at most 64 deep.

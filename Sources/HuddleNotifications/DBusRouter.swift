@@ -1,3 +1,4 @@
+import HuddleErrors
 import NIOConcurrencyHelpers
 
 /// Who waits for which reply on one connection (D-Bus Specification, "Message Protocol", REPLY_SERIAL): every

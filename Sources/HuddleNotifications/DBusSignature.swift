@@ -1,3 +1,4 @@
+import HuddleErrors
 /// Signatures read into types (D-Bus Specification, "Valid Signatures"): at most 255 bytes, arrays and structs
 /// each nested at most 32 deep, a dictionary entry only as an array's element with a basic key, no empty struct.
 enum DBusSignature {

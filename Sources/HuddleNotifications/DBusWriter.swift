@@ -1,3 +1,4 @@
+import HuddleErrors
 /// Marshals values into the little-endian wire format (D-Bus Specification, "Marshaling (Wire Format)"): each
 /// value on its type's alignment from the start of the message, padding bytes zero.
 struct DBusWriter {

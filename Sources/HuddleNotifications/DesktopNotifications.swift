@@ -1,3 +1,4 @@
+import HuddleErrors
 import NIOConcurrencyHelpers
 public import NIOCore
 import NIOPosix

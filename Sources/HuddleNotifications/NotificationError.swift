@@ -2,22 +2,12 @@ public import HuddleErrors
 
 /// Why a desktop notification could not be shown or followed (docs/notifications.md): the session bus is not
 /// reachable, refused to let us in, spoke out of the D-Bus Specification, or the notification server said no.
-public struct NotificationError: Error, CustomStringConvertible, Sendable {
-    /// What kind of failure it is: one of an open set of codes (``ErrorCode``), named below.
-    public typealias Code = ErrorCode<NotificationError>
+public typealias NotificationError = CodedError<NotificationErrorDomain>
 
-    public let code: Code
-    public let message: String
+/// The domain of ``NotificationError``'s codes.
+public enum NotificationErrorDomain {}
 
-    public init(_ code: Code, _ message: String) {
-        self.code = code
-        self.message = message
-    }
-
-    public var description: String { message }
-}
-
-extension ErrorCode where Domain == NotificationError {
+extension ErrorCode where Domain == NotificationErrorDomain {
     /// The bus address names no socket that can be reached here.
     public static let unsupportedAddress = Self("unsupportedAddress")
     /// The bus did not accept the EXTERNAL authentication (D-Bus Specification, "Authentication Protocol").

@@ -1,5 +1,6 @@
 import Huddle
 import HuddleClipboard
+import HuddleErrors
 import HuddleMDNSCore
 import HuddlePasteboard
 import HuddleTransport

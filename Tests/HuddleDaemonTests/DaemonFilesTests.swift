@@ -1,4 +1,5 @@
 import Foundation
+import HuddleErrors
 import HuddleTestSupport
 import Testing
 

@@ -1,4 +1,5 @@
 import HuddleBase
+import HuddleErrors
 import HuddleWire
 import Testing
 

@@ -1,3 +1,4 @@
+import HuddleErrors
 import Testing
 
 @testable import HuddleNotifications

@@ -1,4 +1,5 @@
 import HuddleApp
+import HuddleErrors
 
 /// `huddle chat` while a daemon runs (docs/daemon.md, "Chat"): the command follows the daemon's chat on one
 /// connection and hands each typed line to the daemon on another, so the chat uses the daemon's session instead of

@@ -1,4 +1,5 @@
 import Foundation
+import HuddleErrors
 public import NIOCore
 import NIOPosix
 

@@ -1,3 +1,4 @@
+import HuddleErrors
 import Synchronization
 
 /// A device the daemon knows, as the `peers` request replies it, one reply each (docs/daemon.md, "Control

@@ -1,4 +1,5 @@
 import Foundation
+import HuddleErrors
 import HuddleTransport
 
 /// The systemd user unit that runs `huddle daemon` (docs/daemon.md, "Running under systemd"): written by

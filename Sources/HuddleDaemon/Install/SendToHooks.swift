@@ -1,4 +1,5 @@
 import Foundation
+import HuddleErrors
 import HuddleTransport
 
 /// "Send with Huddle" where people pick files (docs/daemon.md, "Send to"): a desktop entry, a Nautilus script, a

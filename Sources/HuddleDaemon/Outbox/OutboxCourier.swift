@@ -1,6 +1,7 @@
 import Foundation
 import Huddle
 import HuddleApp
+import HuddleErrors
 import HuddleWire
 import NIOConcurrencyHelpers
 

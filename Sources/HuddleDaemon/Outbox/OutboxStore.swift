@@ -1,4 +1,5 @@
 public import Foundation
+import HuddleErrors
 import NIOConcurrencyHelpers
 
 /// The outbox on disk: every change written at once, atomically (a temporary file renamed over the old one), so a

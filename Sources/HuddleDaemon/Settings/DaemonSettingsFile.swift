@@ -1,5 +1,6 @@
 import Foundation
 import HuddleBase
+import HuddleErrors
 import HuddleWire
 import TOMLKit
 
