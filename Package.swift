@@ -319,7 +319,8 @@ let package = Package(
         .target(
             name: "HuddleWeb",
             dependencies: [
-                "HuddleErrors", "HuddleDaemon", "HuddleApp", "Huddle", "HuddleWire", "HuddleTransport",
+                "HuddleErrors", "HuddleDaemon", "HuddleApp", "Huddle", "HuddleWire", "HuddleTransport", "HuddleBase",
+                "HuddleQR",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),

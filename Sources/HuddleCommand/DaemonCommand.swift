@@ -4,6 +4,8 @@ import Huddle
 import HuddleApp
 import HuddleDaemon
 import HuddleErrors
+import HuddleForeign
+import HuddleLocalSend
 import HuddleWeb
 import Logging
 import NIOPosix
@@ -95,7 +97,9 @@ struct DaemonCommand: AsyncParsableCommand {
         let (lock, outbox) = try await CommandFailure.run { try DaemonFiles.open(paths) }
         let directory = try ReceiveCommand.receivingDirectory(dir ?? settings.directory(environment: environment))
         let session = try await options.startSession(mode: .peer) { $0.transfers.rateLimits.perDevice = settings.rates }
-        let foreign = try foreignOptions.services(options: options, takesOffers: true)
+        let phone = settings.phonePage == false || foreignOptions.noLocalSend ? nil : BrowserPasses()
+        let share = phone.map(LocalSendShareConfiguration.phonePage)
+        let foreign = try foreignOptions.services(options: options, takesOffers: true, share: share)
         let printer = InboxPrinter(reporter: ProgressReporter(json: false), json: false, assumeYes: false)
         var daemon = Daemon(
             session: session,
@@ -107,7 +111,7 @@ struct DaemonCommand: AsyncParsableCommand {
             log: { Output.line($0) },
             notifications: settings.notifications != false
         )
-        daemon.policy = settings.policy
+        (daemon.policy, daemon.phone) = (settings.policy, phone)
         var logger = Logger(label: "huddle", factory: { _ in EscapingLogHandler() })
         logger.logLevel = .warning
         let control = try await CommandFailure.run { [daemon] in

@@ -94,9 +94,7 @@ struct ShareCommand: AsyncParsableCommand {
             Output.line((paths.isEmpty ? "" : sharing) + (receiving ?? "") + ". On the other device open:")
             for url in urls { Output.line("  \(url)") }
             if urls.isEmpty { Output.line("  (no address on the interfaces in use; port \(port))") }
-            if !noQr, let first = urls.first, let code = try? QRCode(encoding: first) {
-                for line in code.terminalText().split(separator: "\n") { Output.line(String(line)) }
-            }
+            for line in noQr ? [] : urls.prefix(1).flatMap({ QRCode.terminalLines(encoding: $0) }) { Output.line(line) }
             Output.line("Ctrl-C to stop.")
         }
         var downloaded = 0

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import HuddleDaemon
+import HuddleQR
 import HuddleWeb
 
 /// `huddle ui`: the daemon's page in a browser (docs/web.md).
@@ -18,10 +19,12 @@ struct UICommand: AsyncParsableCommand {
               huddle ui            (opens it with xdg-open, or $BROWSER)
               huddle ui --url      (prints the address with its token instead)
               huddle ui photo.jpg notes.pdf
+              huddle ui --phone    (a code for a phone on this network: its camera opens a page to send files here)
             """
     )
 
     @Flag(help: "Print the page's address with its token instead of opening it.") var url = false
+    @Flag(help: "Show a new one-time code for a phone: its page's LAN address, as a QR code too.") var phone = false
     @Argument(help: "Files to send, to a device picked on the page.") var files: [String] = []
     @OptionGroup var data: DataDirectoryOption
 
@@ -32,11 +35,12 @@ struct UICommand: AsyncParsableCommand {
         }
         let client = try await DaemonRoute.required(data)
         let opens = !url
-        var request = ControlRequest(.ui)
+        var request = ControlRequest(phone ? .phone : .ui)
         request.paths = paths.isEmpty ? nil : paths
         try await DaemonRoute.run(client, request) { link in
             Output.line(link)
-            if opens, let failure = PageOpener.open(link) { Output.error(failure) }
+            for line in phone ? QRCode.terminalLines(encoding: link) : [] { Output.line(line) }
+            if opens && !phone, let failure = PageOpener.open(link) { Output.error(failure) }
         }
     }
 }

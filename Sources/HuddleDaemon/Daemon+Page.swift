@@ -1,4 +1,6 @@
 import HuddleApp
+import HuddleForeign
+import HuddleWire
 
 extension Daemon {
     /// `huddle ui`: the page's address with its token, as a `link` reply; with `paths`, the files are staged
@@ -15,5 +17,38 @@ extension Daemon {
         }
         await replies.link(paths.isEmpty ? url : url + "&stage=" + staged.stage(paths))
         return ExitStatus.success.rawValue
+    }
+}
+
+extension Daemon {
+    /// `huddle ui --phone`: a new pass for the page for a phone, and the page's addresses with it.
+    func phoneLinks(_ replies: ControlReplies) async -> Int32 {
+        let links = issuePhonePass()
+        guard !links.isEmpty else {
+            await replies.error(
+                "the page for a phone is not running (phone-page = false or localsend = false in config.toml, or "
+                    + "no address but loopback to listen on)"
+            )
+            return ExitStatus.unavailable.rawValue
+        }
+        for link in links { await replies.link(link) }
+        return ExitStatus.success.rawValue
+    }
+
+    /// Issues a new pass for the page for a phone (16 random bytes as hex); the page's addresses with it, empty
+    /// (and nothing issued) when that page is off or does not listen.
+    public func issuePhonePass() -> [String] {
+        guard let phone else { return [] }
+        let token = Hex.randomToken(byteCount: 16)
+        let links = foreign.phonePageURLs(pass: token)
+        if !links.isEmpty { phone.issue(token) }
+        return links
+    }
+
+    /// The page for a phone now: the addresses with the pass while it waits for its phone (none once held or
+    /// too old), and the address of the phone that holds it; nil when the page is off.
+    public func phoneState() -> (links: [String], holder: String?)? {
+        guard let phone else { return nil }
+        return (phone.waiting.map { foreign.phonePageURLs(pass: $0.token) } ?? [], phone.pass?.holder)
     }
 }

@@ -1,7 +1,7 @@
 public import Foundation
 public import Huddle
 public import HuddleApp
-import HuddleForeign
+public import HuddleForeign
 import HuddleTransport
 import HuddleWire
 
@@ -20,6 +20,9 @@ public struct Daemon: Sendable {
     /// What was received (`history.json` beside the outbox).
     public let history: HistoryStore
     public var policy = AcceptPolicy()
+    /// The pass of the page for a phone, shared with LocalSend's page for browsers (docs/daemon.md, "A phone's
+    /// page"); nil when that page is off.
+    public var phone: BrowserPasses?
     public let questions: PendingQuestions<ContinuousClock>
     /// Where the web page answers, once its server listens (docs/web.md).
     public let page = PageLink()
@@ -104,6 +107,7 @@ public struct Daemon: Sendable {
         case .answer: return await answer(request, replies)
         case .peers: return await peers(replies)
         case .ui: return await pageLink(request, replies)
+        case .phone: return await phoneLinks(replies)
         case .chat: return await chat(replies)
         case .say: return await say(request, replies)
         }

@@ -73,12 +73,20 @@ public struct LocalSendShareConfiguration: Sendable {
     /// Whether the page also lets a browser send files here (`huddle share --receive`): LocalSend's upload API on
     /// the page's server, each offer asked about like an app's (the service must take offers).
     public var receives = false
+    /// When set, the page is one browser's (the daemon's page for a phone, docs/daemon.md): every request on its
+    /// server must bring the pass in force (`?pass=`), and the files are not offered to apps on the API.
+    public var pass: BrowserPasses?
 
-    public init(files: [URL], pin: String? = nil, receives: Bool = false) {
+    public init(files: [URL], pin: String? = nil, receives: Bool = false, pass: BrowserPasses? = nil) {
         self.files = files
         self.pin = pin
         self.receives = receives
+        self.pass = pass
     }
+
+    /// The daemon's page for a phone: nothing shared, files taken (each asked about), every request needing the
+    /// pass in force.
+    public static func phonePage(_ pass: BrowserPasses) -> Self { Self(files: [], receives: true, pass: pass) }
 
     /// Why `paths` cannot be shared — none named (and nothing received), one missing or a directory, two with the
     /// same name — or nil when they can.

@@ -92,7 +92,7 @@ public final class LocalSendService: ForeignPeerService, Service {
             fingerprint: credentials.fingerprint,
             port: port ?? configuration.port,
             protocol: "https",
-            download: configuration.share != nil,
+            download: configuration.share.map { $0.pass == nil } ?? false,
             announce: announce
         )
     }
@@ -142,7 +142,9 @@ public final class LocalSendService: ForeignPeerService, Service {
                 state.withLockedValue { $0.sharePort = port }
             }
             let router = LocalSendRoutes(service: self).router()
-            if let share { LocalSendShareRoutes(service: self, share: share).add(to: router, page: false) }
+            if let share, configuration.share?.pass == nil {
+                LocalSendShareRoutes(service: self, share: share).add(to: router, page: false)
+            }
             let port = try await startServer(router, tls: true, ports: [configuration.port, 0], on: servers)
             listeningPort.settle(port)
             if !configuration.probedHosts.isEmpty { tasks.addTask { [self] in try await probeHosts() } }

@@ -5,8 +5,11 @@
 /// Content-Security-Policy allows no inline script.
 enum LocalSendSharePage {
     /// The page: the shared files (`shares`), and a form to send files here (`receives`, `share --receive`).
-    static func html(shares: Bool, receives: Bool) -> String {
+    /// With a `pass` (a phone's page, hex), the script is asked for with it, and the script adds it to every
+    /// request it makes.
+    static func html(shares: Bool, receives: Bool, pass: String? = nil) -> String {
         let title = shares ? "Shared files" : "Send files"
+        let script = "/share.js" + (pass.map { "?pass=" + $0.filter(\.isHexDigit) } ?? "")
         return """
             <!DOCTYPE html>
             <html lang="en">
@@ -20,7 +23,7 @@ enum LocalSendSharePage {
             [hidden] { display: none; } a.file { font-size: 1.1em; } progress { width: 100%; }
             .done { color: #1f7a3f; } .failed { color: #b3261e; }
             </style>
-            <script src="/share.js" defer></script>
+            <script src="\(script)" defer></script>
             </head>
             <body>
             <h1 id="title">\(title)</h1>
@@ -60,6 +63,8 @@ enum LocalSendSharePage {
     static let script = """
         "use strict";
         const api = "/api/localsend/v2";
+        const pass = new URLSearchParams(location.search).get("pass");
+        function passed(url) { return pass ? url + (url.includes("?") ? "&" : "?") + "pass=" + encodeURIComponent(pass) : url; }
         function sizeText(bytes) {
           const units = ["bytes", "KB", "MB", "GB", "TB"];
           let value = bytes, unit = 0;
@@ -78,8 +83,8 @@ enum LocalSendSharePage {
             const item = document.createElement("li");
             const link = document.createElement("a");
             link.className = "file";
-            link.href = api + "/download?sessionId=" + encodeURIComponent(answer.sessionId) +
-              "&fileId=" + encodeURIComponent(file.id);
+            link.href = passed(api + "/download?sessionId=" + encodeURIComponent(answer.sessionId) +
+              "&fileId=" + encodeURIComponent(file.id));
             link.download = file.fileName;
             link.textContent = file.fileName;
             const size = document.createElement("span");
@@ -98,7 +103,7 @@ enum LocalSendSharePage {
           say("Waiting for the sharing device to let you in…");
           let response;
           try {
-            response = await fetch(api + "/prepare-download?" + query.toString(), { method: "POST" });
+            response = await fetch(passed(api + "/prepare-download?" + query.toString()), { method: "POST" });
           } catch (error) {
             say("The sharing device cannot be reached: " + error);
             return;
@@ -130,8 +135,8 @@ enum LocalSendSharePage {
           document.getElementById("uploaded").append(item);
           return new Promise(resolve => {
             const request = new XMLHttpRequest();
-            request.open("POST", api + "/upload?sessionId=" + encodeURIComponent(session) +
-              "&fileId=" + encodeURIComponent(id) + "&token=" + encodeURIComponent(token));
+            request.open("POST", passed(api + "/upload?sessionId=" + encodeURIComponent(session) +
+              "&fileId=" + encodeURIComponent(id) + "&token=" + encodeURIComponent(token)));
             request.upload.onprogress = event => { bar.value = event.loaded; };
             request.onload = () => {
               bar.value = bar.max;
@@ -154,7 +159,7 @@ enum LocalSendSharePage {
           note("Waiting for the person at this device to accept…");
           let response;
           try {
-            response = await fetch(api + "/prepare-upload", { method: "POST", headers: { "Content-Type": "application/json" },
+            response = await fetch(passed(api + "/prepare-upload"), { method: "POST", headers: { "Content-Type": "application/json" },
               body: JSON.stringify({ info: info, files: offered }) });
           } catch (error) { note("This device cannot be reached: " + error); return; }
           if (response.status === 403) { note("Declined."); return; }

@@ -19,6 +19,8 @@ struct LocalSendShareRoutes: Sendable {
         if page {
             // Browsers reach this server: a request under another site's name is refused (DNS rebinding).
             router.add(middleware: LocalSendHostCheck())
+            // A phone's page: nothing without the pass, not even the script.
+            if let passes = service.configuration.share?.pass { router.add(middleware: LocalSendPassCheck(passes: passes)) }
             let headers: HTTPFields = [
                 .contentSecurityPolicy:
                     "default-src 'none'; script-src 'self'; style-src 'unsafe-inline'; connect-src 'self'",
@@ -27,15 +29,18 @@ struct LocalSendShareRoutes: Sendable {
             ]
             let receives = service.configuration.share?.receives == true
             let shares = !(service.configuration.share?.files.isEmpty ?? true)
-            for (path, type, text) in [
-                ("/", "text/html", LocalSendSharePage.html(shares: shares, receives: receives)),
-                ("/share.js", "text/javascript", LocalSendSharePage.script),
-            ] {
+            for (path, type) in [("/", "text/html"), ("/share.js", "text/javascript")] {
                 var typed = headers
                 typed[.contentType] = "\(type); charset=utf-8"
-                let (fields, page) = (typed, ByteBuffer(string: text))
-                router.get(RouterPath(path)) { _, _ in
-                    Response(status: .ok, headers: fields, body: .init(byteBuffer: page))
+                let fields = typed
+                router.get(RouterPath(path)) { request, _ in
+                    // The pass, already checked, goes on to the script's address; it is hex, so nothing to escape.
+                    let pass = request.uri.queryParameters.get("pass").map { String($0) }
+                    let text =
+                        path == "/"
+                        ? LocalSendSharePage.html(shares: shares, receives: receives, pass: pass)
+                        : LocalSendSharePage.script
+                    return Response(status: .ok, headers: fields, body: .init(byteBuffer: ByteBuffer(string: text)))
                 }
             }
             router.get(RouterPath("\(api)/info")) { _, _ in json(service.ownInfo(announce: nil)) }

@@ -46,3 +46,12 @@ extension QRCode {
         return lines.joined(separator: "\n")
     }
 }
+
+extension QRCode {
+    /// The lines of ``terminalText(quietZone:inverted:)`` for a symbol that encodes `text`; none when `text` does
+    /// not fit in a QR code (the caller has printed it as text already).
+    public static func terminalLines(encoding text: String, inverted: Bool = false) -> [String] {
+        guard let code = try? QRCode(encoding: text) else { return [] }
+        return code.terminalText(inverted: inverted).split(separator: "\n").map(String.init)
+    }
+}

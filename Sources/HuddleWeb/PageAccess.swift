@@ -1,3 +1,5 @@
+import HuddleBase
+
 /// Who may use the daemon's page (docs/web.md, "Access"): a request must carry the page's token and name the
 /// loopback address it was served on, so that neither another local user's page nor a site whose name resolves to
 /// 127.0.0.1 (DNS rebinding) can read it or act through it.
@@ -34,16 +36,6 @@ public struct PageAccess: Sendable, Equatable {
         guard let host, hosts.contains(host.lowercased()) else { return .foreignHost }
         if let origin, !hosts.contains(where: { "http://\($0)" == origin.lowercased() }) { return .foreignOrigin }
         guard let given, !given.isEmpty else { return .noToken }
-        return Self.equalInConstantTime(given, token) ? nil : .wrongToken
-    }
-
-    /// Whether two tokens are equal, taking as long for a wrong first byte as for a wrong last one.
-    static func equalInConstantTime(_ lhs: String, _ rhs: String) -> Bool {
-        let left = Array(lhs.utf8)
-        let right = Array(rhs.utf8)
-        guard left.count == right.count else { return false }
-        var difference: UInt8 = 0
-        for index in left.indices { difference |= left[index] ^ right[index] }
-        return difference == 0
+        return ConstantTime.equal(given, token) ? nil : .wrongToken
     }
 }

@@ -19,6 +19,8 @@ public struct PageBackend: Sendable {
     public var sendStaged: @Sendable (_ id: String, _ name: String) async -> PageSendResult? = { _, _ in nil }
     /// Says a chat line to every connected Huddle peer: nil when it went, else why not.
     public var say: @Sendable (_ text: String) async -> String? = { _ in "the chat is not here" }
+    /// Shows a new code for a phone (a new pass): false when the page for a phone is not running.
+    public var showPhoneCode: @Sendable () async -> Bool = { false }
     public var now: @Sendable () -> Date
 
     public init(
@@ -44,6 +46,7 @@ public struct PageBackend: Sendable {
         )
         staged = { daemon.staged.staged($0) }
         say = { text in await daemon.sayFromPage(text) }
+        showPhoneCode = { !daemon.issuePhonePass().isEmpty }
         sendStaged = { id, name in
             guard let set = daemon.staged.staged(id) else { return nil }
             let result = await Self.send(set.paths, to: name, through: daemon)

@@ -72,6 +72,16 @@ struct PageRoutes: Sendable {
             }
             return back()
         }
+        router.post("/phone") { _, _ in
+            guard await backend.showPhoneCode() else {
+                return Self.text(
+                    "the page for a phone is not running (phone-page = false or localsend = false in config.toml)\n",
+                    type: "text/plain",
+                    .conflict
+                )
+            }
+            return Response(status: .seeOther, headers: [.location: "/?token=\(gate.token ?? "")#phone"])
+        }
         router.post("/upload") { request, _ in
             let query = request.uri.queryParameters
             guard let name = PageUpload.fileName(query.get("name")), let to = query.get("to"), !to.isEmpty else {

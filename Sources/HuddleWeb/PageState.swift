@@ -55,6 +55,19 @@ public struct PageState: Sendable, Equatable, Encodable {
     /// newest ``chatShown``.
     public var chat: [HistoryEntry] = []
     public static let chatShown = 30
+    /// The page for a phone (docs/daemon.md, "A phone's page"); nil when it is off.
+    public var phone: Phone?
+
+    /// A code for a phone: the page's addresses with the pass while it waits for its phone (empty before a code
+    /// is shown, once a phone holds it, or when it was not used in time), and the address of the phone holding it.
+    public struct Phone: Sendable, Equatable, Encodable {
+        public var links: [String]
+        public var holder: String?
+
+        public init(links: [String], holder: String?) {
+            (self.links, self.holder) = (links, holder)
+        }
+    }
 
     public init(
         name: String,
@@ -74,7 +87,7 @@ public struct PageState: Sendable, Equatable, Encodable {
 extension Daemon {
     /// The page's state now.
     public func pageState() async -> PageState {
-        PageState(
+        var state = PageState(
             name: session.displayName,
             shortID: session.identity.deviceID.shortID,
             directory: directory.path,
@@ -92,5 +105,7 @@ extension Daemon {
                 )
             }
         )
+        state.phone = phoneState().map { PageState.Phone(links: $0.links, holder: $0.holder) }
+        return state
     }
 }

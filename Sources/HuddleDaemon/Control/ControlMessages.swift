@@ -36,6 +36,9 @@ public struct ControlRequest: Codable, Sendable, Equatable {
         /// The address of the daemon's web page, with its token, as a `link` reply; with `paths`, the page's
         /// address for sending those files, to a device picked there.
         case ui
+        /// A new code for a phone: a new pass for the page for a phone (the one before no longer opens it), and
+        /// that page's addresses with it, as `link` replies.
+        case phone
         /// Follow the daemon's chat: every line it says, as `line` replies, until the command closes the
         /// connection (docs/daemon.md, "Chat").
         case chat

@@ -41,11 +41,15 @@ public struct DaemonSettings: Decodable, Equatable, Sendable {
     public var limitRate: String?
     /// Whether questions are shown as desktop notifications (docs/notifications.md); by default they are.
     public var notifications: Bool?
+    /// Whether the page for a phone listens on the LAN (`phone-page`, docs/daemon.md, "A phone's page"); by
+    /// default it does, refusing every request until a code is shown.
+    public var phonePage: Bool?
 
     enum CodingKeys: String, CodingKey {
         case name, dir, session, port, peer, localsend, kdeconnect, accept, devices, ui, notifications
         case uiPort = "ui-port"
         case limitRate = "limit-rate"
+        case phonePage = "phone-page"
     }
 
     public init() {}

@@ -107,6 +107,7 @@ public enum DaemonSettingsFile {
         "kdeconnect": "true or false", "accept": "accept, ask or refuse", "paired": "accept, ask or refuse",
         "others": "accept, ask or refuse", "ui": "true or false", "ui-port": "a whole number",
         "limit-rate": "a string (in quotes): 500K, 2M", "notifications": "true or false",
+        "phone-page": "true or false",
     ]
 
     static func kind(_ type: Any.Type) -> String {

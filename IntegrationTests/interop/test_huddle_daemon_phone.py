@@ -1,0 +1,109 @@
+"""Issue 38: the daemon's page for a phone, on three test hosts with the README's commands (no --host, no
+--interface, no --yes). `huddle ui --phone` on Ada's host prints the page's LAN address with a one-time pass and its
+QR code; the local page shows the same code. A "phone" on the second host opens it (nothing without the pass, not
+even the script), offers a file as the page's script does, the offer waits for `huddle answer` on Ada's host, and
+after the yes the file lands in Ada's --dir byte for byte. The third host, given the same pass, is refused (the
+first browser holds it); a new code makes the old pass open nothing."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import secrets
+import threading
+
+import pytest
+
+from test_huddle_daemon import User
+from test_huddle_daemon_page import fetch, page_url
+from test_huddle_share import curl
+from test_huddle_share_receive import offer
+from testbed import wait_until
+
+
+def phone_code(user) -> str:
+    """`huddle ui --phone`: the page's address with a new pass, then a QR code; the address."""
+    shown = user.run("ui", "--phone")
+    assert shown.wait_exit(20) == 0, shown.output()
+    lines = [l for _, l in shown.lines]
+    assert re.fullmatch(r"http://[0-9.]+:53318/\?pass=[0-9a-f]{32}", lines[0]), lines
+    assert len(lines) > 12 and any("█" in l or "▀" in l for l in lines[1:]), lines  # the QR code, in blocks
+    return lines[0]
+
+
+@pytest.mark.hosts(3, ifname="eth0")
+def test_a_phone_opens_the_page_by_its_code_and_sends_a_file_in_after_the_yes(testbed, homes):
+    a, phone, other = testbed[0], testbed[1], testbed[2]
+    ada = User(a, homes, "DaAda")
+    inbox = homes("inbox")
+    daemon = ada.daemon("--dir", inbox)
+    base = f"http://{a.ipv4}:53318/"
+
+    # Before any code is shown, the page opens to nobody (once LocalSend's servers listen, just after the
+    # daemon's first line).
+    wait_until(lambda: curl(phone, base)[0] != 0, 20, what="the page for a phone to listen")
+    status, body = curl(phone, base)
+    assert status == 403 and b"scan it" in body, (status, body)
+    link = phone_code(ada)
+    assert link.startswith(base), link
+    pass_ = link.rpartition("=")[2]
+
+    # The local page shows the same code, as a QR image and the address.
+    page = fetch(a, page_url(ada))
+    assert page["status"] == 200 and 'id="phone"' in page["body"], page
+    assert 'src="data:image/png;base64,' in page["body"] and link in page["body"], page["body"]
+
+    # Without the pass, or with another, nothing: not the page, not its script, not the API.
+    for url in [base, base + "share.js", base + "api/localsend/v2/info", base + "?pass=" + "0" * 32]:
+        status, body = curl(phone, url)
+        assert status == 403 and b"<form" not in body, (url, status, body)
+    status, body = curl(phone, link)
+    assert status == 200 and b'<form id="upload-form">' in body, (status, body)
+    assert f'src="/share.js?pass={pass_}"'.encode() in body, body
+    status, script = curl(phone, base + "share.js?pass=" + pass_)
+    assert status == 200 and b"prepare-upload" in script, status
+    # The first browser holds the pass: another device with it is refused, and the API too.
+    status, body = curl(other, link)
+    assert status == 403 and b"already used by another device" in body, (status, body)
+
+    data = secrets.token_bytes(150_000)
+    source = os.path.join(homes("files"), "from the phone.jpg")
+    with open(source, "wb") as f:
+        f.write(data)
+    result: dict = {}
+    # The script adds the pass to every request; so does this offer.
+    waiting = threading.Thread(target=lambda: result.update(answer=curl(
+        phone, "-X", "POST", "-H", "Content-Type: application/json", "--data-binary",
+        offer("from the phone.jpg", len(data)), "--max-time", "60",
+        f"{base}api/localsend/v2/prepare-upload?pass={pass_}")))
+    waiting.start()
+    daemon.wait_line(lambda l: l.startswith("question 1 waits"), 20)
+    listing = ada.run("answer")
+    assert listing.wait_exit(20) == 0, listing.output()
+    assert any("from the phone.jpg" in l and "A browser" in l for _, l in listing.lines), listing.output()
+    answer = ada.run("answer", "1", "yes")
+    assert answer.wait_exit(20) == 0, answer.output()
+    waiting.join(30)
+    status, body = result["answer"]
+    assert status == 200, (status, body, daemon.output())
+    accepted = json.loads(body)
+    token = accepted["files"]["f0"]
+    upload = (f"{base}api/localsend/v2/upload?sessionId={accepted['sessionId']}&fileId=f0&token={token}"
+              f"&pass={pass_}")
+    status, _ = curl(other, "-X", "POST", "--data-binary", "forged", upload)
+    assert status == 403, status
+    status, _ = curl(phone, "-X", "POST", "--data-binary", f"@{source}", upload)
+    assert status == 200, daemon.output()
+    daemon.wait_line(lambda l: "from the phone.jpg" in l and l.startswith("received "), 20)
+    with open(os.path.join(inbox, "from the phone.jpg"), "rb") as f:
+        assert f.read() == data
+
+    # A new code: the old pass opens nothing, even for the phone that held it.
+    fresh = phone_code(ada)
+    assert fresh != link
+    status, body = curl(phone, link)
+    assert status == 403 and b"not the page's any more" in body, (status, body)
+    status, _ = curl(other, fresh)
+    assert status == 200
+    assert daemon.stop() == 0, daemon.output()
