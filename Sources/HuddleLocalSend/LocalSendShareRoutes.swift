@@ -20,7 +20,9 @@ struct LocalSendShareRoutes: Sendable {
             // Browsers reach this server: a request under another site's name is refused (DNS rebinding).
             router.add(middleware: LocalSendHostCheck())
             // A phone's page: nothing without the pass, not even the script.
-            if let passes = service.configuration.share?.pass { router.add(middleware: LocalSendPassCheck(passes: passes)) }
+            if let passes = service.configuration.share?.pass {
+                router.add(middleware: LocalSendPassCheck(passes: passes))
+            }
             let headers: HTTPFields = [
                 .contentSecurityPolicy:
                     "default-src 'none'; script-src 'self'; style-src 'unsafe-inline'; connect-src 'self'",

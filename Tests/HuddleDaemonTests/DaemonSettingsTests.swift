@@ -51,6 +51,7 @@ struct DaemonSettingsTests {
         let settings = try DaemonSettingsFile.parse(text, file: "config.toml")
         #expect(settings.limitRate == "2M")
         #expect(try DaemonSettingsFile.parse("notifications = false", file: "config.toml").notifications == false)
+        #expect(try DaemonSettingsFile.parse("phone-page = false", file: "config.toml").phonePage == false)
         #expect(settings.rates == [device: ByteRate(bytesPerSecond: 500 * 1024)])
         #expect(settings.policy.perDevice == [device.description: .ask])
         #expect(DaemonSettings().rates.isEmpty)
@@ -73,6 +74,7 @@ struct DaemonSettingsTests {
             ("port = 70000", "config.toml: port takes 0 to 65535, not 70000"),
             ("localsend = 1", "config.toml: localsend must be true or false"),
             ("notifications = \"no\"", "config.toml: notifications must be true or false"),
+            ("phone-page = 1", "config.toml: phone-page must be true or false"),
             ("[accept]\nothers = \"maybe\"", "config.toml: accept.others takes accept, ask or refuse"),
             ("[devices.ABC]\naccept = \"yes\"", "config.toml: devices.ABC.accept takes accept, ask or refuse"),
             (
