@@ -1,6 +1,6 @@
 """Issue 38: the daemon's page for a phone, on three test hosts with the README's commands (no --host, no
 --interface, no --yes). `huddle ui --phone` on Ada's host prints the page's LAN address with a one-time pass and its
-QR code; the local page shows the same code. A "phone" on the second host opens it (nothing without the pass, not
+QR code (with files: offered for the phone to download); the local page shows the same code. A "phone" on the second host opens it (nothing without the pass, not
 even the script), offers a file as the page's script does, the offer waits for `huddle answer` on Ada's host, and
 after the yes the file lands in Ada's --dir byte for byte. The third host, given the same pass, is refused (the
 first browser holds it); a new code makes the old pass open nothing."""
@@ -22,9 +22,9 @@ from test_huddle_share_receive import offer
 from testbed import wait_until
 
 
-def phone_code(user) -> str:
-    """`huddle ui --phone`: the page's address with a new pass, then a QR code; the address."""
-    shown = user.run("ui", "--phone")
+def phone_code(user, *files: str) -> str:
+    """`huddle ui --phone [FILE…]`: the page's address with a new pass, then a QR code; the address."""
+    shown = user.run("ui", "--phone", *files)
     assert shown.wait_exit(20) == 0, shown.output()
     lines = [l for _, l in shown.lines]
     assert re.fullmatch(r"http://[0-9.]+:53318/\?pass=[0-9a-f]{32}", lines[0]), lines
@@ -99,11 +99,33 @@ def test_a_phone_opens_the_page_by_its_code_and_sends_a_file_in_after_the_yes(te
     with open(os.path.join(inbox, "from the phone.jpg"), "rb") as f:
         assert f.read() == data
 
-    # A new code: the old pass opens nothing, even for the phone that held it.
-    fresh = phone_code(ada)
+    # A new code, with a file for the phone to download: the old pass opens nothing, even for the phone that held
+    # it; the new one opens the list and the file without a question (the person showed the code).
+    offered = os.path.join(homes("for-phone"), "menu.pdf")
+    menu = secrets.token_bytes(70_000)
+    with open(offered, "wb") as f:
+        f.write(menu)
+    fresh = phone_code(ada, offered)
     assert fresh != link
     status, body = curl(phone, link)
     assert status == 403 and b"not the page's any more" in body, (status, body)
-    status, _ = curl(other, fresh)
-    assert status == 200
+    fresh_pass = fresh.rpartition("=")[2]
+    status, page = curl(other, fresh)
+    assert status == 200 and b'id="files"' in page, (status, page)
+    status, body = curl(other, "-X", "POST", f"{base}api/localsend/v2/prepare-download?pass={fresh_pass}")
+    assert status == 200, (status, body, daemon.output())
+    listed = json.loads(body)
+    (file_id, meta), = listed["files"].items()
+    assert meta["fileName"] == "menu.pdf" and meta["size"] == len(menu), meta
+    download = os.path.join(homes("downloads"), "menu.pdf")
+    got = other.run("curl", "-s", "-o", download, "-w", "%{http_code}",
+                    f"{base}api/localsend/v2/download?sessionId={listed['sessionId']}&fileId={file_id}"
+                    f"&pass={fresh_pass}", timeout=30, check=False)
+    assert got.stdout.strip() == "200", got.stdout
+    with open(download, "rb") as f:
+        assert f.read() == menu
+    # The phone that held the old pass gets neither the list nor the file.
+    status, _ = curl(phone, "-X", "POST", f"{base}api/localsend/v2/prepare-download?pass={pass_}")
+    assert status == 403, status
+    assert not any(l.startswith("question 2") for _, l in daemon.lines), daemon.output()
     assert daemon.stop() == 0, daemon.output()

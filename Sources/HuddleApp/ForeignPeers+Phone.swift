@@ -1,3 +1,4 @@
+public import Foundation
 import HuddleForeign
 import HuddleLocalSend
 
@@ -8,5 +9,14 @@ extension ForeignPeers {
         guard let localSend = services.lazy.compactMap({ $0 as? LocalSendService }).first else { return [] }
         let hosts = (try? ForeignListenAddresses.hostAddresses()) ?? []
         return localSend.pageURLs(hostAddresses: hosts).map { $0 + "?pass=" + pass }
+    }
+
+    /// Offers `files` for download on the page for a phone instead of those before (none: nothing offered); throws
+    /// when one cannot be read, or without LocalSend.
+    public func offerOnPhonePage(_ files: [URL]) async throws {
+        guard let localSend = services.lazy.compactMap({ $0 as? LocalSendService }).first else {
+            throw LocalSendError.unreachable("LocalSend is off")
+        }
+        try await localSend.offerOnPage(files)
     }
 }

@@ -19,13 +19,15 @@ struct UICommand: AsyncParsableCommand {
               huddle ui            (opens it with xdg-open, or $BROWSER)
               huddle ui --url      (prints the address with its token instead)
               huddle ui photo.jpg notes.pdf
-              huddle ui --phone    (a code for a phone on this network: its camera opens a page to send files here)
+              huddle ui --phone [FILE…]   (a code for a phone here: its camera opens a page to send files \
+            here, and to download these)
             """
     )
 
     @Flag(help: "Print the page's address with its token instead of opening it.") var url = false
     @Flag(help: "Show a new one-time code for a phone: its page's LAN address, as a QR code too.") var phone = false
-    @Argument(help: "Files to send, to a device picked on the page.") var files: [String] = []
+    @Argument(help: "Files to send, to a device picked on the page (with --phone: for the phone to download).")
+    var files: [String] = []
     @OptionGroup var data: DataDirectoryOption
 
     func run() async throws {

@@ -1,3 +1,4 @@
+import Foundation
 import HuddleApp
 import HuddleForeign
 import HuddleWire
@@ -21,8 +22,20 @@ extension Daemon {
 }
 
 extension Daemon {
-    /// `huddle ui --phone`: a new pass for the page for a phone, and the page's addresses with it.
-    func phoneLinks(_ replies: ControlReplies) async -> Int32 {
+    /// `huddle ui --phone [FILE…]`: a new pass for the page for a phone, and the page's addresses with it; the
+    /// page then offers `paths` for download (none: nothing), instead of what it offered before.
+    func phoneLinks(_ request: ControlRequest, _ replies: ControlReplies) async -> Int32 {
+        let paths = request.paths ?? []
+        guard paths.allSatisfy({ $0.hasPrefix("/") }) else {
+            await replies.error("name the files by their full paths")
+            return ExitStatus.usage.rawValue
+        }
+        if phone != nil {
+            do { try await foreign.offerOnPhonePage(paths.map { URL(fileURLWithPath: $0) }) } catch {
+                await replies.error("cannot offer the files to the phone: \(error)")
+                return ExitStatus.noInput.rawValue
+            }
+        }
         let links = issuePhonePass()
         guard !links.isEmpty else {
             await replies.error(

@@ -107,7 +107,7 @@ public struct Daemon: Sendable {
         case .answer: return await answer(request, replies)
         case .peers: return await peers(replies)
         case .ui: return await pageLink(request, replies)
-        case .phone: return await phoneLinks(replies)
+        case .phone: return await phoneLinks(request, replies)
         case .chat: return await chat(replies)
         case .say: return await say(request, replies)
         }

@@ -1,4 +1,6 @@
+public import Foundation
 import HuddleForeign
+import NIOConcurrencyHelpers
 
 extension LocalSendService {
     /// Where a browser on the LAN reaches the page for browsers: `http://ADDRESS:PORT/` for each IPv4 address it
@@ -14,5 +16,15 @@ extension LocalSendService {
                 .map(\.address)
             : listened
         return addresses.filter { !$0.hasPrefix("127.") }.map { "http://\($0):\(port)/" }
+    }
+}
+
+extension LocalSendService {
+    /// Offers `files` on the page for browsers instead of those before (the daemon's page for a phone: the files of
+    /// its code). Each is hashed first (SHA-256, for the list); one that cannot be read throws, and nothing changes.
+    public func offerOnPage(_ files: [URL]) async throws {
+        var chosen: [LocalSendChosenFile] = []
+        for url in files { chosen.append(try await self.chosen(url)) }
+        await state.withLockedValue { $0.share }?.offer(chosen)
     }
 }

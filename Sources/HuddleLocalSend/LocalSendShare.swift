@@ -12,7 +12,7 @@ actor LocalSendShare {
     }
 
     var rules: LocalSendShareRules
-    let chosen: [String: LocalSendChosenFile]
+    var chosen: [String: LocalSendChosenFile]
     let emit: @Sendable (ForeignEvent) -> Void
     let answerTimeout: Duration
     var asking: [String: CheckedContinuation<Bool, Never>] = [:]
@@ -43,7 +43,9 @@ actor LocalSendShare {
     let clock: @Sendable () -> ContinuousClock.Instant
     var now: ContinuousClock.Instant { clock() }
 
-    func prepare(session: String?, pin: String?, host: String, client: String?) async -> Prepared {
+    /// A prepare-download; a new requester is asked about, unless `letIn` (the daemon's page for a phone, whose
+    /// pass was checked already: the person showed the code to that phone).
+    func prepare(session: String?, pin: String?, host: String, client: String?, letIn: Bool = false) async -> Prepared {
         switch rules.prepare(session: session, pin: pin, host: host, at: now) {
         case .known(let id): return .admitted(sessionID: id)
         case .pinRequired: return .refused(.init(401, "PIN required"))
@@ -51,7 +53,8 @@ actor LocalSendShare {
         case .tooManyTries: return .refused(.init(429, "too many wrong PINs; wait a minute"))
         case .ask:
             let request = ForeignDownloadRequest(id: LocalSendInbox.token(), host: host, client: client)
-            guard await ask(request) else { return .refused(.init(403, "declined")) }
+            let allowed = letIn ? true : await ask(request)
+            guard allowed else { return .refused(.init(403, "declined")) }
             let session = LocalSendInbox.token()
             rules.admit(host, as: session)
             return .admitted(sessionID: session)
@@ -73,6 +76,12 @@ actor LocalSendShare {
 
     func answer(_ requestID: String, allow: Bool) {
         asking.removeValue(forKey: requestID)?.resume(returning: allow)
+    }
+
+    /// Offers `files` instead of those before (``LocalSendShareRules/offer(_:)``).
+    func offer(_ files: [LocalSendChosenFile]) {
+        chosen = Dictionary(files.map { ($0.metadata.id, $0) }, uniquingKeysWith: { first, _ in first })
+        rules.offer(chosen.mapValues(\.metadata))
     }
 
     /// The file a download names, when its session is the asking address's.

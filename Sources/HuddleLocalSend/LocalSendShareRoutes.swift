@@ -30,7 +30,6 @@ struct LocalSendShareRoutes: Sendable {
                 .cacheControl: "no-store",
             ]
             let receives = service.configuration.share?.receives == true
-            let shares = !(service.configuration.share?.files.isEmpty ?? true)
             for (path, type) in [("/", "text/html"), ("/share.js", "text/javascript")] {
                 var typed = headers
                 typed[.contentType] = "\(type); charset=utf-8"
@@ -38,6 +37,7 @@ struct LocalSendShareRoutes: Sendable {
                 router.get(RouterPath(path)) { request, _ in
                     // The pass, already checked, goes on to the script's address; it is hex, so nothing to escape.
                     let pass = request.uri.queryParameters.get("pass").map { String($0) }
+                    let shares = !(await share.files.isEmpty)
                     let text =
                         path == "/"
                         ? LocalSendSharePage.html(shares: shares, receives: receives, pass: pass)
@@ -53,7 +53,8 @@ struct LocalSendShareRoutes: Sendable {
                 session: query.get("sessionId"),
                 pin: query.get("pin"),
                 host: context.remoteHost ?? "",
-                client: request.headers[.userAgent]
+                client: request.headers[.userAgent],
+                letIn: page && service.configuration.share?.pass != nil
             )
             switch prepared {
             case .refused(let refused): return refusal(refused)

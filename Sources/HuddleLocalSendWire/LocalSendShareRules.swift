@@ -16,7 +16,7 @@ public struct LocalSendShareRules: Sendable {
         case tooManyTries
     }
 
-    public let files: [String: LocalSendFileMetadata]
+    public private(set) var files: [String: LocalSendFileMetadata]
     public let pin: String?
     /// Wrong PINs an address may try per minute.
     public let pinTriesPerMinute: Int
@@ -63,6 +63,12 @@ public struct LocalSendShareRules: Sendable {
     public mutating func admit(_ host: String, as session: String) {
         sessions.append((session, host))
         if sessions.count > maximumSessions { sessions.removeFirst(sessions.count - maximumSessions) }
+    }
+
+    /// Offers `files` instead of those before (the daemon's page for a phone, new files with each code); the
+    /// sessions stay, and reach only what is offered now.
+    public mutating func offer(_ files: [String: LocalSendFileMetadata]) {
+        self.files = files
     }
 
     /// The file a download asks for, when its session is this address's.

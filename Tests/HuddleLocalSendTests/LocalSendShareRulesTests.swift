@@ -32,6 +32,20 @@ import Testing
         #expect(later == .ask)
     }
 
+    /// The daemon's page for a phone offers new files with each code: a session reaches only what is offered now.
+    @Test func filesOfferedAnewReplaceTheOldForEverySession() {
+        var rules = LocalSendShareRules(files: [:], pin: nil)
+        rules.admit("10.0.0.5", as: "s1")
+        #expect(rules.download(session: "s1", file: "f1", host: "10.0.0.5") == nil)
+        rules.offer(["f1": file])
+        #expect(rules.download(session: "s1", file: "f1", host: "10.0.0.5") == file)
+        let other = LocalSendFileMetadata(id: "f2", fileName: "b.txt", size: 1, fileType: "text/plain")
+        rules.offer(["f2": other])
+        #expect(rules.files == ["f2": other])
+        #expect(rules.download(session: "s1", file: "f1", host: "10.0.0.5") == nil)
+        #expect(rules.download(session: "s1", file: "f2", host: "10.0.0.5") == other)
+    }
+
     @Test func sessionsAreBoundedTheOldestGoingFirst() {
         var rules = LocalSendShareRules(files: ["f1": file], pin: nil, maximumSessions: 2)
         for index in 1...3 { rules.admit("h\(index)", as: "s\(index)") }
