@@ -129,3 +129,57 @@ def test_a_phone_opens_the_page_by_its_code_and_sends_a_file_in_after_the_yes(te
     assert status == 403, status
     assert not any(l.startswith("question 2") for _, l in daemon.lines), daemon.output()
     assert daemon.stop() == 0, daemon.output()
+
+
+@pytest.mark.full
+@pytest.mark.hosts(2, ifname="eth0")
+def test_in_chromium_the_page_shows_a_code_and_a_phone_sends_a_file_through_its_page(testbed, homes, chromium):
+    """Headless Chromium drives both ends: on Ada's host the web page's "Show a code for a phone" button shows the
+    QR code; a phone-sized Chromium on the other host opens the address under it, chooses a file and sends it; the
+    offer is answered with `huddle answer`, the page says all was sent, and the file is in Ada's --dir byte for
+    byte. Screenshots of both go to $HUDDLE_SCREENSHOTS (docs/images)."""
+    from test_huddle_daemon_page import choose_files, screenshot
+    from test_huddle_transfer import sha256
+
+    a, b = testbed[0], testbed[1]
+    ada = User(a, homes, "DaAda")
+    inbox = homes("inbox")
+    daemon = ada.daemon("--dir", inbox)
+    shots = os.environ.get("HUDDLE_SCREENSHOTS") or homes("shots")
+    os.makedirs(shots, exist_ok=True)
+
+    desk = chromium(a, watch_outbound=False)
+    assert desk.navigate(page_url(ada)) == 200
+    desk.wait_for("!!document.querySelector('#phone button')", 20)
+    desk.click("#phone button")
+    desk.wait_for("!!document.querySelector('#phone img.qr') && document.querySelector('#phone img.qr').complete", 30)
+    assert desk.evaluate("document.querySelector('#phone img.qr').naturalWidth") > 100
+    link = desk.evaluate("document.querySelector('#phone .id').textContent")
+    assert re.fullmatch(rf"http://{re.escape(a.ipv4)}:53318/\?pass=[0-9a-f]{{32}}", link), link
+    desk.cdp("Emulation.setDeviceMetricsOverride", {"width": 900, "height": 1000, "deviceScaleFactor": 1,
+                                                    "mobile": False})
+    desk.evaluate("document.getElementById('phone').scrollIntoView()")
+    screenshot(desk, os.path.join(shots, "web-phone-code.png"))
+
+    phone = chromium(b)
+    phone.cdp("Emulation.setDeviceMetricsOverride", {"width": 390, "height": 700, "deviceScaleFactor": 2,
+                                                     "mobile": True})
+    assert phone.navigate(link) == 200
+    phone.wait_for("document.getElementById('title').textContent === 'Send files to DaAda'", timeout=20)
+    copy = os.path.join(phone.dir, "from the phone.jpg")
+    with open(copy, "wb") as f:
+        f.write(secrets.token_bytes(1 << 20))
+    choose_files(phone, "#upload-files", [copy])
+    phone.click("#upload-submit")
+    daemon.wait_line(lambda l: l.startswith("question 1 waits"), 30)
+    answer = ada.run("answer", "1", "yes")
+    assert answer.wait_exit(20) == 0, answer.output()
+    phone.wait_for("document.getElementById('upload-status').textContent === 'All sent.'", timeout=60)
+    assert phone.evaluate("document.querySelectorAll('#uploaded li.done').length") == 1
+    assert phone.evaluate("document.documentElement.scrollWidth") <= 390
+    screenshot(phone, os.path.join(shots, "phone-page.png"))
+    daemon.wait_line(lambda l: l.startswith("received ") and "from the phone.jpg" in l, 20)
+    assert sha256(os.path.join(inbox, "from the phone.jpg")) == sha256(copy)
+    assert phone.outbound() == []
+    assert not [m for m in phone.console if m.level == "error"], phone.console
+    assert daemon.stop() == 0, daemon.output()

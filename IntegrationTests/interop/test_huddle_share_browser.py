@@ -96,7 +96,8 @@ def test_a_browser_sends_files_in_with_share_receive_after_a_yes(testbed, chromi
     url = sharer.wait_line(lambda l: l.startswith("  http://"), 20).strip()
     browser = chromium(b)
     assert browser.navigate(url) == 200
-    assert browser.evaluate("document.getElementById('title').textContent") == "Send files"
+    browser.wait_for("document.getElementById('title').textContent === 'Send files to Ada'", timeout=20)
+    assert browser.title() == "Send files to Ada"
     # The browser's own copy of the file, in its host's files.
     copy = os.path.join(browser.dir, "from the phone.jpg")
     with open(source, "rb") as f, open(copy, "wb") as out:

@@ -16,23 +16,47 @@ enum LocalSendSharePage {
             <head>
             <meta charset="utf-8">
             <meta name="viewport" content="width=device-width, initial-scale=1">
+            <meta name="color-scheme" content="light dark">
             <title>\(title)</title>
-            <style>
-            body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 40em; padding: 0 1em; }
-            li { margin: 0.6em 0; } .size { color: #666; } #status, #upload-status { color: #444; }
-            [hidden] { display: none; } a.file { font-size: 1.1em; } progress { width: 100%; }
-            .done { color: #1f7a3f; } .failed { color: #b3261e; }
-            </style>
+            <style>\(style)</style>
             <script src="\(script)" defer></script>
             </head>
             <body>
-            <h1 id="title">\(title)</h1>
+            <header><div class="brand">Huddle</div><h1 id="title">\(title)</h1></header>
             \(shares ? downloads : "")\
-            \(receives ? uploads : "")\
+            \(receives ? uploads(titled: shares) : "")\
             </body>
             </html>
             """
     }
+
+    /// The look: one column that fits a phone, large touch targets, light and dark by `prefers-color-scheme`.
+    static let style = """
+        :root { --bg: #f5f6f8; --card: #fff; --text: #1b1d21; --muted: #5d6470; --line: #dde1e6; \
+        --accent: #1f9d55; --link: #1a5fb4; --bad: #b3261e; }
+        @media (prefers-color-scheme: dark) { :root { --bg: #14171c; --card: #1e232a; --text: #e8eaed; \
+        --muted: #9aa3ae; --line: #333a44; --accent: #2fb36b; --link: #8ab4f8; --bad: #f28b82; } }
+        * { box-sizing: border-box; }
+        body { font-family: system-ui, sans-serif; margin: 0 auto; max-width: 36rem; padding: 1rem; \
+        background: var(--bg); color: var(--text); line-height: 1.45; }
+        header { margin: 0.5rem 0 1rem; } .brand { color: var(--link); font-weight: 700; }
+        h1 { font-size: 1.5rem; margin: 0.2rem 0 0; } h2 { font-size: 1.1rem; margin: 0 0 0.8rem; }
+        section { background: var(--card); border: 1px solid var(--line); border-radius: 12px; padding: 1rem; \
+        margin-bottom: 1rem; }
+        ul { list-style: none; padding: 0; margin: 0.8rem 0 0; } li { margin: 0.7rem 0; overflow-wrap: anywhere; }
+        a.file { color: var(--link); font-size: 1.1rem; font-weight: 600; } .size { color: var(--muted); }
+        #status, #upload-status { color: var(--muted); margin: 0.6rem 0 0; } [hidden] { display: none; }
+        .drop { display: block; border: 2px dashed var(--line); border-radius: 12px; padding: 1.4rem 1rem; \
+        text-align: center; color: var(--muted); cursor: pointer; }
+        .drop input { display: block; margin: 0.6rem auto 0; max-width: 100%; color: var(--text); }
+        button { font: inherit; border-radius: 10px; border: 1px solid var(--line); padding: 0.55rem 1rem; \
+        background: var(--card); color: var(--text); }
+        button.primary { display: block; width: 100%; margin-top: 0.8rem; padding: 0.8rem; border: 0; \
+        background: var(--accent); color: #fff; font-weight: 600; }
+        input#pin { font: inherit; padding: 0.5rem; border-radius: 8px; border: 1px solid var(--line); }
+        progress { width: 100%; height: 0.6rem; accent-color: var(--accent); }
+        .done { color: var(--accent); } .failed { color: var(--bad); }
+        """
 
     static let downloads = """
         <section id="downloads">
@@ -46,19 +70,23 @@ enum LocalSendSharePage {
 
         """
 
-    /// The upload form: the files go by LocalSend's upload API once the person at the other end says yes.
-    static let uploads = """
+    /// The upload form: the files go by LocalSend's upload API once the person at the other end says yes. Its
+    /// heading only when the page also lists files (alone, the page's title says it).
+    static func uploads(titled: Bool) -> String {
+        """
         <section id="uploads">
-        <h2>Send files here</h2>
+        \(titled ? "<h2>Send files here</h2>" : "")
         <form id="upload-form">
-        <input id="upload-files" type="file" multiple>
-        <button id="upload-submit" type="submit">Send</button>
+        <label class="drop" for="upload-files">Choose the files to send<input id="upload-files" type="file" multiple>\
+        </label>
+        <button id="upload-submit" class="primary" type="submit">Send</button>
         </form>
-        <p id="upload-status">Choose files; the person at this device is asked first.</p>
+        <p id="upload-status">The person at this device is asked first.</p>
         <ul id="uploaded"></ul>
         </section>
 
         """
+    }
 
     static let script = """
         "use strict";
@@ -76,6 +104,7 @@ enum LocalSendSharePage {
           sessionStorage.setItem("huddle-share-session", answer.sessionId);
           document.getElementById("pin-form").hidden = true;
           document.getElementById("title").textContent = "Files from " + answer.info.alias;
+          document.title = "Files from " + answer.info.alias;
           const list = document.getElementById("files");
           list.replaceChildren();
           const files = Object.values(answer.files).sort((a, b) => a.fileName.localeCompare(b.fileName));
@@ -173,7 +202,18 @@ enum LocalSendSharePage {
           }
           note(sent === files.length ? "All sent." : sent + " of " + files.length + " sent.");
         }
+        async function name() {
+          try {
+            const response = await fetch(passed(api + "/info"));
+            if (!response.ok) return;
+            const info = await response.json();
+            const title = document.getElementById("title");
+            if (!document.getElementById("downloads")) title.textContent = "Send files to " + info.alias;
+            document.title = title.textContent;
+          } catch (error) { /* the title stays */ }
+        }
         document.addEventListener("DOMContentLoaded", () => {
+          name();
           const pinForm = document.getElementById("pin-form");
           if (pinForm) {
             pinForm.addEventListener("submit", (event) => {
