@@ -15,10 +15,12 @@ import pytest
 SIZE = 1536 * 1024
 RATE = 256 * 1024
 # The pacer lets a quarter second of bytes go early and the first chunk is paid for after it goes; a receiver
-# stops reading only after the read cycle that brought a chunk too soon (NIO reads up to 4 × 64 KiB a cycle), so
-# its verdict may come that much early too. Without a limit the file takes well under a second here.
-READ_CYCLE = 4 * 64 * 1024
-FLOOR = (SIZE - RATE // 4 - 61_440 - READ_CYCLE) / RATE
+# stops reading only after the read that brought a chunk too soon. From its first wait on it reads one read
+# (at most 64 KiB, NIO's largest receive buffer) at a time (ReceiveFlow sets maxMessagesPerRead to 1), so at most
+# one read comes early; what an earlier read cycle took early is charged and waited for. Without a limit the
+# file takes well under a second here.
+ONE_READ = 64 * 1024
+FLOOR = (SIZE - RATE // 4 - 61_440 - ONE_READ) / RATE
 
 
 @pytest.mark.hosts(2)

@@ -135,6 +135,9 @@ final class ReceiveFlow: PeerReceiveGate {
         }
         if pause { paused?(channel) }
         if let wait {
+            // A read cycle takes up to `maxMessagesPerRead` reads before the pause holds: under a receive limit
+            // the connection reads one at a time from now on, so a limit lets at most one read through early.
+            try? channel.syncOptions?.setOption(.maxMessagesPerRead, value: 1)
             let delay = TimeAmount(max(.zero, wait - now()))
             channel.eventLoop.scheduleTask(in: delay) { self.rateAllows(channel) }
         }
