@@ -1,6 +1,7 @@
-import Foundation
+public import Foundation
 import Huddle
 import HuddleApp
+public import HuddleErrors
 import HuddleTransport
 import HuddleWire
 
@@ -53,5 +54,32 @@ extension Daemon {
             await replies.error("\(error)")
             return ExitStatus(for: error).rawValue
         }
+    }
+}
+
+extension Daemon {
+    /// A pairing link issued from the web page (10 minutes, the addresses this host has on the interfaces the
+    /// session uses), and the wait for its use in the background: ``PagePairing`` shows it, then who paired.
+    /// - Throws: ``DaemonError`` `.unavailable` when this host has no address to put in it or the session refuses.
+    public func issuePairingLinkForPage(now: Date = Date()) async throws(DaemonError) -> String {
+        let hosts = (try? HostAddresses.current()) ?? []
+        guard !hosts.isEmpty else { throw DaemonError(.unavailable, "this host has no address to pair by") }
+        let seconds = 600
+        let events = session.events
+        let link: String
+        do {
+            link = try await session.issuePairingLink(lifetime: .seconds(seconds), hosts: hosts).description
+        } catch {
+            throw DaemonError(.unavailable, "\(error)")
+        }
+        pagePairing.issued(link, expires: now.addingTimeInterval(TimeInterval(seconds)))
+        let wait = PairingLinkWait(session: session, events: events, seconds: seconds)
+        let (pairing, log) = (pagePairing, self.log)
+        Task {
+            let said = try? await wait.paired()
+            pairing.ended(link, said: said ?? nil)
+            if let said = said ?? nil { log(said) }
+        }
+        return link
     }
 }

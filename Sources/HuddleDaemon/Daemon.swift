@@ -26,6 +26,8 @@ public struct Daemon: Sendable {
     public let questions: PendingQuestions<ContinuousClock>
     /// Where the web page answers, once its server listens (docs/web.md).
     public let page = PageLink()
+    /// The pairing link the page shows, when one was issued from it.
+    public let pagePairing = PagePairing()
     /// Files waiting for a person to pick their device on the page (`huddle ui FILE…`).
     public let staged = StagedSends()
     /// Words for a question that a person answers (``InboxPrinter``-style), and where everything the inbox and the

@@ -17,6 +17,8 @@ extension ErrorCode where Domain == DaemonErrorDomain {
     public static let protocolMismatch = Self("protocolMismatch")
     /// The configuration file does not parse, names an unknown setting or gives a wrong value.
     public static let configuration = Self("configuration")
+    /// What was asked cannot be done now: no address to put in a pairing link, the session refusing.
+    public static let unavailable = Self("unavailable")
     /// The control connection ended before the daemon said it was done.
     public static let connectionLost = Self("connectionLost")
 }

@@ -21,6 +21,8 @@ public struct PageBackend: Sendable {
     public var say: @Sendable (_ text: String) async -> String? = { _ in "the chat is not here" }
     /// Shows a new code for a phone (a new pass): false when the page for a phone is not running.
     public var showPhoneCode: @Sendable () async -> Bool = { false }
+    /// Issues a pairing link for the page to show: nil when it was, else why not.
+    public var issuePairingLink: @Sendable () async -> String? = { "pairing is not here" }
     public var now: @Sendable () -> Date
 
     public init(
@@ -47,6 +49,10 @@ public struct PageBackend: Sendable {
         staged = { daemon.staged.staged($0) }
         say = { text in await daemon.sayFromPage(text) }
         showPhoneCode = { !daemon.issuePhonePass().isEmpty }
+        issuePairingLink = {
+            do { _ = try await daemon.issuePairingLinkForPage() } catch { return "\(error)" }
+            return nil
+        }
         sendStaged = { id, name in
             guard let set = daemon.staged.staged(id) else { return nil }
             let result = await Self.send(set.paths, to: name, through: daemon)

@@ -40,6 +40,7 @@ enum PageHTML {
             \(outbox(state.outbox, token: token, now: now))\
             \(chat(state.chat, now: now))\
             \(received(state.received, now: now))\
+            \(pairing(state.pairing, token: token))\
             \(phone(state.phone, token: token))\
             </div>
             \(sayForm(token: token))\

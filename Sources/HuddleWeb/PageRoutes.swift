@@ -72,6 +72,12 @@ struct PageRoutes: Sendable {
             }
             return back()
         }
+        router.post("/pair") { _, _ in
+            if let refusal = await backend.issuePairingLink() {
+                return Self.text(refusal + "\n", type: "text/plain", .conflict)
+            }
+            return Response(status: .seeOther, headers: [.location: "/?token=\(gate.token ?? "")#pairing"])
+        }
         router.post("/phone") { _, _ in
             guard await backend.showPhoneCode() else {
                 return Self.text(

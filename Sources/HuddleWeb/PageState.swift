@@ -57,6 +57,8 @@ public struct PageState: Sendable, Equatable, Encodable {
     public static let chatShown = 30
     /// The page for a phone (docs/daemon.md, "A phone's page"); nil when it is off.
     public var phone: Phone?
+    /// The pairing link issued from the page, while it waits, or what came of it; nil before one was.
+    public var pairing: PagePairing.Shown?
 
     /// A code for a phone: the page's addresses with the pass while it waits for its phone (empty before a code
     /// is shown, once a phone holds it, or when it was not used in time), and the address of the phone holding it.
@@ -106,6 +108,7 @@ extension Daemon {
             }
         )
         state.phone = phoneState().map { PageState.Phone(links: $0.links, holder: $0.holder) }
+        state.pairing = pagePairing.shown(at: Date())
         return state
     }
 }

@@ -49,7 +49,7 @@ enum PageStyle {
           display: flex; flex-direction: column; gap: 0.75rem; }
         .card[hidden] { display: none; }
         .qr { display: block; width: 12rem; height: 12rem; image-rendering: pixelated; background: #fff; }
-        #phone .id { word-break: break-all; }
+        #phone .id, #pairing .link { word-break: break-all; }
         select, input[type=file] { font: inherit; color: inherit; max-width: 100%; }
         select { margin-left: 0.5rem; padding: 0.35rem; border-radius: 8px; border: 1px solid var(--line);
           background: var(--bg); }

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import HuddleDaemon
 import Hummingbird
 import HummingbirdTesting
 import Synchronization
@@ -85,5 +86,20 @@ import Testing
             #expect(String(buffer: response.body).hasPrefix("the page for a phone is not running"))
         }
         #expect(asked.count.withLock { $0 } == 2)
+    }
+}
+
+/// The page's "Pair a device" section and `POST /pair` (docs/web.md, "The page").
+@Suite struct PagePairingSectionTests {
+    @Test func aWaitingLinkIsShownAsAQRCodeAndTextAndWhatCameOfItAfter() {
+        let link = "huddle:pair?v=1&d=ABC&s=<x>"
+        let waiting = PageHTML.pairing(.init(link: link, said: nil), token: "t")
+        #expect(waiting.contains("<p class=\"link id\">huddle:pair?v=1&amp;d=ABC&amp;s=&lt;x&gt;</p>"))
+        #expect(waiting.contains("src=\"data:image/png;base64,"))
+        #expect(waiting.contains("<form method=\"post\" action=\"/pair?token=t\"><button>Show a new link</button>"))
+        let after = PageHTML.pairing(.init(link: nil, said: "* paired with <b>Bob</b>"), token: "t")
+        #expect(after.contains("<p>* paired with &lt;b&gt;Bob&lt;/b&gt;</p>"))
+        #expect(!after.contains("data:image/png"))
+        #expect(PageHTML.pairing(nil, token: "t").contains("<button>Show a pairing link</button>"))
     }
 }
