@@ -291,7 +291,7 @@ let package = Package(
             name: "HuddleDaemon",
             dependencies: [
                 "HuddleErrors", "Huddle", "HuddleApp", "HuddleForeign", "HuddleTransport", "HuddleWire",
-                "HuddleNotifications", "HuddleBase",
+                "HuddleNotifications", "HuddleBase", "HuddleClipboard", "HuddlePasteboard",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -585,7 +585,7 @@ let package = Package(
             name: "HuddleDaemonTests",
             dependencies: [
                 "HuddleDaemon", "HuddleApp", "Huddle", "HuddleForeign", "HuddleTransport", "HuddleWire", "HuddleErrors",
-                "HuddleTestSupport",
+                "HuddleTestSupport", "HuddleClipboard",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),

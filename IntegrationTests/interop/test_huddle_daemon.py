@@ -30,10 +30,11 @@ class User:
         self.home = homes(name)
         self.runtime = homes(name + "-run")
         os.chmod(self.runtime, 0o700)
+        self.extra: dict[str, str] = {}  # more of the environment, e.g. DISPLAY
 
     def run(self, *args: str, stdin: bool = False):
         # Their own home too: a daemon without --dir receives into its XDG download folder.
-        env = dict(os.environ, HOME=self.home, HUDDLE_HOME=self.home, XDG_RUNTIME_DIR=self.runtime)
+        env = dict(os.environ, HOME=self.home, HUDDLE_HOME=self.home, XDG_RUNTIME_DIR=self.runtime, **self.extra)
         return self.host.spawn(huddle_bin(), *args, label=f"{self.host.letter}:{args[0]}", stdin=stdin, env=env)
 
     def daemon(self, *args: str):

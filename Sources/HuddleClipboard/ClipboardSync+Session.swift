@@ -35,7 +35,7 @@ extension ClipboardSync {
             let error = failure.underlying.map { "\($0)" } ?? "\(failure)"
             emit.yield(.problem("could not connect to \(await name(peer)): \(error)"))
         case .peerError(let peer, let error):
-            let who = peer.map { "\($0)" } ?? "session"
+            let who = if let peer { await name(peer) } else { "session" }
             emit.yield(.problem("\(who): \(error)"))
         case .pairingPaused(let pause):
             emit.yield(.problem("\(pause)"))

@@ -109,6 +109,12 @@ public actor ClipboardSync: Service {
     /// The stamp of the newest item known, if any.
     public var currentStamp: ClipStamp? { core.current?.stamp }
 
+    /// The newest item's text, when the newest item is the one of `stamp` and has text.
+    public func currentText(stamp: ClipStamp?) -> String? {
+        guard let stamp, core.current?.stamp == stamp else { return nil }
+        return currentItem?.string
+    }
+
     func localChange(_ change: PasteboardChange) async {
         guard !change.isEmpty else { return }
         let summary = ClipItemSummary(change.item)

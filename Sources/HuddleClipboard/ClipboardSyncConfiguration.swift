@@ -13,5 +13,5 @@ public struct ClipboardSyncConfiguration: Sendable {
     /// newest (`docs/security.md` §5 J2: at most ten writes a second by default).
     public var minimumWriteInterval: Duration = .milliseconds(100)
 
-    public init() {}
+    public init(filter: ClipboardItemFilter = ClipboardItemFilter()) { self.filter = filter }
 }

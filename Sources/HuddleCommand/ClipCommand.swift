@@ -43,10 +43,6 @@ struct ClipFilterOptions: ParsableArguments {
     @Flag(help: "Use the PRIMARY selection (X11's select-to-copy) instead of CLIPBOARD.")
     var primary = false
 
-    /// The largest --max-size. Items over 1 MiB travel as in-memory transfers (chunked, with progress), and a
-    /// whole item is held in memory on both ends (as the clipboard holds it), so the cap stays well within RAM.
-    static let ceiling = 256 * 1024 * 1024
-
     var selection: PasteboardSelection { primary ? .primary : .clipboard }
 
     func validate() throws {
@@ -60,7 +56,7 @@ struct ClipFilterOptions: ParsableArguments {
         } catch {
             throw ValidationError("--types: \(error)")
         }
-        guard let bytes = ByteCountText.parse(maxSize), bytes > 0, bytes <= Self.ceiling else {
+        guard let bytes = ClipboardItemFilter.cap(parsing: maxSize) else {
             throw ValidationError("--max-size takes a size from 1 byte to 256M, e.g. 512K or 16M")
         }
         return ClipboardItemFilter(kinds: kinds, maximumBytes: bytes)
@@ -75,11 +71,11 @@ struct ClipFilterOptions: ParsableArguments {
         return ClipboardSync(session: session, pasteboard: nil, configuration: configuration)
     }
 
-    /// Session messages large enough for items sent directly, in-memory transfers for the biggest item allowed.
+    /// Sized for the largest item allowed (the largest there is, before `validate`).
     func adjust(_ configuration: inout PeerSessionConfiguration) {
-        configuration.connection.maximumMessageSize = ClipMessage.largestDirectMessage + 64 * 1024
-        let largest = (try? filter())?.maximumBytes ?? Self.ceiling
-        configuration.transfers.maximumInMemorySize = UInt64(largest) + 64 * 1024
+        configuration.sizeForClipboard(
+            (try? filter()) ?? ClipboardItemFilter(maximumBytes: ClipboardItemFilter.ceiling)
+        )
     }
 }
 

@@ -3,6 +3,7 @@ import Foundation
 import Huddle
 import HuddleApp
 import HuddleClipboard
+import HuddleDaemon
 import HuddlePasteboard
 import HuddleTransport
 import HuddleWire
@@ -23,7 +24,8 @@ struct ClipSyncCommand: AsyncParsableCommand {
             from then on its clipboard follows (--no-kdeconnect leaves them out).
 
             Each event is one plain line (fit for the journal); --quiet prints only refusals and problems. As a \
-            background service: see `huddle clip unit`.
+            background service: see `huddle clip unit`, or clip-sync = true in the daemon's config.toml (then \
+            this command follows the daemon's sync instead of starting one).
             """
     )
 
@@ -38,6 +40,11 @@ struct ClipSyncCommand: AsyncParsableCommand {
     @OptionGroup var options: SessionOptions
 
     func run() async throws {
+        if let daemon = await DaemonRoute.client(options.data),
+            try await CommandFailure.run({ try await daemon.followClipboard(say: Output.line) })
+        {
+            return Output.line("the daemon stopped")
+        }
         let pasteboard: any GeneralPasteboard = try await CommandFailure.run { try SystemPasteboard.make() }
         // Every machine in the session keeps in step with every other: the session dials the peers it finds.
         let session = try await options.startSession(mode: .peer, defaultSession: "HuddleClipboard") {
@@ -48,7 +55,7 @@ struct ClipSyncCommand: AsyncParsableCommand {
         configuration.filter = try filterOptions.filter()
         configuration.selection = filterOptions.selection
         let sync = ClipboardSync(session: session, pasteboard: pasteboard, configuration: configuration)
-        let log = ClipSyncLog(quiet: quiet, json: json)
+        let log = ClipSyncLog(quiet: quiet, json: json, print: Output.line)
         let foreign = noKDEConnect ? nil : try ForeignOptions.kdeConnectForClipboard(options: options)
         let findable = await session.findableName()
         log.started(
@@ -91,42 +98,5 @@ struct ClipSyncCommand: AsyncParsableCommand {
             }
         }
         log.started("stopped")
-    }
-}
-
-/// One line per event: plain text for people and the journal, or JSON.
-struct ClipSyncLog {
-    let quiet: Bool
-    let json: Bool
-
-    func started(_ text: String) {
-        if json {
-            Output.json(ClipSyncRecord.status(text))
-        } else if !quiet {
-            Output.line(text)
-        }
-    }
-
-    func show(_ event: ClipboardSyncEvent) {
-        if case .progress(let progress, let peer) = event {
-            // Large items only; one line each in JSON, nothing in the plain log (the result line follows).
-            if json { Output.json(ProgressRecord(clipItem: progress, peer: peer)) }
-            return
-        }
-        let (line, isRefusal) = event.text
-        if json {
-            Output.json(ClipSyncRecord(event))
-        } else if !quiet || isRefusal {
-            Output.line(line)
-        }
-    }
-
-    /// One line about a foreign device: plain text, or JSON with its name and protocol.
-    func show(_ note: ForeignClipboardLinks.Note) {
-        if json {
-            Output.json(note.record)
-        } else if !quiet || note.isRefusal {
-            Output.line(note.line)
-        }
     }
 }

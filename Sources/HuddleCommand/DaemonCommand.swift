@@ -2,13 +2,16 @@ import ArgumentParser
 import Foundation
 import Huddle
 import HuddleApp
+import HuddleClipboard
 import HuddleDaemon
 import HuddleErrors
 import HuddleForeign
 import HuddleLocalSend
+import HuddlePasteboard
 import HuddleWeb
 import Logging
 import NIOPosix
+import ServiceLifecycle
 
 /// `huddle daemon`: one user's presence in the foreground, for systemd or a terminal (docs/daemon.md).
 struct DaemonCommand: AsyncParsableCommand {
@@ -112,6 +115,7 @@ struct DaemonCommand: AsyncParsableCommand {
             notifications: settings.notifications != false
         )
         (daemon.policy, daemon.phone) = (settings.policy, phone)
+        if settings.clipSync == true { daemon.clipboard = try await clipboard(options, filter: settings.clipFilter) }
         var logger = Logger(label: "huddle", factory: { _ in EscapingLogHandler() })
         logger.logLevel = .warning
         let control = try await CommandFailure.run { [daemon] in
@@ -126,8 +130,27 @@ struct DaemonCommand: AsyncParsableCommand {
         let read = FileManager.default.fileExists(atPath: settingsFile) ? " (settings: \(settingsFile))" : ""
         Output.line("huddle daemon: \(findable), receiving into \(directory.path)\(read). Ctrl-C to stop.")
         let page = PageServer.service(for: daemon, port: settings.uiPort ?? 0, logger: logger)
-        let services = [session] + foreign.lifecycle + [control] + (settings.ui == false ? [] : [page])
+        let clip = daemon.clipboard.map { [$0.sync.session, $0.sync] as [any Service] } ?? []
+        let services = [session] + clip + foreign.lifecycle + [control] + (settings.ui == false ? [] : [page])
         _ = try await CommandServices.run(services) { [daemon] in await daemon.run() }
         withExtendedLifetime(lock) {}
+    }
+
+    /// The clipboard sync of `clip-sync`: a session of its own in the clipboard commands' session (on any free port,
+    /// found by multicast DNS only); nil, said so, when this clipboard cannot be used (no display).
+    func clipboard(_ options: SessionOptions, filter: ClipboardItemFilter) async throws -> DaemonClipboard? {
+        let pasteboard: any GeneralPasteboard
+        do { pasteboard = try SystemPasteboard.make() } catch {
+            Output.error("clip-sync is on but the clipboard cannot be used: \(error); not syncing it")
+            return nil
+        }
+        var clip = options
+        (clip.port, clip.session, clip.peerAddressTexts, clip.domain) = (0, nil, [], nil)
+        let session = try await clip.startSession(mode: .peer, defaultSession: "HuddleClipboard") {
+            $0.connectsToFoundPeers = true
+            $0.sizeForClipboard(filter)
+        }
+        let sync = ClipboardSync(session: session, pasteboard: pasteboard, configuration: .init(filter: filter))
+        return DaemonClipboard(sync: sync, pasteboard: pasteboard)
     }
 }

@@ -23,6 +23,8 @@ public struct Daemon: Sendable {
     /// The pass of the page for a phone, shared with LocalSend's page for browsers (docs/daemon.md, "A phone's
     /// page"); nil when that page is off.
     public var phone: BrowserPasses?
+    /// The clipboard sync, when `clip-sync` turns it on (docs/daemon.md, "The clipboard").
+    public var clipboard: DaemonClipboard?
     public let questions: PendingQuestions<ContinuousClock>
     /// Where the web page answers, once its server listens (docs/web.md).
     public let page = PageLink()
@@ -51,7 +53,7 @@ public struct Daemon: Sendable {
     /// Whether questions are shown as notifications at all (`notifications = false` in config.toml: never).
     let notifies: Bool
     /// The `huddle chat` commands following the daemon's chat, and the room that speaks to them.
-    public let chatListeners = ChatListeners()
+    public let chatListeners = LineListeners()
     let room: ChatRoom
 
     public init(
@@ -94,6 +96,11 @@ public struct Daemon: Sendable {
             group.addTask { await OutboxCourier(daemon: self).run() }
             if notifies { group.addTask { await notifyQuestions() } }
             group.addTask { await followChat() }
+            if clipboard != nil {
+                let connections = session.events
+                group.addTask { await followClipboard() }
+                group.addTask { await connectPairedClipboards(connections) }
+            }
         }
     }
 
@@ -112,6 +119,7 @@ public struct Daemon: Sendable {
         case .phone: return await phoneLinks(request, replies)
         case .chat: return await chat(replies)
         case .say: return await say(request, replies)
+        case .clipboard: return await followClipboard(replies)
         }
     }
 

@@ -39,6 +39,7 @@ enum PageHTML {
             \(devices(state.devices))\
             \(outbox(state.outbox, token: token, now: now))\
             \(chat(state.chat, now: now))\
+            \(clipboard(state.clipboard, now: now))\
             \(received(state.received, now: now))\
             \(pairing(state.pairing, token: token))\
             \(phone(state.phone, token: token))\

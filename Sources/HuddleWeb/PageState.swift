@@ -57,6 +57,8 @@ public struct PageState: Sendable, Equatable, Encodable {
     public static let chatShown = 30
     /// The page for a phone (docs/daemon.md, "A phone's page"); nil when it is off.
     public var phone: Phone?
+    /// The clipboard's recent items, oldest first (docs/daemon.md, "The clipboard"); nil when sync is off.
+    public var clipboard: [ClipboardEntry]?
     /// The pairing link issued from the page, while it waits, or what came of it; nil before one was.
     public var pairing: PagePairing.Shown?
 
@@ -109,6 +111,7 @@ extension Daemon {
         )
         state.phone = phoneState().map { PageState.Phone(links: $0.links, holder: $0.holder) }
         state.pairing = pagePairing.shown(at: Date())
+        state.clipboard = clipboard?.book.entries
         return state
     }
 }

@@ -1,4 +1,5 @@
 import HuddleBase
+import HuddleClipboard
 import HuddleErrors
 import HuddleWire
 import Testing
@@ -52,6 +53,14 @@ struct DaemonSettingsTests {
         #expect(settings.limitRate == "2M")
         #expect(try DaemonSettingsFile.parse("notifications = false", file: "config.toml").notifications == false)
         #expect(try DaemonSettingsFile.parse("phone-page = false", file: "config.toml").phonePage == false)
+        let clip = try DaemonSettingsFile.parse(
+            "clip-sync = true\nclip-types = \"text, url\"\nclip-max-size = \"512K\"",
+            file: "config.toml"
+        )
+        #expect(clip.clipSync == true)
+        #expect(clip.clipFilter == ClipboardItemFilter(kinds: [.text, .url], maximumBytes: 512 * 1024))
+        #expect(DaemonSettings().clipSync == nil)
+        #expect(DaemonSettings().clipFilter == ClipboardItemFilter())
         #expect(settings.rates == [device: ByteRate(bytesPerSecond: 500 * 1024)])
         #expect(settings.policy.perDevice == [device.description: .ask])
         #expect(DaemonSettings().rates.isEmpty)
@@ -75,6 +84,13 @@ struct DaemonSettingsTests {
             ("localsend = 1", "config.toml: localsend must be true or false"),
             ("notifications = \"no\"", "config.toml: notifications must be true or false"),
             ("phone-page = 1", "config.toml: phone-page must be true or false"),
+            ("clip-sync = \"on\"", "config.toml: clip-sync must be true or false"),
+            (
+                "clip-types = \"text,sound\"",
+                "config.toml: clip-types takes some of text,image,url,other, not text,sound"
+            ),
+            ("clip-max-size = \"1G\"", "config.toml: clip-max-size takes a size from 1 byte to 256M, not 1G"),
+            ("clip-max-size = 16", "config.toml: clip-max-size must be a string (in quotes): 512K, 16M"),
             ("[accept]\nothers = \"maybe\"", "config.toml: accept.others takes accept, ask or refuse"),
             ("[devices.ABC]\naccept = \"yes\"", "config.toml: devices.ABC.accept takes accept, ask or refuse"),
             (

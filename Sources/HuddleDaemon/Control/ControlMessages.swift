@@ -44,6 +44,10 @@ public struct ControlRequest: Codable, Sendable, Equatable {
         case chat
         /// A line typed in a chat (`text`): said to every connected peer, or a chat command carried out.
         case say
+        /// Follow the daemon's clipboard sync: who is connected and the newest items, then every line of its log,
+        /// as `line` replies, until the command closes the connection (docs/daemon.md, "The clipboard"); exit 69
+        /// when the daemon does not sync the clipboard.
+        case clipboard
     }
 
     public var version: Int

@@ -1,4 +1,5 @@
 public import HuddleBase
+public import HuddleClipboard
 public import HuddleWire
 
 /// What `config.toml` sets for `huddle daemon` (docs/daemon.md, "Configuration"): everything a flag sets, and the
@@ -44,12 +45,22 @@ public struct DaemonSettings: Decodable, Equatable, Sendable {
     /// Whether the page for a phone listens on the LAN (`phone-page`, docs/daemon.md, "A phone's page"); by
     /// default it does, refusing every request until a code is shown.
     public var phonePage: Bool?
+    /// Whether the daemon keeps this machine's clipboard in step with paired machines, as `huddle clip sync` does
+    /// (`clip-sync`, docs/daemon.md, "The clipboard"); by default it does not.
+    public var clipSync: Bool?
+    /// The kinds of clipboard data synced, as `clip sync --types` takes them (`clip-types`).
+    public var clipTypes: String?
+    /// The largest clipboard item synced, as `clip sync --max-size` takes it (`clip-max-size`).
+    public var clipMaxSize: String?
 
     enum CodingKeys: String, CodingKey {
         case name, dir, session, port, peer, localsend, kdeconnect, accept, devices, ui, notifications
         case uiPort = "ui-port"
         case limitRate = "limit-rate"
         case phonePage = "phone-page"
+        case clipSync = "clip-sync"
+        case clipTypes = "clip-types"
+        case clipMaxSize = "clip-max-size"
     }
 
     public init() {}
@@ -74,6 +85,16 @@ public struct DaemonSettings: Decodable, Equatable, Sendable {
             }
         }
         return rates
+    }
+
+    /// What clipboard sync lets through (checked when the file was read: ``DaemonSettingsFile/parse(_:file:)``).
+    public var clipFilter: ClipboardItemFilter {
+        ClipboardItemFilter(
+            kinds: clipTypes.flatMap { try? ClipboardItemFilter.kinds(parsing: $0) }
+                ?? Set(ClipboardItemFilter.Kind.allCases),
+            maximumBytes: clipMaxSize.flatMap(ClipboardItemFilter.cap(parsing:))
+                ?? ClipboardItemFilter.defaultMaximumBytes
+        )
     }
 
     /// `dir` with a leading `~/` made the home folder of `environment` (`HOME`).

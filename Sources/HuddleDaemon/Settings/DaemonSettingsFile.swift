@@ -1,5 +1,6 @@
 import Foundation
 import HuddleBase
+import HuddleClipboard
 import HuddleErrors
 import HuddleWire
 import TOMLKit
@@ -52,6 +53,7 @@ public enum DaemonSettingsFile {
             }
         }
         try checkRates(settings, file: file)
+        try checkClipboard(settings, file: file)
         return settings
     }
 
@@ -72,6 +74,17 @@ public enum DaemonSettingsFile {
                     "\(file): devices.\(device).limit-rate: a limit needs a Huddle device ID (huddle trust list)"
                 )
             }
+        }
+    }
+
+    /// Refuses `clip-types` naming a kind there is not, and a `clip-max-size` out of range.
+    static func checkClipboard(_ settings: DaemonSettings, file: String) throws {
+        if let text = settings.clipTypes, (try? ClipboardItemFilter.kinds(parsing: text)) == nil {
+            let kinds = ClipboardItemFilter.Kind.allCases.map(\.rawValue).joined(separator: ",")
+            throw DaemonError(.configuration, "\(file): clip-types takes some of \(kinds), not \(text)")
+        }
+        if let text = settings.clipMaxSize, ClipboardItemFilter.cap(parsing: text) == nil {
+            throw DaemonError(.configuration, "\(file): clip-max-size takes a size from 1 byte to 256M, not \(text)")
         }
     }
 
@@ -107,7 +120,8 @@ public enum DaemonSettingsFile {
         "kdeconnect": "true or false", "accept": "accept, ask or refuse", "paired": "accept, ask or refuse",
         "others": "accept, ask or refuse", "ui": "true or false", "ui-port": "a whole number",
         "limit-rate": "a string (in quotes): 500K, 2M", "notifications": "true or false",
-        "phone-page": "true or false",
+        "phone-page": "true or false", "clip-sync": "true or false",
+        "clip-types": "a string (in quotes): text,image,url,other", "clip-max-size": "a string (in quotes): 512K, 16M",
     ]
 
     static func kind(_ type: Any.Type) -> String {

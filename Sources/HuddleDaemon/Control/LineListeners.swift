@@ -1,8 +1,9 @@
 import NIOConcurrencyHelpers
 
-/// The `huddle chat` commands following the daemon's chat (docs/daemon.md, "Chat"): each gets every line the chat
-/// says, from when it starts listening until it leaves. A listener that does not read keeps the newest 256 lines.
-public final class ChatListeners: Sendable {
+/// The commands following one of the daemon's streams of lines — `huddle chat` its chat (docs/daemon.md, "Chat"),
+/// `huddle clip sync` its clipboard ("The clipboard"): each gets every line said, from when it starts listening
+/// until it leaves. A listener that does not read keeps the newest 256 lines.
+public final class LineListeners: Sendable {
     private let listeners = NIOLockedValueBox<[Int: AsyncStream<String>.Continuation]>([:])
     private let next = NIOLockedValueBox(0)
 

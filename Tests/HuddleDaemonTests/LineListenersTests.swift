@@ -3,10 +3,10 @@ import Testing
 @testable import HuddleDaemon
 
 @Suite("The chats following the daemon's chat")
-struct ChatListenersTests {
+struct LineListenersTests {
     @Test("every listener gets every line said after it started listening; one that leaves is forgotten")
     func fanOut() async {
-        let listeners = ChatListeners()
+        let listeners = LineListeners()
         listeners.say("before anyone")
         var first: AsyncStream<String>? = listeners.listen()
         let second = listeners.listen()
@@ -29,7 +29,7 @@ struct ChatListenersTests {
 
     @Test("a listener that does not read keeps the newest 256 lines")
     func bounded() async {
-        let listeners = ChatListeners()
+        let listeners = LineListeners()
         let stream = listeners.listen()
         for index in 0..<300 { listeners.say("line \(index)") }
         var lines = stream.makeAsyncIterator()

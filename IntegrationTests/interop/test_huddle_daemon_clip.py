@@ -1,0 +1,118 @@
+"""Issue 38: the daemon keeps the clipboard in step (`clip-sync = true` in config.toml), on test hosts with an X
+server each (Xvfb, checked with xclip), with nothing but the README's commands. Ada's and Bob's daemons pair by
+link; a copy on either machine is on the other's clipboard; `huddle clip sync` on Ada's host follows her daemon's
+sync (no second session) and says what went; Bob's web page lists the item that came with its text. A machine that
+is not paired (Cy, running `huddle clip sync`) waits for `huddle answer` on Ada's host, then takes part. Without
+`clip-sync` the page says how to turn it on and `huddle clip sync` starts a sync of its own.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from conftest import skip_or_fail
+from huddle_cli import huddle_bin
+from test_huddle_daemon import User, pair_by_link
+from test_huddle_daemon_page import fetch, page_url
+from testbed import wait_until
+from xdisplay import XDisplay
+
+
+@pytest.fixture
+def displays():
+    made: list[XDisplay] = []
+
+    def make() -> XDisplay:
+        try:
+            display = XDisplay()
+        except RuntimeError as e:
+            skip_or_fail(str(e))
+        made.append(display)
+        return display
+    yield make
+    for display in made:
+        display.stop()
+
+
+def syncing_user(host, homes, name: str, display: XDisplay) -> User:
+    """A user whose daemon syncs the clipboard of `display`."""
+    user = User(host, homes, name)
+    user.extra = {"DISPLAY": display.display}
+    config = os.path.join(user.home, ".config", "huddle")
+    os.makedirs(config, exist_ok=True)
+    with open(os.path.join(config, "config.toml"), "w") as f:
+        f.write("clip-sync = true\n")
+    return user
+
+
+@pytest.mark.hosts(3, ifname="eth0")
+def test_daemons_keep_the_clipboards_in_step_and_a_stranger_is_asked(testbed, huddle, homes, displays):
+    ada_x, bob_x, cy_x = displays(), displays(), displays()
+    ada = syncing_user(testbed[0], homes, "DaAda", ada_x)
+    bob = syncing_user(testbed[1], homes, "DaBob", bob_x)
+    ada_daemon = ada.daemon()
+    bob_daemon = bob.daemon("--dir", homes("inbox"))
+    pair_by_link(ada, bob, bob_daemon)
+
+    follow = ada.run("clip", "sync")
+    follow.wait_line(lambda l: l.startswith('The daemon keeps this clipboard in step in "HuddleClipboard" as DaAda'),
+                     20)
+
+    def both_connected() -> bool:
+        return any(line == "+ DaBob connected" for _, line in follow.lines) or \
+            any("connected: DaBob." in line for _, line in follow.lines)
+    try:
+        wait_until(both_connected, 40, what="DaBob's clipboard connected to Ada's daemon")
+    except Exception as e:
+        raise AssertionError(f"{e}\n{follow.output()}\n{ada_daemon.output()}\n{bob_daemon.output()}") from e
+
+    ada_x.copy(b"copied on Ada's machine \xc3\xa9")
+    bob_x.wait_for(b"copied on Ada's machine \xc3\xa9", timeout=20)
+    follow.wait_line(lambda l: l.startswith("→ shared text/plain;charset=utf-8 (26 B)") and l.endswith("with DaBob"),
+                     20)
+    bob_x.copy(b"and back from Bob")
+    ada_x.wait_for(b"and back from Bob", timeout=20)
+    follow.wait_line(lambda l: l.startswith("← DaBob's copy is on the clipboard: text/plain;charset=utf-8 (17 B)"),
+                     20)
+
+    # Bob's page lists what came, newest first, with its text.
+    page = fetch(bob.host, page_url(bob))
+    assert page["status"] == 200, page
+    body = page["body"]
+    assert '<section id="clipboard"><h2>Clipboard</h2><ul>' in body, body
+    came = body.index('<span class="name">From DaAda</span><p class="said">copied on Ada&#39;s machine é</p>')
+    went = body.index('<span class="name">To DaAda</span><p class="said">and back from Bob</p>')
+    assert went < came, body
+
+    # Cy is paired with no one: his sync dials Ada's daemon, which refuses, saying to pair; once paired (by a link
+    # of Ada's daemon, `huddle pair -` on Cy's host) Ada's daemon connects his clipboard and his copy reaches Ada.
+    cy = testbed[2]
+    cy_env = cy_x.env(HOME=homes("Cy"), HUDDLE_HOME=homes("Cy"))
+    cy_sync = cy.spawn(huddle_bin(), "clip", "sync", "--name", "Cy", label="c:clip sync", env=cy_env)
+    follow.wait_line(lambda l: l.startswith("! Cy (") and "is not paired with this machine" in l, 40)
+    issuer = ada.run("pair", "--no-qr")
+    link = issuer.wait_line(lambda l: l.startswith("huddle:pair"), 20)
+    pair = cy.spawn(huddle_bin(), "pair", "-", "--name", "Cy", label="c:pair", stdin=True, env=cy_env)
+    pair.send(link)
+    assert pair.wait_exit(60) == 0, pair.output() + ada_daemon.output()
+    assert issuer.wait_exit(30) == 0, issuer.output()
+    cy_sync.wait_line(lambda l: l == "+ DaAda connected", 40)
+    cy_x.copy(b"from Cy, once paired")
+    ada_x.wait_for(b"from Cy, once paired", timeout=20)
+    assert not any("\x1b" in line for _, line in follow.lines)
+
+
+@pytest.mark.hosts(1, ifname="eth0")
+def test_without_clip_sync_the_page_says_how_and_clip_sync_runs_by_itself(testbed, huddle, homes, displays):
+    display = displays()
+    ada = User(testbed[0], homes, "DaAda")
+    ada.extra = {"DISPLAY": display.display}
+    ada.daemon()
+    page = fetch(ada.host, page_url(ada))
+    assert '<section id="clipboard"><h2>Clipboard</h2><p class="empty">Clipboard sync is off: ' \
+        '<span class="id">clip-sync = true</span>' in page["body"], page["body"]
+    alone = ada.run("clip", "sync")
+    alone.wait_line(lambda l: l.startswith("syncing the clipboard (") and 'in "HuddleClipboard" as ' in l, 20)
+    assert not any("The daemon keeps" in line for _, line in alone.lines), alone.output()
