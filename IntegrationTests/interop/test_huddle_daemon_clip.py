@@ -101,6 +101,23 @@ def test_daemons_keep_the_clipboards_in_step_and_a_stranger_is_asked(testbed, hu
     cy_sync.wait_line(lambda l: l == "+ DaAda connected", 40)
     cy_x.copy(b"from Cy, once paired")
     ada_x.wait_for(b"from Cy, once paired", timeout=20)
+
+    # `huddle clip share` on Ada's host goes through her daemon (no session of its own): Cy, now running
+    # `huddle clip receive`, takes the item into a file, byte for byte.
+    cy_sync.stop()
+    out = os.path.join(homes("Cy"), "shared.txt")
+    receive = cy.spawn(huddle_bin(), "clip", "receive", "--name", "Cy", "--yes", "--count", "1", "--out", out,
+                       label="c:clip receive", env=cy_env)
+    receive.wait_line(lambda l: l.startswith("Waiting for shared clipboard items as Cy"), 20)
+    ada_x.copy(b"shared with Cy on purpose")
+    bob_x.wait_for(b"shared with Cy on purpose", timeout=20)
+    share = ada.run("clip", "share", "--to", "Cy", "--yes", "--wait", "40")
+    assert share.wait_exit(60) == 0, share.output() + ada_daemon.output() + receive.output()
+    assert any(line == "Cy took it" for _, line in share.lines), share.output()
+    assert receive.wait_exit(20) == 0, receive.output()
+    with open(out, "rb") as f:
+        assert f.read() == b"shared with Cy on purpose"
+    follow.wait_line(lambda l: l.startswith("→ shared text/plain;charset=utf-8 (25 B) with Cy, who took it"), 20)
     assert not any("\x1b" in line for _, line in follow.lines)
 
 

@@ -3,6 +3,7 @@ import Foundation
 import Huddle
 import HuddleApp
 import HuddleClipboard
+import HuddleDaemon
 import HuddlePasteboard
 
 struct ClipShareCommand: AsyncParsableCommand {
@@ -13,7 +14,8 @@ struct ClipShareCommand: AsyncParsableCommand {
             Reads every representation on the clipboard (or only --type), shows the types and sizes, asks, and \
             sends them to the peer named by --to (the only one, if there is just one), which runs \
             `huddle clip receive`. Exits 0 when the peer took the item, 1 when it declined (with its reason). \
-            Items a password manager marks secret are never sent.
+            Items a password manager marks secret are never sent. While a daemon syncs the clipboard \
+            (clip-sync), the share goes through it.
 
               huddle clip share --to Bob
               huddle clip share --to Bob --type image/png --yes
@@ -27,16 +29,30 @@ struct ClipShareCommand: AsyncParsableCommand {
     @OptionGroup var options: SessionOptions
 
     func run() async throws {
-        let whole = try await CommandFailure.run { try await self.readItem() }
+        let whole = try await CommandFailure.run {
+            try await SystemPasteboard.make().itemToShare(in: filterOptions.selection)
+        }
         if whole.isSecret {
             Output.error("not shared: it is marked secret by a password manager")
             throw ExitCode.failure
         }
-        let item = try await CommandFailure.run { try self.chosen(from: whole) }
+        let item = try await CommandFailure.run { try whole.keeping(type: type) }
         let filter = try filterOptions.filter()
         guard case .admit(let admitted) = filter.admit(item) else {
             if case .refuse(let reason) = filter.admit(item) { Output.error("not shared: \(reason)") }
             throw ExitCode.failure
+        }
+        if filterOptions.selection == .clipboard, let daemon = await DaemonRoute.client(options.data),
+            let status = try await CommandFailure.run({
+                try await DaemonClipShare.run(daemon, to: to, type: type, wait: wait, item: item) { name in
+                    await Prompter.standard.confirm(question(name, item), assumingYes: options.yes)
+                } say: {
+                    DaemonRoute.show($0)
+                }
+            })
+        {
+            if status != 0 { throw ExitCode(status) }
+            return
         }
         let sync = try await filterOptions.startSharing(options)
         try await CommandServices.interruptible([sync.session, sync]) { try await share(admitted, on: sync) }
@@ -80,8 +96,7 @@ struct ClipShareCommand: AsyncParsableCommand {
                 return nil
             }
         }
-        let question = "Share with \(name): \(ClipItemSummary(item).described(item))? [y/n]"
-        guard await prompter.confirm(question, assumingYes: options.yes) else {
+        guard await prompter.confirm(question(name, item), assumingYes: options.yes) else {
             Output.line("not shared")
             throw ExitCode.failure
         }
@@ -94,23 +109,7 @@ struct ClipShareCommand: AsyncParsableCommand {
         }
     }
 
-    func readItem() async throws -> PasteboardItem {
-        let pasteboard = try SystemPasteboard.make()
-        let item = try await pasteboard.item(in: filterOptions.selection)
-        guard !item.isEmpty else { throw PasteboardError(.empty, "the clipboard is empty: nothing to share") }
-        return item
-    }
-
-    /// The whole item, or only its --type representation.
-    func chosen(from item: PasteboardItem) throws -> PasteboardItem {
-        if let type {
-            let wanted = PasteboardType(type)
-            guard let representation = item.representation(for: wanted) else {
-                let offered = item.types.map { $0.mimeType ?? $0.rawValue }.joined(separator: ", ")
-                throw PasteboardError(.typeNotOffered, "the clipboard has no \(type); it offers \(offered)")
-            }
-            return PasteboardItem([representation])
-        }
-        return item
+    func question(_ name: String, _ item: PasteboardItem) -> String {
+        "Share with \(name): \(ClipItemSummary(item).described(item))? [y/n]"
     }
 }

@@ -41,7 +41,9 @@ struct ClipSyncCommand: AsyncParsableCommand {
 
     func run() async throws {
         if let daemon = await DaemonRoute.client(options.data),
-            try await CommandFailure.run({ try await daemon.followClipboard(say: Output.line) })
+            try await CommandFailure.run({
+                try await daemon.ifSyncingClipboard(ControlRequest(.clipboard)) { DaemonRoute.show($0) }
+            }) != nil
         {
             return Output.line("the daemon stopped")
         }

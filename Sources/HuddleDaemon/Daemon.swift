@@ -120,6 +120,7 @@ public struct Daemon: Sendable {
         case .chat: return await chat(replies)
         case .say: return await say(request, replies)
         case .clipboard: return await followClipboard(replies)
+        case .clipShare: return await shareClipboard(request, replies)
         }
     }
 

@@ -2,6 +2,7 @@ import HuddleApp
 public import HuddleBase
 public import HuddleClipboard
 public import HuddlePasteboard
+import NIOConcurrencyHelpers
 
 /// The daemon's clipboard sync (`clip-sync = true`, docs/daemon.md, "The clipboard"): a ``ClipboardSync`` over a
 /// session of its own (the clipboard commands' session, so `huddle clip` on other machines meets it), the clipboard
@@ -25,14 +26,50 @@ public struct DaemonClipboard: Sendable {
 }
 
 extension ControlClient {
-    /// `huddle clip sync` while a daemon runs (docs/daemon.md, "The clipboard"): follows the daemon's clipboard
-    /// sync, saying each line, until the daemon stops; false at once, with nothing said, when the daemon does not
-    /// sync the clipboard (the command then syncs by itself).
+    /// Sends a request the daemon answers only when it syncs the clipboard (`clipboard`, `clipShare`), saying each
+    /// reply; nil, with nothing said, when it does not (the command then does the work itself).
     /// - Throws: ``DaemonError`` when the daemon cannot be reached.
-    public func followClipboard(say: @escaping @Sendable (String) -> Void) async throws -> Bool {
-        let status = try await send(ControlRequest(.clipboard)) { reply in
-            if let line = reply.line { say(line) }
+    public func ifSyncingClipboard(
+        _ request: ControlRequest,
+        say: @escaping @Sendable (ControlReply) -> Void
+    ) async throws -> Int32? {
+        let answered = NIOLockedValueBox(false)
+        let status = try await send(request) { reply in
+            answered.withLockedValue { $0 = true }
+            say(reply)
         }
-        return status != ExitStatus.unavailable.rawValue
+        return status == ExitStatus.unavailable.rawValue && !answered.withLockedValue({ $0 }) ? nil : status
+    }
+}
+
+/// `huddle clip share` while the daemon syncs the clipboard (docs/daemon.md, "The clipboard"): the daemon finds the
+/// machine, the command asks its user, the daemon shares what its clipboard holds if it is still `item`.
+public enum DaemonClipShare {
+    /// The share's exit status; nil, with nothing said, when the daemon does not sync the clipboard.
+    /// - Parameter confirm: asks the user whether to share with the machine named.
+    /// - Throws: ``DaemonError`` when the daemon cannot be reached.
+    public static func run(
+        _ client: ControlClient,
+        to: String?,
+        type: String?,
+        wait: Double,
+        item: PasteboardItem,
+        confirm: (String) async -> Bool,
+        say: @escaping @Sendable (ControlReply) -> Void
+    ) async throws -> Int32? {
+        var request = ControlRequest(.clipShare)
+        (request.to, request.waitSeconds, request.itemType, request.peek) = (to.map { [$0] }, wait, type, true)
+        let found = NIOLockedValueBox<String?>(nil)
+        let status = try await client.ifSyncingClipboard(request) { reply in
+            if let line = reply.line { found.withLockedValue { $0 = line } } else { say(reply) }
+        }
+        guard let status else { return nil }
+        guard status == ExitStatus.success.rawValue, let name = found.withLockedValue({ $0 }) else { return status }
+        guard await confirm(name) else {
+            say(.line("not shared"))
+            return ExitStatus.failure.rawValue
+        }
+        (request.peek, request.digest) = (nil, ClipboardItemFilter.digest(of: item))
+        return try await client.send(request) { say($0) }
     }
 }

@@ -48,6 +48,12 @@ public struct ControlRequest: Codable, Sendable, Equatable {
         /// as `line` replies, until the command closes the connection (docs/daemon.md, "The clipboard"); exit 69
         /// when the daemon does not sync the clipboard.
         case clipboard
+        /// Share what is on the daemon's clipboard (only its `itemType`) with the machine `to` names (none: the only
+        /// one connected), which is asked; with `peek`, only find that machine and reply its name (the command asks
+        /// its user first). The item must still have `digest` (``ClipboardItemFilter/digest(of:)``), the one its
+        /// user saw. Exit 69 with no reply when the daemon does not sync the clipboard (`huddle clip share`, docs/daemon.md,
+        /// "The clipboard").
+        case clipShare
     }
 
     public var version: Int
@@ -65,6 +71,9 @@ public struct ControlRequest: Codable, Sendable, Equatable {
     public var id: String?
     public var question: Int?
     public var accept: Bool?
+    public var itemType: String?
+    public var digest: String?
+    public var peek: Bool?
 
     public init(_ command: Command) {
         self.version = ControlProtocol.version
