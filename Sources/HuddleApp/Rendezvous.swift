@@ -150,7 +150,9 @@ public struct Rendezvous: Sendable {
     /// device's name says its protocol: "Pixel 8 (LocalSend)".
     public func present() async -> [(peer: Recipient, name: String)] {
         var found: [(Recipient, String)] = []
-        for peer in await session.peers(in: .available) + session.peers(in: .connected) {
+        for peer in await session.peers(in: .available) + session.peers(in: .connecting)
+            + session.peers(in: .connected)
+        {
             found.append((.huddle(peer), await session.displayName(for: peer) ?? peer.rawValue))
         }
         found.sort { $0.1 < $1.1 }

@@ -17,6 +17,9 @@ struct PeersCommand: AsyncParsableCommand {
             LocalSend and KDE Connect devices nearby are listed too, apart, with their protocol and certificate \
             fingerprint and whether it is pinned: nothing verifies who they are (send to one with huddle send --to \
             NAME). A KDE Connect device that asks to pair is asked about here too: compare the verification key.
+
+            While a daemon runs, this is the daemon's picker: its devices, listed again as they change, and its \
+            questions (y N or n N answers one); --json lists the devices once.
             """
     )
 
@@ -32,13 +35,14 @@ struct PeersCommand: AsyncParsableCommand {
 
     func run() async throws {
         if let daemon = await DaemonRoute.client(options.data) {
-            // The daemon's view, once: it holds the session's ports.
-            let devices = try await CommandFailure.run { try await daemon.devices() }
-            if json {
-                for device in devices { Output.json(device) }
-            } else {
-                DaemonDevice.lines(devices).forEach(Output.line)
+            // The daemon's view (it holds the session's ports): live, or once with --json.
+            guard json else {
+                let lines = await Prompter.standard.unclaimedLines()
+                return try await CommandFailure.run {
+                    try await DaemonPeers.run(daemon, lines: lines, say: Output.line)
+                }
             }
+            for device in try await CommandFailure.run({ try await daemon.devices() }) { Output.json(device) }
             return
         }
         let session = try await options.startSession(mode: mode.mode)

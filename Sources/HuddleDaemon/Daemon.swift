@@ -112,7 +112,7 @@ public struct Daemon: Sendable {
         case .issuePairingLink: return await issuePairingLink(request, replies)
         case .pair: return await pair(request, replies)
         case .outbox, .cancel: return await OutboxDesk.answer(request, store: outbox, replies)
-        case .questions: return await listQuestions(replies)
+        case .questions: return await listQuestions(request, replies)
         case .answer: return await answer(request, replies)
         case .peers: return await peers(replies)
         case .ui: return await pageLink(request, replies)
@@ -121,6 +121,7 @@ public struct Daemon: Sendable {
         case .say: return await say(request, replies)
         case .clipboard: return await followClipboard(replies)
         case .clipShare: return await shareClipboard(request, replies)
+        case .connect: return await connect(request, replies)
         }
     }
 

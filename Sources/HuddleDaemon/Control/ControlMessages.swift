@@ -27,7 +27,7 @@ public struct ControlRequest: Codable, Sendable, Equatable {
         case outbox
         /// Take the queued send `id` out of the outbox.
         case cancel
-        /// List the questions waiting for an answer.
+        /// List the questions waiting for an answer (with `json`, one ``DevicePicker/Question`` `record` each).
         case questions
         /// Answer question `question` with `accept`.
         case answer
@@ -54,6 +54,9 @@ public struct ControlRequest: Codable, Sendable, Equatable {
         /// user saw. Exit 69 with no reply when the daemon does not sync the clipboard (`huddle clip share`, docs/daemon.md,
         /// "The clipboard").
         case clipShare
+        /// Connect the daemon's session to the Huddle device `to` names (`huddle peers`' picker); one not paired
+        /// asks to compare the code, as a question of the daemon's.
+        case connect
     }
 
     public var version: Int
