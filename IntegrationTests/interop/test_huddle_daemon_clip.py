@@ -1,9 +1,11 @@
 """Issue 38: the daemon keeps the clipboard in step (`clip-sync = true` in config.toml), on test hosts with an X
 server each (Xvfb, checked with xclip), with nothing but the README's commands. Ada's and Bob's daemons pair by
 link; a copy on either machine is on the other's clipboard; `huddle clip sync` on Ada's host follows her daemon's
-sync (no second session) and says what went; Bob's web page lists the item that came with its text. A machine that
-is not paired (Cy, running `huddle clip sync`) waits for `huddle answer` on Ada's host, then takes part. Without
-`clip-sync` the page says how to turn it on and `huddle clip sync` starts a sync of its own.
+sync (no second session) and says what went; Bob's web page lists the items with their text. A machine that is
+not paired (Cy, running `huddle clip sync`) is refused, saying to pair; once paired by a link of Ada's daemon, his
+clipboard is connected and his copy reaches Ada; `huddle clip share` on Ada's host goes through her daemon to Cy's
+`huddle clip receive --out`. Without `clip-sync` the page says how to turn it on and `huddle clip sync` starts a
+sync of its own.
 """
 
 from __future__ import annotations
@@ -12,28 +14,12 @@ import os
 
 import pytest
 
-from conftest import skip_or_fail
 from huddle_cli import huddle_bin
+from test_huddle_clip import xdisplays  # noqa: F401 (a fixture)
 from test_huddle_daemon import User, pair_by_link
 from test_huddle_daemon_page import fetch, page_url
 from testbed import wait_until
 from xdisplay import XDisplay
-
-
-@pytest.fixture
-def displays():
-    made: list[XDisplay] = []
-
-    def make() -> XDisplay:
-        try:
-            display = XDisplay()
-        except RuntimeError as e:
-            skip_or_fail(str(e))
-        made.append(display)
-        return display
-    yield make
-    for display in made:
-        display.stop()
 
 
 def syncing_user(host, homes, name: str, display: XDisplay) -> User:
@@ -48,8 +34,8 @@ def syncing_user(host, homes, name: str, display: XDisplay) -> User:
 
 
 @pytest.mark.hosts(3, ifname="eth0")
-def test_daemons_keep_the_clipboards_in_step_and_a_stranger_is_asked(testbed, huddle, homes, displays):
-    ada_x, bob_x, cy_x = displays(), displays(), displays()
+def test_daemons_keep_the_clipboards_in_step_and_an_unpaired_machine_joins_once_paired(testbed, huddle, homes, xdisplays):
+    ada_x, bob_x, cy_x = xdisplays(), xdisplays(), xdisplays()
     ada = syncing_user(testbed[0], homes, "DaAda", ada_x)
     bob = syncing_user(testbed[1], homes, "DaBob", bob_x)
     ada_daemon = ada.daemon()
@@ -122,8 +108,8 @@ def test_daemons_keep_the_clipboards_in_step_and_a_stranger_is_asked(testbed, hu
 
 
 @pytest.mark.hosts(1, ifname="eth0")
-def test_without_clip_sync_the_page_says_how_and_clip_sync_runs_by_itself(testbed, huddle, homes, displays):
-    display = displays()
+def test_without_clip_sync_the_page_says_how_and_clip_sync_runs_by_itself(testbed, huddle, homes, xdisplays):
+    display = xdisplays()
     ada = User(testbed[0], homes, "DaAda")
     ada.extra = {"DISPLAY": display.display}
     ada.daemon()
