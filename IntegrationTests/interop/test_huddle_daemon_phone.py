@@ -131,6 +131,56 @@ def test_a_phone_opens_the_page_by_its_code_and_sends_a_file_in_after_the_yes(te
     assert daemon.stop() == 0, daemon.output()
 
 
+@pytest.mark.hosts(2, ifname="eth0")
+def test_files_chosen_on_the_web_page_are_offered_to_the_phone_with_a_new_code(testbed, homes):
+    """The page's "Files the phone may download", as its script does it: each file uploaded to /phone-file in one
+    batch, then /phone with the batch shows a new code; the phone (another host) lists and downloads the file byte for
+    byte with that code's pass. A code shown without files offers none and its batch's files are gone from disk."""
+    ada = User(testbed[0], homes, "DaAda")
+    daemon = ada.daemon()
+    url = page_url(ada)
+    origin, _, query = url.partition("/?")
+    notes = os.path.join(homes("chosen"), "notes.txt")
+    data = secrets.token_bytes(40_000)
+    with open(notes, "wb") as f:
+        f.write(data)
+    batch = secrets.token_hex(8)
+    uploaded = fetch(ada.host, f"{origin}/phone-file?{query}&batch={batch}&name=notes.txt", "POST", notes)
+    assert uploaded["status"] == 200, uploaded
+    uploads = os.path.join(ada.home, "uploads")
+    assert os.listdir(uploads) == [f"phone-{batch}"], os.listdir(uploads)
+    shown = fetch(ada.host, f"{origin}/phone?{query}&batch={batch}", "POST")
+    assert shown["status"] == 303 and shown["headers"]["Location"].endswith("#phone"), shown
+    page = fetch(ada.host, url)["body"]
+    link = re.search(r'<span class="id">(http://[0-9.]+:53318/\?pass=([0-9a-f]{32}))</span>', page)
+    assert link, page
+    base, pass_ = link.group(1).partition("?")[0], link.group(2)
+
+    phone = testbed[1]
+    status, body = curl(phone, "-X", "POST", f"{base}api/localsend/v2/prepare-download?pass={pass_}")
+    assert status == 200, (status, body, daemon.output())
+    listed = json.loads(body)
+    (file_id, meta), = listed["files"].items()
+    assert meta["fileName"] == "notes.txt" and meta["size"] == len(data), meta
+    download = os.path.join(homes("downloads"), "notes.txt")
+    got = phone.run("curl", "-s", "-o", download, "-w", "%{http_code}",
+                    f"{base}api/localsend/v2/download?sessionId={listed['sessionId']}&fileId={file_id}"
+                    f"&pass={pass_}", timeout=30, check=False)
+    assert got.stdout.strip() == "200", got.stdout
+    with open(download, "rb") as f:
+        assert f.read() == data
+
+    # A new code from the plain form (no files): the old pass opens nothing, the batch is gone from disk.
+    again = fetch(ada.host, f"{origin}/phone?{query}", "POST")
+    assert again["status"] == 303, again
+    assert os.listdir(uploads) == [], os.listdir(uploads)
+    status, _ = curl(phone, "-X", "POST", f"{base}api/localsend/v2/prepare-download?pass={pass_}")
+    assert status == 403, status
+    bad = fetch(ada.host, f"{origin}/phone?{query}&batch={secrets.token_hex(8)}", "POST")
+    assert bad["status"] == 400 and bad["body"] == "no such batch of files\n", bad
+    assert daemon.stop() == 0, daemon.output()
+
+
 @pytest.mark.full
 @pytest.mark.hosts(2, ifname="eth0")
 def test_in_chromium_the_page_shows_a_code_and_a_phone_sends_a_file_through_its_page(testbed, homes, chromium):

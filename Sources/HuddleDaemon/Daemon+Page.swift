@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import HuddleApp
 import HuddleForeign
 import HuddleWire
@@ -30,13 +30,11 @@ extension Daemon {
             await replies.error("name the files by their full paths")
             return ExitStatus.usage.rawValue
         }
-        if phone != nil {
-            do { try await foreign.offerOnPhonePage(paths.map { URL(fileURLWithPath: $0) }) } catch {
-                await replies.error("cannot offer the files to the phone: \(error)")
-                return ExitStatus.noInput.rawValue
-            }
+        let links: [String]
+        do { links = try await showPhoneCode(offering: paths.map { URL(fileURLWithPath: $0) }) } catch {
+            await replies.error("cannot offer the files to the phone: \(error)")
+            return ExitStatus.noInput.rawValue
         }
-        let links = issuePhonePass()
         guard !links.isEmpty else {
             await replies.error(
                 "the page for a phone is not running (phone-page = false or localsend = false in config.toml, or "
@@ -46,6 +44,15 @@ extension Daemon {
         }
         for link in links { await replies.link(link) }
         return ExitStatus.success.rawValue
+    }
+
+    /// A new code for a phone whose page offers `files` for download (none: nothing), instead of what it offered
+    /// before: the page's addresses with the new pass, empty when that page is off or does not listen.
+    /// - Throws: when a file cannot be read.
+    public func showPhoneCode(offering files: [URL]) async throws -> [String] {
+        guard phone != nil else { return [] }
+        try await foreign.offerOnPhonePage(files)
+        return issuePhonePass()
     }
 
     /// Issues a new pass for the page for a phone (16 random bytes as hex); the page's addresses with it, empty

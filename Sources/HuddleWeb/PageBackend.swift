@@ -19,8 +19,9 @@ public struct PageBackend: Sendable {
     public var sendStaged: @Sendable (_ id: String, _ name: String) async -> PageSendResult? = { _, _ in nil }
     /// Says a chat line to every connected Huddle peer: nil when it went, else why not.
     public var say: @Sendable (_ text: String) async -> String? = { _ in "the chat is not here" }
-    /// Shows a new code for a phone (a new pass): false when the page for a phone is not running.
-    public var showPhoneCode: @Sendable () async -> Bool = { false }
+    /// Shows a new code for a phone (a new pass) whose page offers these files (none: nothing): nil when it did,
+    /// else why not.
+    public var showPhoneCode: @Sendable (_ files: [URL]) async -> String? = { _ in "the page for a phone is not here" }
     /// Issues a pairing link for the page to show: nil when it was, else why not.
     public var issuePairingLink: @Sendable () async -> String? = { "pairing is not here" }
     public var now: @Sendable () -> Date
@@ -48,7 +49,15 @@ public struct PageBackend: Sendable {
         )
         staged = { daemon.staged.staged($0) }
         say = { text in await daemon.sayFromPage(text) }
-        showPhoneCode = { !daemon.issuePhonePass().isEmpty }
+        showPhoneCode = { files in
+            do {
+                if try await daemon.showPhoneCode(offering: files).isEmpty {
+                    return
+                        "the page for a phone is not running (phone-page = false or localsend = false in config.toml)"
+                }
+            } catch { return "cannot offer the files to the phone: \(error)" }
+            return nil
+        }
         issuePairingLink = {
             do { _ = try await daemon.issuePairingLinkForPage() } catch { return "\(error)" }
             return nil

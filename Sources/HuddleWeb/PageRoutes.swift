@@ -78,15 +78,29 @@ struct PageRoutes: Sendable {
             }
             return Response(status: .seeOther, headers: [.location: "/?token=\(gate.token ?? "")#pairing"])
         }
-        router.post("/phone") { _, _ in
-            guard await backend.showPhoneCode() else {
-                return Self.text(
-                    "the page for a phone is not running (phone-page = false or localsend = false in config.toml)\n",
-                    type: "text/plain",
-                    .conflict
-                )
+        router.post("/phone") { request, _ in
+            let batch = request.uri.queryParameters.get("batch")
+            guard let files = PhoneFiles(uploads: backend.uploads).files(batch) else {
+                return Self.text("no such batch of files\n", type: "text/plain", .badRequest)
+            }
+            if let refusal = await backend.showPhoneCode(files) {
+                return Self.text(refusal + "\n", type: "text/plain", .conflict)
             }
             return Response(status: .seeOther, headers: [.location: "/?token=\(gate.token ?? "")#phone"])
+        }
+        router.post("/phone-file") { request, _ in
+            let query = request.uri.queryParameters
+            guard let name = PageUpload.fileName(query.get("name")), let batch = query.get("batch"),
+                PhoneFiles.isBatch(batch)
+            else {
+                return Self.text(
+                    "phone-file needs name=FILE and batch=16 hex digits\n",
+                    type: "text/plain",
+                    .badRequest
+                )
+            }
+            try await PhoneFiles(uploads: backend.uploads).receive(request, name: name, batch: batch)
+            return Self.text("{}", type: "application/json")
         }
         router.post("/upload") { request, _ in
             let query = request.uri.queryParameters

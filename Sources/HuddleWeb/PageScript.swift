@@ -1,5 +1,6 @@
 /// The page's one script, served from the binary (docs/web.md, "Sending" and "Live"): it sends the files chosen or
 /// dropped, each with a progress bar (and a thumbnail for an image), says chat lines without reloading the page,
+/// offers the files chosen for a phone with a new code (its form kept across updates, with the files chosen),
 /// and keeps the lists live — on each `changed`
 /// from `/live` it fetches the page again and swaps in the server's lists. Names are set as text, never as markup.
 /// The page works without it, but for sending.
@@ -28,6 +29,8 @@ enum PageScript {
           if (!response.ok) return;
           const next = new DOMParser().parseFromString(await response.text(), "text/html");
           document.getElementById("live").replaceWith(document.adoptNode(next.getElementById("live")));
+          const freshPhone = document.getElementById("phone-files");
+          if (phoneForm && freshPhone) freshPhone.replaceWith(phoneForm);
           const chosen = select.value;
           select.replaceChildren(...[...next.getElementById("send-to").options].map(o => document.adoptNode(o)));
           if ([...select.options].some(o => o.value === chosen)) select.value = chosen;
@@ -122,6 +125,35 @@ enum PageScript {
           } catch (error) { say("The daemon cannot be reached."); return; }
           if (response.ok) { field.value = ""; refresh(); } else { say(await response.text()); }
         });
+        const phoneForm = document.getElementById("phone-files");
+        if (phoneForm) {
+          phoneForm.hidden = false;
+          phoneForm.addEventListener("submit", async event => {
+            event.preventDefault();
+            const pick = document.getElementById("phone-pick");
+            const note = phoneForm.querySelector(".detail");
+            const files = [...pick.files];
+            const batch = [...crypto.getRandomValues(new Uint8Array(8))]
+              .map(b => b.toString(16).padStart(2, "0")).join("");
+            for (const file of files) {
+              note.textContent = "uploading " + file.name + " (" + sizeText(file.size) + ")…";
+              let response;
+              try {
+                response = await fetch("/phone-file?" + query + "&batch=" + batch + "&name=" +
+                  encodeURIComponent(file.name), { method: "POST", body: file });
+              } catch (error) { note.textContent = "The daemon cannot be reached."; return; }
+              if (!response.ok) { note.textContent = await response.text(); return; }
+            }
+            let shown;
+            try {
+              shown = await fetch("/phone?" + query + "&batch=" + batch, { method: "POST" });
+            } catch (error) { note.textContent = "The daemon cannot be reached."; return; }
+            if (!shown.ok) { note.textContent = await shown.text(); return; }
+            pick.value = "";
+            note.textContent = files.length + (files.length === 1 ? " file" : " files") + " offered with the new code.";
+            refresh();
+          });
+        }
         form.hidden = false;
         form.querySelector("button").toggleAttribute("disabled", select.options.length === 0);
         connect();

@@ -3,6 +3,7 @@ import HTTPTypes
 import HuddleDaemon
 import Hummingbird
 import HummingbirdTesting
+import NIOCore
 import Synchronization
 import Testing
 
@@ -14,12 +15,18 @@ import Testing
     static let token = String(repeating: "5a", count: 32)
     static let link = "http://10.0.0.2:53318/?pass=" + String(repeating: "c3", count: 16)
 
-    /// How many times the form asked for a new code.
+    /// How many times the form asked for a new code, and the files of the last.
     final class Asked: Sendable {
         let count = Mutex(0)
+        let files = Mutex<[URL]>([])
     }
 
-    func application(phone: PageState.Phone?, shows: Bool, asked: Asked) -> some ApplicationProtocol {
+    func application(
+        phone: PageState.Phone?,
+        shows: Bool,
+        asked: Asked,
+        uploads: URL = FileManager.default.temporaryDirectory.appendingPathComponent("uploads-\(UUID().uuidString)")
+    ) -> some ApplicationProtocol {
         let gate = PageGate()
         gate.open(PageAccess(token: Self.token, port: 80))
         var state = PageState(name: "DaAda", shortID: "ABCDEFG", directory: "/in")
@@ -30,11 +37,12 @@ import Testing
             answer: { _, _ in false },
             cancel: { _ in false },
             send: { _, _ in PageSendResult(status: 1, lines: [], queued: false) },
-            uploads: FileManager.default.temporaryDirectory
+            uploads: uploads
         )
-        backend.showPhoneCode = {
+        backend.showPhoneCode = { files in
             asked.count.withLock { $0 += 1 }
-            return shows
+            asked.files.withLock { $0 = files }
+            return shows ? nil : "the page for a phone is not running (phone-page = false)"
         }
         return Application(router: PageRoutes(backend: backend, gate: gate).router())
     }
@@ -86,6 +94,61 @@ import Testing
             #expect(String(buffer: response.body).hasPrefix("the page for a phone is not running"))
         }
         #expect(asked.count.withLock { $0 } == 2)
+    }
+
+    @Test func filesUploadedInABatchAreOfferedWithTheNewCodeAndOlderBatchesGo() async throws {
+        let uploads = FileManager.default.temporaryDirectory.appendingPathComponent("uploads-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: uploads) }
+        let (first, second) = ("0123456789abcdef", "fedcba9876543210")
+        let asked = Asked()
+        try await application(phone: .init(links: [], holder: nil), shows: true, asked: asked, uploads: uploads).test(
+            .router
+        ) { client in
+            for (batch, name, body) in [(first, "old.txt", "old"), (second, "b.txt", "bee"), (second, "a.jpg", "ay")] {
+                let response = try await client.execute(
+                    uri: "/phone-file?token=\(Self.token)&batch=\(batch)&name=\(name)",
+                    method: .post,
+                    body: ByteBuffer(string: body)
+                )
+                #expect(response.status == .ok)
+            }
+            let shown = try await client.execute(uri: "/phone?token=\(Self.token)&batch=\(second)", method: .post)
+            #expect(shown.status == .seeOther)
+            for bad in [
+                "/phone-file?token=\(Self.token)&batch=XYZ&name=a",
+                "/phone-file?token=\(Self.token)&batch=\(first)&name=..",
+                "/phone?token=\(Self.token)&batch=0000000000000000",
+            ] {
+                #expect(
+                    try await client.execute(uri: bad, method: .post, body: ByteBuffer(string: "x")).status
+                        == .badRequest
+                )
+            }
+        }
+        let folder = uploads.appendingPathComponent("phone-" + second)
+        #expect(asked.files.withLock { $0 } == ["a.jpg", "b.txt"].map { folder.appendingPathComponent($0) })
+        #expect(try String(contentsOf: folder.appendingPathComponent("b.txt"), encoding: .utf8) == "bee")
+        let mode = try FileManager.default.attributesOfItem(atPath: folder.appendingPathComponent("b.txt").path)[
+            .posixPermissions
+        ]
+        #expect(mode as? Int == 0o600)
+        #expect(!FileManager.default.fileExists(atPath: uploads.appendingPathComponent("phone-" + first).path))
+        // A code without files offers none, and takes the last batch away too.
+        try await application(phone: .init(links: [], holder: nil), shows: true, asked: asked, uploads: uploads).test(
+            .router
+        ) { client in
+            let shown = try await client.execute(uri: "/phone?token=\(Self.token)", method: .post)
+            #expect(shown.status == .seeOther)
+        }
+        #expect(asked.files.withLock { $0 }.isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: folder.path))
+    }
+
+    @Test func thePageHasTheFormForFilesHiddenUntilTheScriptShowsIt() async throws {
+        let page = try await page(PageState.Phone(links: [], holder: nil))
+        #expect(page.contains("<form id=\"phone-files\" hidden><label>Files the phone may download: "))
+        #expect(page.contains("<input type=\"file\" id=\"phone-pick\" multiple required>"))
+        #expect(PageScript.js.contains("\"/phone-file?\" + query + \"&batch=\" + batch"))
     }
 }
 
