@@ -215,6 +215,45 @@ def test_the_page_in_chromium_sends_files_with_progress_follows_the_daemon_live_
     assert sha256(os.path.join(inbox, "snapshot.png")) == sha256(image)
     assert os.listdir(os.path.join(ada.home, "uploads")) == [], "sent uploads are removed"
 
+    # The chat: Bob chats through his daemon (which dials DaAda); a line typed into the page's form reaches him, his
+    # answer appears on the page by itself.
+    bob_chat = bob.run("chat", stdin=True)
+    bob_chat.wait_line(lambda l: l.startswith('Chatting in "TypingTogether" as DaBob'), 20)
+
+    def connected() -> bool:
+        mark = len(bob_chat.lines)
+        bob_chat.send("/peers")
+        try:
+            bob_chat.wait_line(lambda l: l.strip().startswith("DaAda") and l.endswith("— connected"), 3, start=mark)
+            return True
+        except AssertionError:
+            return False
+    wait_until(connected, 40, what="DaAda connected in Bob's chat")
+    browser.evaluate("document.querySelector('#say input').value = 'Hello from the page, Bob'")
+    browser.click("#say button")
+    bob_chat.wait_line(lambda l: l == "DaAda: Hello from the page, Bob", 20)
+    bob_chat.send("Got it, thanks!")
+    browser.wait_for("[...document.querySelectorAll('#chat .said')].some(n => n.textContent === 'Got it, thanks!')",
+                     30)
+    assert browser.evaluate("document.querySelector('#say input').value") == ""
+
+    # Files for a phone, chosen on the page: a new code offers them (its QR image shown); the phone's page, from
+    # Bob's host, lists the file.
+    menu = os.path.join(files, "menu.txt")
+    with open(menu, "wb") as out:
+        out.write(b"soup of the day\n" * 100)
+    choose_files(browser, "#phone-pick", [menu])
+    browser.click("#phone-files button")
+    browser.wait_for("document.querySelector('#phone-files .detail').textContent === "
+                     "'1 file offered with the new code.'", 30)
+    browser.wait_for("!!document.querySelector('#phone img.qr')", 20)
+    link = browser.evaluate("document.querySelector('#phone .id').textContent")
+    assert re.fullmatch(r"http://[0-9.]+:53318/\?pass=[0-9a-f]{32}", link), link
+    base, _, pass_ = link.partition("?pass=")
+    listed = bob.host.run("curl", "-s", "-X", "POST", f"{base}api/localsend/v2/prepare-download?pass={pass_}",
+                          timeout=30)
+    assert '"fileName":"menu.txt"' in listed.stdout.replace(" ", ""), listed.stdout
+
     # A stranger's connection appears on the open page by itself (the WebSocket), and a click accepts it.
     send, digest, code = stranger_offer(testbed, homes)
     browser.wait_for("!!document.querySelector('#questions button.accept')", 60)

@@ -38,11 +38,11 @@ enum PageHTML {
             \(questions(state.questions, token: token))\
             \(devices(state.devices))\
             \(outbox(state.outbox, token: token, now: now))\
-            \(chat(state.chat, now: now))\
-            \(clipboard(state.clipboard, now: now))\
             \(received(state.received, now: now))\
+            \(clipboard(state.clipboard, now: now))\
             \(pairing(state.pairing, token: token))\
             \(phone(state.phone, token: token))\
+            \(chat(state.chat, now: now))\
             </div>
             \(sayForm(token: token))\
             \(sending(state.devices))\
