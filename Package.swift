@@ -585,7 +585,7 @@ let package = Package(
             name: "HuddleDaemonTests",
             dependencies: [
                 "HuddleDaemon", "HuddleApp", "Huddle", "HuddleForeign", "HuddleTransport", "HuddleWire", "HuddleErrors",
-                "HuddleTestSupport", "HuddleClipboard",
+                "HuddleTestSupport", "HuddleClipboard", "HuddlePasteboard",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
@@ -628,7 +628,7 @@ let package = Package(
         .testTarget(
             name: "HuddleClipboardTests",
             dependencies: [
-                "HuddleTestSupport", "HuddleClipboard", "Huddle", "HuddlePasteboard", "HuddleTransport",
+                "HuddleTestSupport", "HuddleClipboard", "HuddlePasteboard", "Huddle", "HuddlePasteboard", "HuddleTransport",
             ],
             swiftSettings: upcoming
         ),

@@ -11,6 +11,7 @@ sync of its own.
 from __future__ import annotations
 
 import os
+import re
 
 import pytest
 
@@ -119,3 +120,41 @@ def test_without_clip_sync_the_page_says_how_and_clip_sync_runs_by_itself(testbe
     alone = ada.run("clip", "sync")
     alone.wait_line(lambda l: l.startswith("syncing the clipboard (") and 'in "HuddleClipboard" as ' in l, 20)
     assert not any("The daemon keeps" in line for _, line in alone.lines), alone.output()
+
+
+@pytest.mark.hosts(2, ifname="eth0")
+def test_a_share_to_a_daemon_that_asks_waits_for_an_answer_and_clip_receive_says_why_not(testbed, huddle, homes,
+                                                                                       xdisplays):
+    """Bob's rule for paired devices asks (`[accept] paired = "ask"`): a share from Ada (`huddle clip share`, through
+    her daemon) waits as a question of Bob's daemon; `huddle answer N no` declines it (Ada's share says so, exit 1),
+    yes takes it (exit 0). `huddle clip receive` beside a daemon that syncs is refused, saying why."""
+    ada_x, bob_x = xdisplays(), xdisplays()
+    ada = syncing_user(testbed[0], homes, "DaAda", ada_x)
+    bob = syncing_user(testbed[1], homes, "DaBob", bob_x)
+    with open(os.path.join(bob.home, ".config", "huddle", "config.toml"), "a") as f:
+        f.write('[accept]\npaired = "ask"\n')
+    ada.daemon()
+    bob_daemon = bob.daemon("--dir", homes("inbox"))
+    pair_by_link(ada, bob, bob_daemon)
+    ada_x.copy(b"a share Bob is asked about")
+    bob_x.wait_for(b"a share Bob is asked about", timeout=40)
+
+    for answer, status, said in (("no", 1, "DaBob declined: declined by the user"), ("yes", 0, "DaBob took it")):
+        mark = len(bob_daemon.lines)
+        share = ada.run("clip", "share", "--to", "DaBob", "--yes")
+        question = bob_daemon.wait_line(lambda l: re.fullmatch(r"question \d+ waits: .*", l) is not None, 40,
+                                        start=mark)
+        number = question.split()[1]
+        listing = bob.run("answer")
+        assert listing.wait_exit(20) == 0, listing.output() + bob_daemon.output()
+        assert any('DaAda shares text/plain;charset=utf-8 (26 B) "a share Bob is asked about". Put it on the '
+                   'clipboard? [y/n]' in l for _, l in listing.lines), listing.output() + bob_daemon.output()
+        answered = bob.run("answer", number, answer)
+        assert answered.wait_exit(20) == 0, answered.output()
+        assert share.wait_exit(40) == status, share.output() + bob_daemon.output()
+        assert said in share.output(), share.output()
+
+    receive = bob.run("clip", "receive")
+    assert receive.wait_exit(20) == 69, receive.output()
+    assert any("the daemon syncs this clipboard and takes shared items itself" in l for l in receive.err_lines), \
+        receive.output()

@@ -3,6 +3,7 @@ import Foundation
 import Huddle
 import HuddleApp
 import HuddleClipboard
+import HuddleDaemon
 import HuddlePasteboard
 
 struct ClipReceiveCommand: AsyncParsableCommand {
@@ -33,6 +34,14 @@ struct ClipReceiveCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        var peek = ControlRequest(.clipboard)
+        peek.peek = true
+        if let daemon = await DaemonRoute.client(options.data),
+            try await CommandFailure.run({ try await daemon.ifSyncingClipboard(peek) { _ in } }) != nil
+        {
+            Output.error(ClipboardText.daemonTakesShares)
+            throw ExitCode.unavailable
+        }
         let pasteboard: (any GeneralPasteboard)? =
             out == nil ? try await CommandFailure.run { try SystemPasteboard.make() } : nil
         let sync = try await filterOptions.startSharing(options)
@@ -93,7 +102,7 @@ struct ClipReceiveCommand: AsyncParsableCommand {
         do {
             let item = offer.item
             if let out {
-                try save(item, to: out)
+                try item.save(to: out, type: type)
             } else if let pasteboard {
                 try await put(item, on: pasteboard)
             }
@@ -103,20 +112,6 @@ struct ClipReceiveCommand: AsyncParsableCommand {
             await sync.declineShare(offer, reason: "could not be written here: \(error)")
             Output.error("could not write the item: \(error)")
         }
-    }
-
-    func save(_ item: PasteboardItem, to path: String) throws {
-        let representation: PasteboardItem.Representation?
-        if let type {
-            representation = item.representation(for: PasteboardType(type))
-        } else {
-            representation = item.representations.first
-        }
-        guard let representation else {
-            let offered = item.types.map { $0.mimeType ?? $0.rawValue }.joined(separator: ", ")
-            throw PasteboardError(.typeNotOffered, "the item has no \(type ?? "data"); it has \(offered)")
-        }
-        try representation.data.write(to: URL(fileURLWithPath: path), options: .atomic)
     }
 
     func put(_ item: PasteboardItem, on pasteboard: any GeneralPasteboard) async throws {

@@ -85,19 +85,26 @@ extension Daemon {
         }
     }
 
-    /// A share from a connected (so paired) machine: put on the clipboard when the sender's rule accepts, else
-    /// declined with the reason (a rule that asks is not put to a person yet: the share is declined, saying so).
+    /// A share from a connected (so paired) machine: put on the clipboard when the sender's rule accepts, or when
+    /// it asks and a person says yes (a question of the daemon's: `huddle answer`, the page, a notification);
+    /// declined with the reason otherwise.
     func settle(_ offer: ClipShareOffer, _ clipboard: DaemonClipboard) async {
         let info = await clipboard.sync.session.info(for: offer.peer)
         let device = info.flatMap { $0.deviceIDVerified ? $0.deviceID : nil }
-        let rule = policy.rule(for: device?.description, sender: sender(device))
-        guard rule == .accept else {
-            let reason =
-                rule == .refuse
-                ? "\(session.displayName) refuses items from this device"
-                : "\(session.displayName) asks before taking items from this device: send it as a file instead"
+        switch policy.rule(for: device?.description, sender: sender(device)) {
+        case .accept: break
+        case .refuse:
+            let reason = "\(session.displayName) refuses items from this device"
             await clipboard.sync.declineShare(offer, reason: reason)
             return say("! declined a share from \(offer.peerName): \(reason)", clipboard)
+        case .ask:
+            let what = ClipboardText.described(offer.item, summary: "\(offer.summary)")
+            let lines = ["? \(offer.peerName) shares \(what). Put it on the clipboard? [y/n]"]
+            let notice = QuestionNotice(summary: "Huddle: \(offer.peerName) shares a clipboard item", body: lines[0])
+            guard await askPerson(lines, notice: notice) else {
+                await clipboard.sync.declineShare(offer, reason: "declined by the user")
+                return say("! declined a share from \(offer.peerName): answered no", clipboard)
+            }
         }
         do {
             try await clipboard.pasteboard.write(offer.item, to: clipboard.selection)
@@ -124,8 +131,8 @@ extension Daemon {
     }
 
     /// `huddle clip sync` while the daemon syncs: who is connected and the newest items, then every line of the
-    /// clipboard's log until the command leaves.
-    func followClipboard(_ replies: ControlReplies) async -> Int32 {
+    /// clipboard's log until the command leaves; with `peek`, only the first line.
+    func followClipboard(_ request: ControlRequest, _ replies: ControlReplies) async -> Int32 {
         guard let clipboard else { return ExitStatus.unavailable.rawValue }
         let lines = clipboard.listeners.listen()
         let session = clipboard.sync.session
@@ -137,6 +144,7 @@ extension Daemon {
                 + "; connected: " + (names.isEmpty ? "nobody yet" : names.joined(separator: ", "))
                 + ". Ctrl-C to stop following."
         )
+        if request.peek == true { return ExitStatus.success.rawValue }
         for entry in clipboard.book.entries { await replies.line(ClipboardText.line(entry)) }
         for await line in lines { await replies.line(line) }
         return ExitStatus.success.rawValue

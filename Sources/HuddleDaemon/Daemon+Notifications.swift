@@ -7,7 +7,11 @@ extension Daemon {
     /// first settles it, and the notification is closed then.
     func askPerson(_ question: InboxQuestion) async -> Bool {
         let lines = words(question)
-        let notice = QuestionNotice(question, lines: lines)
+        return await askPerson(lines, notice: QuestionNotice(question, lines: lines))
+    }
+
+    /// Puts a question in `lines` to a person, as ``askPerson(_:)`` does, `notice` its notification.
+    func askPerson(_ lines: [String], notice: QuestionNotice) async -> Bool {
         let asked = NIOLockedValueBox<Int?>(nil)
         let answer = await questions.ask(lines) { [log, notifier] waiting in
             log("question \(waiting.id) waits: huddle answer \(waiting.id) yes (or no)")

@@ -119,7 +119,7 @@ public struct Daemon: Sendable {
         case .phone: return await phoneLinks(request, replies)
         case .chat: return await chat(replies)
         case .say: return await say(request, replies)
-        case .clipboard: return await followClipboard(replies)
+        case .clipboard: return await followClipboard(request, replies)
         case .clipShare: return await shareClipboard(request, replies)
         case .connect: return await connect(request, replies)
         }

@@ -1,4 +1,5 @@
 import Foundation
+import HuddlePasteboard
 import Testing
 
 @testable import HuddleDaemon
@@ -43,5 +44,13 @@ import Testing
         shared.peers = ["DaBob", "Cy"]
         #expect(ClipboardText.line(shared).hasSuffix(" → to DaBob, Cy: text/plain;charset=utf-8 (3 B)"))
         #expect(ClipboardText.line(shared).prefix(6).allSatisfy { $0.isNumber || $0 == ":" || $0 == " " })
+    }
+
+    @Test("a shared item in a question: its summary, and the start of its text made safe")
+    func describedForAQuestion() {
+        let text = PasteboardItem([.init(type: .plainText, data: Data("hi\u{1B}[2J there".utf8))])
+        #expect(ClipboardText.described(text, summary: "text (9 B)") == "text (9 B) \"hi[2J there\"")
+        let image = PasteboardItem([.init(type: .png, data: Data([0x89, 0x50]))])
+        #expect(ClipboardText.described(image, summary: "image/png (2 B)") == "image/png (2 B)")
     }
 }

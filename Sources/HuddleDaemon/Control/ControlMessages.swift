@@ -45,8 +45,8 @@ public struct ControlRequest: Codable, Sendable, Equatable {
         /// A line typed in a chat (`text`): said to every connected peer, or a chat command carried out.
         case say
         /// Follow the daemon's clipboard sync: who is connected and the newest items, then every line of its log,
-        /// as `line` replies, until the command closes the connection (docs/daemon.md, "The clipboard"); exit 69
-        /// when the daemon does not sync the clipboard.
+        /// as `line` replies, until the command closes the connection (docs/daemon.md, "The clipboard"); with `peek`,
+        /// the first line only; exit 69 with no reply when the daemon does not sync the clipboard.
         case clipboard
         /// Share what is on the daemon's clipboard (only its `itemType`) with the machine `to` names (none: the only
         /// one connected), which is asked; with `peek`, only find that machine and reply its name (the command asks
