@@ -628,7 +628,8 @@ let package = Package(
         .testTarget(
             name: "HuddleClipboardTests",
             dependencies: [
-                "HuddleTestSupport", "HuddleClipboard", "HuddlePasteboard", "Huddle", "HuddlePasteboard", "HuddleTransport",
+                "HuddleTestSupport", "HuddleClipboard", "HuddlePasteboard", "Huddle", "HuddlePasteboard",
+                "HuddleTransport",
             ],
             swiftSettings: upcoming
         ),
