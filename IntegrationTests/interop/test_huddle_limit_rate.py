@@ -8,6 +8,7 @@ import os
 import time
 
 from huddle_cli import huddle_bin
+from test_huddle_localsend import BED
 from test_huddle_transfer import make_file, sha256, spawn
 
 import pytest
@@ -53,3 +54,39 @@ def test_a_rate_that_is_not_one_is_refused_before_anything_starts(testbed, huddl
     run = spawn(a, homes("a"), "receive", "--dir", homes("inbox"), "--limit-rate", "fast", "--yes")
     assert run.wait_exit(20) == 64, run.output()
     assert "--limit-rate takes bytes a second: 500K, 2M" in run.output(), run.output()
+
+
+# LocalSend's sender paces each 256 KiB chunk before it goes, so the last may go a chunk and a quarter second early;
+# its receiver paces each read of the request body after it came.
+LOCALSEND_FLOOR = (SIZE - RATE // 4 - 256 * 1024 - ONE_READ) / RATE
+
+
+@BED
+@pytest.mark.parametrize("side", ["receive", "send"])
+def test_a_limited_localsend_transfer_with_localsendd_takes_at_least_its_rate(testbed, localsendd, homes, side):
+    """The same limit on LocalSend's transfers, against localsendd (an independent LocalSend): `huddle send
+    --limit-rate` to it, and `huddle receive --limit-rate` from it; the file arrives whole either way."""
+    a, b = testbed.hosts
+    peer = localsendd(b, "ld-b")
+    source = os.path.join(homes("files"), "limited.bin")
+    expected = make_file(source, SIZE)
+    if side == "send":
+        begun = time.monotonic()
+        sender = spawn(a, homes("a"), "send", source, "--to", "ld-b", "--name", "Ada", "--wait", "20",
+                       "--limit-rate", "256K")
+        assert sender.wait_exit(60) == 0, sender.output()
+        taken = time.monotonic() - begun
+        assert sha256(peer.wait_file("limited.bin", timeout=10, size=SIZE)) == expected
+    else:
+        inbox = homes("inbox")
+        receiver = spawn(a, homes("a"), "receive", "--dir", inbox, "--yes", "--count", "1", "--name", "Ada",
+                         "--limit-rate", "256K")
+        receiver.wait_line(lambda l: l.startswith("Receiving into"), 15)
+        peer.wait_device("Ada", timeout=15)
+        begun = time.monotonic()
+        result = peer.send(source, "Ada", timeout=60)
+        taken = time.monotonic() - begun
+        assert result.ok, result
+        assert receiver.wait_exit(20) == 0, receiver.output()
+        assert sha256(os.path.join(inbox, "limited.bin")) == expected
+    assert taken >= LOCALSEND_FLOOR, f"{side} limit: {SIZE} bytes in {taken:.2f} s, faster than {RATE} bytes a second"

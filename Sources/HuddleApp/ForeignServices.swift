@@ -1,6 +1,7 @@
 import Crypto
 public import Foundation
 import Huddle
+public import HuddleBase
 public import HuddleDiscovery
 public import HuddleForeign
 public import HuddleKDEConnect
@@ -32,6 +33,8 @@ public struct ForeignSetup: Sendable {
     public var peerHosts: [String] = []
     /// Files offered on LocalSend's download API (`huddle share`).
     public var share: LocalSendShareConfiguration?
+    /// The bandwidth limit each way (`--limit-rate`), shared by both protocols' transfers.
+    public var pacing = TransferPacers()
     /// Where the protocols say what they cannot report as an event (a pin they could not write).
     public var logger = Logger(label: "huddle.foreign", factory: { _ in SwiftLogNoOpLogHandler() })
 
@@ -130,6 +133,7 @@ public enum ForeignServices {
         configuration.logger = setup.logger
         configuration.takesOffers = setup.takesOffers
         configuration.share = setup.share
+        configuration.pacing = setup.pacing
         configuration.allowsPlainHTTP = setup.allowsPlainHTTP
         configuration.probedHosts = setup.peerHosts
         if let port = setup.localSendPort { configuration.port = port }
@@ -158,6 +162,7 @@ public enum ForeignServices {
             }
         }
         var configuration = KDEConnectConfiguration(name: setup.displayName)
+        configuration.pacing = setup.pacing
         configuration.takesOffers = setup.takesOffers
         configuration.usesInterface = context.usesInterface
         configuration.listenAddresses = context.listenAddresses

@@ -77,6 +77,7 @@ struct ForeignOptions: ParsableArguments {
         )
         setup.logger = session.logger  // standard error, escaped, warnings and worse
         setup.peerHosts = (try? options.localSetup.addresses())?.map(\.host) ?? []
+        setup.pacing = TransferPacers(rate: try? options.localSetup.rateLimits().sending)
         return setup
     }
 

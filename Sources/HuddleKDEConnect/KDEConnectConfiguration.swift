@@ -1,3 +1,4 @@
+public import HuddleBase
 public import HuddleForeign
 public import HuddleKDEConnectWire
 public import Logging
@@ -29,6 +30,9 @@ public struct KDEConnectConfiguration: Sendable {
     /// Whether offers are put to the user (`huddle receive`); when not, they are not taken.
     public var takesOffers = false
     public var limits = KDEConnectLimits()
+    /// The bandwidth limits on payload bytes each way (`--limit-rate`; docs/design.md, "Bandwidth limits"),
+    /// shared with LocalSend when the caller gives both the same pacers.
+    public var pacing = TransferPacers()
     /// Whether to link with other Huddle programs that speak KDE Connect (tests); they meet by Huddle's own
     /// protocol otherwise.
     public var linksWithHuddle = false

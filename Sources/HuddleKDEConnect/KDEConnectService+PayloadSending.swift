@@ -145,6 +145,7 @@ extension KDEConnectService {
         try await child.executeThenClose { inbound, outbound in
             var sent: UInt64 = 0
             for try await chunk in handle.readChunks(in: 0..<Int64(size), chunkLength: .kibibytes(256)) {
+                try await configuration.pacing.sending?.pace(chunk.readableBytes)
                 try await outbound.write(chunk)
                 sent += UInt64(chunk.readableBytes)
                 emit.yield(

@@ -67,6 +67,8 @@ extension KDEConnectService {
             try await channel.executeThenClose { inbound, _ in
                 for try await chunk in inbound {
                     try writer.write(chunk.readableBytesView)
+                    // Reading on only when the limit allows: TCP holds the sender back meanwhile.
+                    try await configuration.pacing.receiving?.pace(chunk.readableBytes)
                     if writer.written - reported >= 1 << 20 || writer.written == file.size {
                         reported = writer.written
                         emit(

@@ -1,4 +1,5 @@
 public import Foundation
+public import HuddleBase
 public import HuddleForeign
 public import HuddleLocalSendWire
 public import Logging
@@ -39,6 +40,9 @@ public struct LocalSendConfiguration: Sendable {
     /// Whether peers that speak plain HTTP may send or be sent to.
     public var allowsPlainHTTP = false
     public var limits = LocalSendLimits()
+    /// The bandwidth limits on file bytes each way (`--limit-rate`; docs/design.md, "Bandwidth limits"), shared
+    /// with KDE Connect when the caller gives both the same pacers.
+    public var pacing = TransferPacers()
     /// What `huddle share` offers through the download API, and the page for browsers; nil: nothing.
     public var share: LocalSendShareConfiguration?
     /// The event loops every socket runs on; NIO's shared group by default.

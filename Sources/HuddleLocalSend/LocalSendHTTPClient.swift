@@ -1,4 +1,5 @@
 import Foundation
+import HuddleBase
 import HuddleForeign
 import HuddleLocalSendWire
 import NIOConcurrencyHelpers
@@ -41,6 +42,8 @@ struct LocalSendHTTPClient: Sendable {
     let group: any EventLoopGroup
     let streams: any ForeignStreams
     var connectTimeout: TimeAmount
+    /// Paces the files' bytes sent (nil: not limited).
+    var pacing: BytePacing?
 
     init(
         credentials: LocalSendCredentials,
@@ -168,6 +171,7 @@ struct LocalSendHTTPClient: Sendable {
             var reported: UInt64?
             for try await chunk in file.readChunks(in: 0..<Int64(size), chunkLength: .kibibytes(256)) {
                 if answered.withLockedValue({ $0 }) { throw LocalSendError.cancelled }
+                try await pacing?.pace(chunk.readableBytes)
                 inFlight.append(channel.writeAndFlush(HTTPClientRequestPart.body(.byteBuffer(chunk))))
                 sent += UInt64(chunk.readableBytes)
                 if inFlight.count >= 4 {

@@ -58,7 +58,9 @@ public final class LocalSendService: ForeignPeerService, Service {
         self.configuration = configuration
         self.credentials = credentials
         self.group = group
-        client = try LocalSendHTTPClient(credentials: credentials, group: group, streams: configuration.streams)
+        var client = try LocalSendHTTPClient(credentials: credentials, group: group, streams: configuration.streams)
+        client.pacing = configuration.pacing.sending
+        self.client = client
         let emit = broadcast
         inbox = LocalSendInbox(
             takesOffers: configuration.takesOffers,
