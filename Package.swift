@@ -628,8 +628,7 @@ let package = Package(
         .testTarget(
             name: "HuddleClipboardTests",
             dependencies: [
-                "HuddleTestSupport", "HuddleClipboard", "HuddlePasteboard", "Huddle", "HuddlePasteboard",
-                "HuddleTransport",
+                "HuddleTestSupport", "HuddleClipboard", "Huddle", "HuddlePasteboard", "HuddleTransport",
             ],
             swiftSettings: upcoming
         ),

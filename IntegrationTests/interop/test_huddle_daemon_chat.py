@@ -13,8 +13,7 @@ import os
 import pytest
 
 from test_huddle_daemon import User, pair_by_link, said
-from test_huddle_daemon_page import fetch, page_url
-from testbed import wait_until
+from test_huddle_daemon_page import fetch, page_url, wait_connected
 
 
 @pytest.mark.hosts(2, ifname="eth0")
@@ -31,15 +30,7 @@ def test_chat_goes_through_the_daemon_and_is_kept_in_the_history(testbed, huddle
     ada_chat.wait_line(lambda l: l.startswith('Chatting in "TypingTogether" as DaAda') and "through the daemon" in l,
                        20)
 
-    def connected() -> bool:
-        mark = len(ada_chat.lines)
-        ada_chat.send("/peers")
-        try:
-            ada_chat.wait_line(lambda l: l.strip().startswith("DaBob") and l.endswith("— connected"), 3, start=mark)
-            return True
-        except AssertionError:
-            return False
-    wait_until(connected, 40, what="DaBob connected in Ada's chat")
+    wait_connected(ada_chat, "DaBob")
 
     ada_chat.send("hello from Ada \x1b[31m")
     bob_chat.wait_line(lambda l: l.startswith("DaAda: hello from Ada"), 20)

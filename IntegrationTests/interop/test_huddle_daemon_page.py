@@ -61,6 +61,19 @@ def paired_daemons(testbed, homes):
     return ada, bob, daemons
 
 
+def wait_connected(chat, name: str, timeout: float = 40) -> None:
+    """Asks `chat` for `/peers` until it lists `name` as connected."""
+    def connected() -> bool:
+        mark = len(chat.lines)
+        chat.send("/peers")
+        try:
+            chat.wait_line(lambda l: l.strip().startswith(name) and l.endswith("— connected"), 3, start=mark)
+            return True
+        except AssertionError:
+            return False
+    wait_until(connected, timeout, what=f"{name} connected in the chat")
+
+
 def page_url(user) -> str:
     ui = user.run("ui", "--url")
     assert ui.wait_exit(20) == 0, ui.output()
@@ -219,16 +232,7 @@ def test_the_page_in_chromium_sends_files_with_progress_follows_the_daemon_live_
     # answer appears on the page by itself.
     bob_chat = bob.run("chat", stdin=True)
     bob_chat.wait_line(lambda l: l.startswith('Chatting in "TypingTogether" as DaBob'), 20)
-
-    def connected() -> bool:
-        mark = len(bob_chat.lines)
-        bob_chat.send("/peers")
-        try:
-            bob_chat.wait_line(lambda l: l.strip().startswith("DaAda") and l.endswith("— connected"), 3, start=mark)
-            return True
-        except AssertionError:
-            return False
-    wait_until(connected, 40, what="DaAda connected in Bob's chat")
+    wait_connected(bob_chat, "DaAda")
     browser.evaluate("document.querySelector('#say input').value = 'Hello from the page, Bob'")
     browser.click("#say button")
     bob_chat.wait_line(lambda l: l == "DaAda: Hello from the page, Bob", 20)

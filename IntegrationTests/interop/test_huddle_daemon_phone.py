@@ -32,6 +32,23 @@ def phone_code(user, *files: str) -> str:
     return lines[0]
 
 
+def download_offered(phone, base: str, pass_: str, name: str, data: bytes, downloads: str, daemon) -> None:
+    """The phone's page as its script downloads: the list with the pass (one file, `name`, `data`'s size), then
+    the file, byte for byte."""
+    status, body = curl(phone, "-X", "POST", f"{base}api/localsend/v2/prepare-download?pass={pass_}")
+    assert status == 200, (status, body, daemon.output())
+    listed = json.loads(body)
+    (file_id, meta), = listed["files"].items()
+    assert meta["fileName"] == name and meta["size"] == len(data), meta
+    download = os.path.join(downloads, name)
+    got = phone.run("curl", "-s", "-o", download, "-w", "%{http_code}",
+                    f"{base}api/localsend/v2/download?sessionId={listed['sessionId']}&fileId={file_id}"
+                    f"&pass={pass_}", timeout=30, check=False)
+    assert got.stdout.strip() == "200", got.stdout
+    with open(download, "rb") as f:
+        assert f.read() == data
+
+
 @pytest.mark.hosts(3, ifname="eth0")
 def test_a_phone_opens_the_page_by_its_code_and_sends_a_file_in_after_the_yes(testbed, homes):
     a, phone, other = testbed[0], testbed[1], testbed[2]
@@ -112,18 +129,7 @@ def test_a_phone_opens_the_page_by_its_code_and_sends_a_file_in_after_the_yes(te
     fresh_pass = fresh.rpartition("=")[2]
     status, page = curl(other, fresh)
     assert status == 200 and b'id="files"' in page, (status, page)
-    status, body = curl(other, "-X", "POST", f"{base}api/localsend/v2/prepare-download?pass={fresh_pass}")
-    assert status == 200, (status, body, daemon.output())
-    listed = json.loads(body)
-    (file_id, meta), = listed["files"].items()
-    assert meta["fileName"] == "menu.pdf" and meta["size"] == len(menu), meta
-    download = os.path.join(homes("downloads"), "menu.pdf")
-    got = other.run("curl", "-s", "-o", download, "-w", "%{http_code}",
-                    f"{base}api/localsend/v2/download?sessionId={listed['sessionId']}&fileId={file_id}"
-                    f"&pass={fresh_pass}", timeout=30, check=False)
-    assert got.stdout.strip() == "200", got.stdout
-    with open(download, "rb") as f:
-        assert f.read() == menu
+    download_offered(other, base, fresh_pass, "menu.pdf", menu, homes("downloads"), daemon)
     # The phone that held the old pass gets neither the list nor the file.
     status, _ = curl(phone, "-X", "POST", f"{base}api/localsend/v2/prepare-download?pass={pass_}")
     assert status == 403, status
@@ -157,18 +163,7 @@ def test_files_chosen_on_the_web_page_are_offered_to_the_phone_with_a_new_code(t
     base, pass_ = link.group(1).partition("?")[0], link.group(2)
 
     phone = testbed[1]
-    status, body = curl(phone, "-X", "POST", f"{base}api/localsend/v2/prepare-download?pass={pass_}")
-    assert status == 200, (status, body, daemon.output())
-    listed = json.loads(body)
-    (file_id, meta), = listed["files"].items()
-    assert meta["fileName"] == "notes.txt" and meta["size"] == len(data), meta
-    download = os.path.join(homes("downloads"), "notes.txt")
-    got = phone.run("curl", "-s", "-o", download, "-w", "%{http_code}",
-                    f"{base}api/localsend/v2/download?sessionId={listed['sessionId']}&fileId={file_id}"
-                    f"&pass={pass_}", timeout=30, check=False)
-    assert got.stdout.strip() == "200", got.stdout
-    with open(download, "rb") as f:
-        assert f.read() == data
+    download_offered(phone, base, pass_, "notes.txt", data, homes("downloads"), daemon)
 
     # A new code from the plain form (no files): the old pass opens nothing, the batch is gone from disk.
     again = fetch(ada.host, f"{origin}/phone?{query}", "POST")

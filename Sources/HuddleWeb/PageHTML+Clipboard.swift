@@ -1,5 +1,5 @@
 import Foundation
-public import HuddleDaemon
+import HuddleDaemon
 
 extension PageHTML {
     /// The clipboard's recent items (docs/web.md, "The clipboard"), newest first: what came from whom and what went

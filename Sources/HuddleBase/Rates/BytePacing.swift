@@ -1,4 +1,4 @@
-public import NIOConcurrencyHelpers
+import NIOConcurrencyHelpers
 
 /// One ``RatePacer`` shared by every transfer it paces, with the wait (docs/design.md, "Bandwidth limits"): the
 /// LocalSend and KDE Connect transfers of one way share one, so together they stay within the limit. A transfer

@@ -1,5 +1,5 @@
 import HuddleApp
-public import HuddleBase
+import HuddleBase
 public import HuddleClipboard
 public import HuddlePasteboard
 import NIOConcurrencyHelpers
