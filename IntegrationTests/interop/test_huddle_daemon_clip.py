@@ -86,6 +86,9 @@ def test_daemons_keep_the_clipboards_in_step_and_an_unpaired_machine_joins_once_
     assert pair.wait_exit(60) == 0, pair.output() + ada_daemon.output()
     assert issuer.wait_exit(30) == 0, issuer.output()
     cy_sync.wait_line(lambda l: l == "+ DaAda connected", 40)
+    # A machine that connects gets the current item first: awaited, so that it does not land on Cy's clipboard
+    # over the copy made next (two writes to one clipboard: the later stays).
+    cy_x.wait_for(b"and back from Bob", timeout=20)
     cy_x.copy(b"from Cy, once paired")
     ada_x.wait_for(b"from Cy, once paired", timeout=20)
 
