@@ -90,3 +90,30 @@ def test_a_limited_localsend_transfer_with_localsendd_takes_at_least_its_rate(te
         assert receiver.wait_exit(20) == 0, receiver.output()
         assert sha256(os.path.join(inbox, "limited.bin")) == expected
     assert taken >= LOCALSEND_FLOOR, f"{side} limit: {SIZE} bytes in {taken:.2f} s, faster than {RATE} bytes a second"
+
+
+@BED
+def test_one_limit_holds_huddle_and_localsend_sends_together(testbed, localsendd, homes):
+    """One `--limit-rate` for everything a command moves: `huddle send` to a Huddle receiver and to localsendd at
+    once shares the 256K between them, so the two files take at least twice as long as one (each alone would be
+    done in about half that)."""
+    a, b = testbed.hosts
+    peer = localsendd(b, "ld-b")
+    source = os.path.join(homes("files"), "limited.bin")
+    expected = make_file(source, SIZE)
+    inbox = homes("inbox")
+    receiver = spawn(b, homes("b"), "receive", "--dir", inbox, "--yes", "--count", "1", "--name", "Bob",
+                     "--no-localsend", "--no-kdeconnect")
+    receiver.wait_line(lambda l: l.startswith("Receiving into"), 15)
+    begun = time.monotonic()
+    sender = spawn(a, homes("a"), "send", source, "--to", "Bob", "--to", "ld-b", "--yes", "--name", "Ada",
+                   "--wait", "20", "--limit-rate", "256K")
+    assert sender.wait_exit(90) == 0, sender.output()
+    taken = time.monotonic() - begun
+    assert receiver.wait_exit(20) == 0, receiver.output()
+    assert sha256(os.path.join(inbox, "limited.bin")) == expected
+    assert sha256(peer.wait_file("limited.bin", timeout=10, size=SIZE)) == expected
+    # Both files through one limit: what each may send early (a quarter second of the rate between them, a Huddle
+    # chunk, a LocalSend chunk) is all that may go faster than 256 KiB/s.
+    floor = (2 * SIZE - RATE // 4 - 61_440 - 256 * 1024) / RATE
+    assert taken >= floor, f"{2 * SIZE} bytes to two devices in {taken:.2f} s, faster than {RATE} bytes a second"

@@ -102,7 +102,7 @@ struct DaemonCommand: AsyncParsableCommand {
         let session = try await options.startSession(mode: .peer) { $0.transfers.rateLimits.perDevice = settings.rates }
         let phone = settings.phonePage == false || foreignOptions.noLocalSend ? nil : BrowserPasses()
         let share = phone.map(LocalSendShareConfiguration.phonePage)
-        let foreign = try foreignOptions.services(options: options, takesOffers: true, share: share)
+        let foreign = try foreignOptions.services(options: options, beside: session, takesOffers: true, share: share)
         let printer = InboxPrinter(reporter: ProgressReporter(json: false), json: false, assumeYes: false)
         var daemon = Daemon(
             session: session,

@@ -46,12 +46,15 @@ struct ForeignOptions: ParsableArguments {
     }
 
     /// The foreign protocols' services for a command run by `options`; none with --no-localsend --no-kdeconnect.
+    /// With the `session` started beside them, their transfers count against its limits (one --limit-rate for all).
     func services(
         options: SessionOptions,
+        beside session: PeerSession? = nil,
         takesOffers: Bool,
         share: LocalSendShareConfiguration? = nil
     ) throws -> ForeignPeers {
         var setup = Self.setup(options)
+        if let session { setup.pacing = session.transferPacers }
         setup.speaksLocalSend = !noLocalSend
         setup.speaksKDEConnect = !noKDEConnect
         setup.takesOffers = takesOffers

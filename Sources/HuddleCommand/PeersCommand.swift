@@ -46,7 +46,7 @@ struct PeersCommand: AsyncParsableCommand {
             return
         }
         let session = try await options.startSession(mode: mode.mode)
-        let foreign = try foreignOptions.services(options: options, takesOffers: false)
+        let foreign = try foreignOptions.services(options: options, beside: session, takesOffers: false)
         let printer = InboxPrinter(reporter: ProgressReporter(json: json), json: json, assumeYes: options.yes)
         let picker = PeerPicker(
             session: session,

@@ -90,7 +90,7 @@ struct ReceiveCommand: AsyncParsableCommand {
             clipboard ? try await CommandFailure.run { try SystemPasteboard.make() } : nil
         let directory = try Self.receivingDirectory(dir)
         let session = try await options.startSession(mode: .peer)
-        let foreign = try foreignOptions.services(options: options, takesOffers: true)
+        let foreign = try foreignOptions.services(options: options, beside: session, takesOffers: true)
         try await CommandServices.interruptible([session] + foreign.lifecycle) {
             try await receive(on: session, foreign: foreign, pasteboard: pasteboard, into: directory)
         }

@@ -79,7 +79,7 @@ struct SendCommand: AsyncParsableCommand {
     func run() async throws {
         if let daemon = await DaemonRoute.client(options.data) { return try await sendThrough(daemon) }
         let session = try await options.startSession(mode: .peer)
-        let foreign = try foreignOptions.services(options: options, takesOffers: false)
+        let foreign = try foreignOptions.services(options: options, beside: session, takesOffers: false)
         try await CommandServices.interruptible([session] + foreign.lifecycle) {
             try await send(on: session, foreign: foreign)
         }

@@ -1,5 +1,6 @@
 import Crypto
 public import Foundation
+import HuddleWire
 
 #if canImport(Glibc)
 import Glibc
@@ -25,7 +26,7 @@ public struct DaemonPaths: Sendable, Equatable {
         let base = environment["XDG_RUNTIME_DIR"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? "/tmp/huddle-\(uid)"
         runtimeDirectory = base + "/huddle"
         let data = dataDirectory.standardizedFileURL.path
-        let digest = SHA256.hash(data: Array(data.utf8)).prefix(8).map { String(format: "%02x", $0) }.joined()
+        let digest = SHA256.hash(data: Array(data.utf8)).prefix(8).hexString
         controlSocket = runtimeDirectory + "/daemon-\(digest).sock"
         lockFile = data + "/daemon.lock"
         outboxFile = data + "/outbox.json"

@@ -1,3 +1,4 @@
+import Foundation
 import HuddleBase
 import HuddleClipboard
 import HuddleErrors
@@ -37,6 +38,29 @@ struct DaemonSettingsTests {
         #expect(settings.directory(environment: ["HOME": "/home/ada"]) == "/home/ada/Inbox")
         let policy = settings.policy
         #expect(policy == AcceptPolicy(perDevice: ["QT3SHSE-XG7H6NT": .accept], paired: .ask, others: .refuse))
+    }
+
+    /// The example a user copies from docs/daemon.md ("Configuration") is a file the daemon takes, meaning what
+    /// its comments say.
+    @Test("the example in docs/daemon.md parses as its comments say")
+    func documentedExample() throws {
+        let docs = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+            "../../docs/daemon.md"
+        )
+        let text = try String(contentsOf: docs, encoding: .utf8)
+        let example = try #require(
+            text.components(separatedBy: "```toml\n").dropFirst().first?.components(separatedBy: "```").first
+        )
+        let settings = try DaemonSettingsFile.parse(example, file: "config.toml")
+        #expect(settings.name == "Ada's laptop")
+        #expect(settings.limitRate == "2M")
+        #expect(settings.clipSync == true)
+        #expect(settings.accept?.paired == .accept)
+        #expect(settings.accept?.others == .ask)
+        #expect(settings.devices?.values.first?.limitRate == "500K")
+        #expect(settings.devices?.values.first?.accept == .refuse)
+        let device = try DeviceID("5NZMGVA-44PVOTU-GJLBT2Q-NFIM5GS-FIJA5GV-F64WEIR-6KVD7AO-QXLDJQW")
+        #expect(settings.rates == [device: try #require(ByteRate(parsing: "500K"))])
     }
 
     @Test("limit-rate is read for all transfers and per Huddle device, by its ID in either case")

@@ -1,8 +1,13 @@
 public import Foundation
+public import HuddleBase
 public import HuddleWire
 
 /// Transfers: what the session offers its callers; ``SessionTransfers`` does the work.
 extension PeerSession {
+    /// The pacers of the session's total limits each way (``TransferRateLimits/sending``, `receiving`; none
+    /// without), for the foreign protocols started beside it: what they move counts against the same limit.
+    public nonisolated var transferPacers: TransferPacers { flow.pacing.totals }
+
     /// Sends the file at `url` to `peer`: offered by name, size and resume key, streamed from disk in chunks with
     /// bounded memory and hashed as it goes, then verified by the receiver against that SHA-256 before it keeps
     /// it. When the receiver still has part of the same content from an interrupted transfer, only the rest is

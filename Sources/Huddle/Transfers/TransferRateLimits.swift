@@ -32,20 +32,15 @@ final class TransferPacing: Sendable {
         case receiving
     }
 
-    struct State {
-        var totals: [Way: RatePacer] = [:]
-        var devices: [Way: [DeviceID: RatePacer]] = [:]
-    }
-
     let limits: TransferRateLimits
-    private let state: NIOLockedValueBox<State>
+    /// The totals' pacers, which the foreign protocols beside the session share (``PeerSession/transferPacers``).
+    let totals: TransferPacers
+    private let devices: NIOLockedValueBox<[Way: [DeviceID: RatePacer]]>
 
     init(_ limits: TransferRateLimits) {
         self.limits = limits
-        var state = State()
-        if let rate = limits.sending { state.totals[.sending] = RatePacer(rate: rate) }
-        if let rate = limits.receiving { state.totals[.receiving] = RatePacer(rate: rate) }
-        self.state = NIOLockedValueBox(state)
+        totals = TransferPacers(sending: limits.sending, receiving: limits.receiving)
+        devices = NIOLockedValueBox([:])
     }
 
     /// Counts `bytes` of transfer data going `way`, to or from `device`, at `now`.
@@ -57,15 +52,13 @@ final class TransferPacing: Sendable {
         now: ContinuousClock.Instant
     ) -> ContinuousClock.Instant? {
         guard !limits.isEmpty else { return nil }
-        return state.withLockedValue { state in
-            var waits: [ContinuousClock.Instant] = []
-            if let wait = state.totals[way]?.admit(bytes, now: now) { waits.append(wait) }
-            if let device, let rate = limits.perDevice[device] {
-                var pacer = state.devices[way]?[device] ?? RatePacer(rate: rate)
-                if let wait = pacer.admit(bytes, now: now) { waits.append(wait) }
-                state.devices[way, default: [:]][device] = pacer
-            }
-            return waits.max()
+        let total = (way == .sending ? totals.sending : totals.receiving)?.admit(bytes, now: now)
+        guard let device, let rate = limits.perDevice[device] else { return total }
+        let own = devices.withLockedValue { devices in
+            var pacer = devices[way]?[device] ?? RatePacer(rate: rate)
+            defer { devices[way, default: [:]][device] = pacer }
+            return pacer.admit(bytes, now: now)
         }
+        return [total, own].compactMap(\.self).max()
     }
 }

@@ -31,6 +31,29 @@ struct RateLimitTests {
         #expect(TransferPacing(TransferRateLimits()).admit(1 << 30, .receiving, device: Self.bob, now: now) == nil)
     }
 
+    /// The totals are the pacers a session hands to the foreign protocols beside it: what LocalSend or KDE Connect
+    /// moved makes the session's next chunk wait, and the other way round.
+    @Test func theTotalsAreSharedWithTheForeignProtocols() {
+        let pacing = TransferPacing(
+            TransferRateLimits(sending: ByteRate(bytesPerSecond: 4000), receiving: ByteRate(bytesPerSecond: 2000))
+        )
+        let now = ContinuousClock.now
+        let foreignSending = pacing.totals.sending
+        let foreignReceiving = pacing.totals.receiving
+        #expect(foreignSending?.rate == ByteRate(bytesPerSecond: 4000))
+        #expect(foreignReceiving?.rate == ByteRate(bytesPerSecond: 2000))
+        // A LocalSend upload of 2,000 bytes pays the send total until 0.5 s: Huddle's next 1,000 wait until 0.5 s
+        // less the tolerance.
+        #expect(foreignSending?.admit(2000, now: now) == nil)
+        #expect(pacing.admit(1000, .sending, device: Self.bob, now: now) == now + .milliseconds(250))
+        // Then the foreign side waits for both: paid until 0.75 s.
+        #expect(foreignSending?.admit(1000, now: now) == now + .milliseconds(500))
+        // Receiving: Huddle's 1,000 bytes (paid until 0.5 s at 2,000 B/s) make a KDE Connect read of 1,000 wait.
+        #expect(pacing.admit(1000, .receiving, device: nil, now: now) == nil)
+        #expect(foreignReceiving?.admit(1000, now: now) == now + .milliseconds(250))
+        #expect(TransferPacing(TransferRateLimits()).totals.sending == nil)
+    }
+
     /// A connection whose bytes came faster than its receive limit stops reading (the handler turns `autoRead`
     /// off when told to pause), and reads again once the limit allows: TCP then holds the sender to the rate.
     @Test func aReceiveLimitPausesTheConnectionUntilItAllows() throws {
