@@ -6,6 +6,8 @@ Full tier: three hosts, three X servers, the KDE Connect daemon.
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from huddle_cli import huddle_bin
@@ -78,3 +80,48 @@ def test_a_kdeconnect_clipboard_follows_two_huddle_machines_both_ways_without_ec
     assert took(ada, "Cy") == [sizes[1]], ada.output()
     assert took(cy, "Ada") == [sizes[0], sizes[2], sizes[3]], cy.output()
     assert kc.clipboard_get() == last
+
+
+@pytest.mark.hosts(2, ifname="eth0", default_route=True)
+def test_a_daemon_with_clip_sync_keeps_a_paired_kdeconnect_clipboard_in_step(testbed, kdeconnect, homes, xdisplays):
+    """`clip-sync = true` in the daemon's config.toml takes KDE Connect devices in too: kc-b asks to pair, the
+    daemon asks (`huddle answer` says yes), then a copy on kc-b's display is on Ada's and one on Ada's is on kc-b's,
+    each taken once; the page lists both. Only README commands on Ada's side."""
+    from test_huddle_daemon_clip import syncing_user
+    from test_huddle_daemon_page import fetch, page_url
+
+    a, b = testbed.hosts
+    x_ada = xdisplays()
+    kc = kdeconnect(b, "kc-b", display=True)
+    ada = syncing_user(a, homes, "DaAda", x_ada)
+    daemon = ada.daemon()
+    device = kc.wait_device("DaAda", timeout=20)
+    kc.request_pair(device["id"])
+    question = daemon.wait_line(lambda l: re.fullmatch(r"question \d+ waits: .*", l) is not None, 30)
+    number = question.split()[1]
+    listing = ada.run("answer")
+    assert listing.wait_exit(20) == 0, listing.output()
+    assert any('KDE Connect device "kc-b" asks to pair' in line for _, line in listing.lines), listing.output()
+    answered = ada.run("answer", number, "yes")
+    assert answered.wait_exit(20) == 0, answered.output() + daemon.output()
+    kc.wait_paired(device["id"], timeout=20)
+    daemon.wait_line(lambda l: l == "clipboard: * paired with KDE Connect device kc-b", 20)
+
+    first = "copied on KDE, for the daemon ✓"
+    kc.clipboard_set(first)
+    x_ada.wait_for(first.encode(), timeout=20)
+    second = "copied on Ada's machine, for KDE ✓✓"
+    x_ada.copy(second.encode())
+    kc.wait_clipboard(second, timeout=20)
+    daemon.wait_line(lambda l: l.startswith("clipboard: → shared text/plain;charset=utf-8") and l.endswith("with kc-b"),
+                     20)
+    taken = [line for _, line in list(daemon.lines) if line.startswith("clipboard: ← kc-b's copy is on the clipboard")]
+    assert taken == [f"clipboard: ← kc-b's copy is on the clipboard: {SIZE.format(len(first.encode()))}"], \
+        daemon.output()
+
+    page = fetch(a, page_url(ada))
+    assert page["status"] == 200, page
+    body = page["body"]
+    came = body.index('<span class="name">From kc-b</span><p class="said">copied on KDE, for the daemon ✓</p>')
+    went = body.index('<span class="name">To kc-b</span><p class="said">copied on Ada&#39;s machine, for KDE ✓✓</p>')
+    assert went < came, body

@@ -3,6 +3,7 @@ import Huddle
 import HuddleApp
 import HuddleBase
 import HuddleClipboard
+import HuddleForeign
 import HuddlePasteboard
 import HuddleTransport
 import HuddleWire
@@ -36,6 +37,16 @@ extension Daemon {
             }
             let (line, _) = event.text
             if !line.isEmpty { say(line, clipboard) }
+        }
+    }
+
+    /// The clipboards of paired KDE Connect devices, kept in step through this machine as `huddle clip sync` keeps
+    /// them (docs/kdeconnect.md, "Clipboard"); their pairing requests are the inbox's questions like any other.
+    func foreignClipboards(_ clipboard: DaemonClipboard) -> [ForeignClipboardLinks] {
+        foreign.services.compactMap { $0 as? any ForeignClipboardService }.map { service in
+            ForeignClipboardLinks(service: service, sync: clipboard.sync, questions: nil) { note in
+                say(note.line, clipboard)
+            }
         }
     }
 

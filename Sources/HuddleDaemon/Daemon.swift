@@ -96,10 +96,11 @@ public struct Daemon: Sendable {
             group.addTask { await OutboxCourier(daemon: self).run() }
             if notifies { group.addTask { await notifyQuestions() } }
             group.addTask { await followChat() }
-            if clipboard != nil {
+            if let clipboard {
                 let connections = session.events
                 group.addTask { await followClipboard() }
                 group.addTask { await connectPairedClipboards(connections) }
+                for links in foreignClipboards(clipboard) { group.addTask { await links.runBesideInbox() } }
             }
         }
     }
