@@ -126,11 +126,12 @@ def test_without_clip_sync_the_page_says_how_and_clip_sync_runs_by_itself(testbe
 
 
 @pytest.mark.hosts(2, ifname="eth0")
-def test_a_share_to_a_daemon_that_asks_waits_for_an_answer_and_clip_receive_says_why_not(testbed, huddle, homes,
-                                                                                       xdisplays):
+def test_a_share_to_a_daemon_that_asks_waits_for_an_answer_and_clip_receive_takes_one_through_it(testbed, huddle,
+                                                                                              homes, xdisplays):
     """Bob's rule for paired devices asks (`[accept] paired = "ask"`): a share from Ada (`huddle clip share`, through
     her daemon) waits as a question of Bob's daemon; `huddle answer N no` declines it (Ada's share says so, exit 1),
-    yes takes it (exit 0). `huddle clip receive` beside a daemon that syncs is refused, saying why."""
+    yes takes it (exit 0). `huddle clip receive --out` beside the daemon takes the next share through it, asked in
+    the command, and saves it to the file."""
     ada_x, bob_x = xdisplays(), xdisplays()
     ada = syncing_user(testbed[0], homes, "DaAda", ada_x)
     bob = syncing_user(testbed[1], homes, "DaBob", bob_x)
@@ -157,7 +158,20 @@ def test_a_share_to_a_daemon_that_asks_waits_for_an_answer_and_clip_receive_says
         assert share.wait_exit(40) == status, share.output() + bob_daemon.output()
         assert said in share.output(), share.output()
 
-    receive = bob.run("clip", "receive")
-    assert receive.wait_exit(20) == 69, receive.output()
-    assert any("the daemon syncs this clipboard and takes shared items itself" in l for l in receive.err_lines), \
-        receive.output()
+    # `huddle clip receive --out` beside the daemon takes the next share through it: asked in the command (the
+    # daemon's question, answered there), saved to the file, not put on the clipboard by the rules.
+    out = os.path.join(homes("bob-files"), "shared.txt")
+    receive = bob.run("clip", "receive", "--out", out, "--count", "1", stdin=True)
+    receive.wait_line(lambda l: l.startswith("Waiting for shared clipboard items as DaBob"), 20)
+    text = "saved to a file on Bob's machine \u2713".encode()
+    ada_x.copy(text)
+    bob_x.wait_for(text, timeout=40)
+    mark = len(bob_daemon.lines)
+    share = ada.run("clip", "share", "--to", "DaBob", "--yes")
+    bob_daemon.wait_line(lambda l: re.fullmatch(r"question \d+ waits: .*", l) is not None, 40, start=mark)
+    receive.send("y")
+    assert receive.wait_exit(20) == 0, receive.output() + bob_daemon.output()
+    assert share.wait_exit(40) == 0, share.output() + bob_daemon.output()
+    assert f"saved to {out}" in receive.output(), receive.output()
+    with open(out, "rb") as f:
+        assert f.read() == text

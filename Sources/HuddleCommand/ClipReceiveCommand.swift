@@ -34,13 +34,16 @@ struct ClipReceiveCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        var peek = ControlRequest(.clipboard)
-        peek.peek = true
+        let path = out.map { URL(fileURLWithPath: $0).standardizedFileURL.path }
+        let wish = DaemonClipReceive.Wish(from: from, out: path, type: type, count: count, assumesYes: options.yes)
+        let confirm: @Sendable (String) async -> Bool = { await Prompter.standard.confirm($0, assumingYes: false) }
         if let daemon = await DaemonRoute.client(options.data),
-            try await CommandFailure.run({ try await daemon.ifSyncingClipboard(peek) { _ in } }) != nil
+            let status = try await CommandFailure.run({
+                try await DaemonClipReceive.run(daemon, wish, confirm: confirm) { DaemonRoute.show($0) }
+            })
         {
-            Output.error(ClipboardText.daemonTakesShares)
-            throw ExitCode.unavailable
+            if status != 0 { throw ExitCode(status) }
+            return
         }
         let pasteboard: (any GeneralPasteboard)? =
             out == nil ? try await CommandFailure.run { try SystemPasteboard.make() } : nil

@@ -96,10 +96,13 @@ extension Daemon {
         }
     }
 
-    /// A share from a connected (so paired) machine: put on the clipboard when the sender's rule accepts, or when
-    /// it asks and a person says yes (a question of the daemon's: `huddle answer`, the page, a notification);
-    /// declined with the reason otherwise.
+    /// A share from a connected (so paired) machine: to a `huddle clip receive` waiting for it, if one does; else
+    /// put on the clipboard when the sender's rule accepts, or when it asks and a person says yes (a question of the
+    /// daemon's: `huddle answer`, the page, a notification); declined with the reason otherwise.
     func settle(_ offer: ClipShareOffer, _ clipboard: DaemonClipboard) async {
+        if let claim = clipboard.claims.take(from: offer.peerName) {
+            return await settle(offer, claimed: claim, clipboard)
+        }
         let info = await clipboard.sync.session.info(for: offer.peer)
         let device = info.flatMap { $0.deviceIDVerified ? $0.deviceID : nil }
         switch policy.rule(for: device?.description, sender: sender(device)) {

@@ -10,13 +10,19 @@ extension Daemon {
         return await askPerson(lines, notice: QuestionNotice(question, lines: lines))
     }
 
-    /// Puts a question in `lines` to a person, as ``askPerson(_:)`` does, `notice` its notification.
-    func askPerson(_ lines: [String], notice: QuestionNotice) async -> Bool {
+    /// Puts a question in `lines` to a person, as ``askPerson(_:)`` does, `notice` its notification; `asked` learns
+    /// its number once it waits.
+    func askPerson(
+        _ lines: [String],
+        notice: QuestionNotice,
+        asked told: @escaping @Sendable (Int) -> Void = { _ in }
+    ) async -> Bool {
         let asked = NIOLockedValueBox<Int?>(nil)
         let answer = await questions.ask(lines) { [log, notifier] waiting in
             log("question \(waiting.id) waits: huddle answer \(waiting.id) yes (or no)")
             asked.withLockedValue { $0 = waiting.id }
             notifier.show(waiting.id, notice)
+            told(waiting.id)
         }
         if let id = asked.withLockedValue({ $0 }) { notifier.settled(id) }
         return answer

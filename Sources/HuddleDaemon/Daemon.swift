@@ -121,6 +121,7 @@ public struct Daemon: Sendable {
         case .chat: return await chat(replies)
         case .say: return await say(request, replies)
         case .clipboard: return await followClipboard(request, replies)
+        case .clipReceive: return await receiveClipboard(request, replies)
         case .clipShare: return await shareClipboard(request, replies)
         case .connect: return await connect(request, replies)
         }

@@ -20,11 +20,6 @@ public enum ClipboardText {
         return "\(time) \(arrow): \(entry.summary)\(text)"
     }
 
-    /// Why `huddle clip receive` does not run beside a daemon that syncs the clipboard.
-    public static let daemonTakesShares =
-        "the daemon syncs this clipboard and takes shared items itself, by your accept rules (a rule that asks: "
-        + "huddle answer, the page or a notification); to receive by hand, set clip-sync = false in config.toml"
-
     /// An item for a question: its types and sizes, and the start of its text made safe to print.
     static func described(_ item: PasteboardItem, summary: String) -> String {
         guard let text = item.string else { return summary }

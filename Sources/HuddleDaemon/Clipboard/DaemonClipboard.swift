@@ -16,6 +16,9 @@ public struct DaemonClipboard: Sendable {
     public let book = ClipboardBook()
     /// The `huddle clip sync` commands following it.
     public let listeners = LineListeners()
+    /// The `huddle clip receive` commands waiting for shares, and where their replies go.
+    public let claims = ClipClaims()
+    let claimants = NIOLockedValueBox<[Int: ClipClaimant]>([:])
     /// Subscribed when made, so that nothing from the session's start is missed.
     let events: EventSubscription<ClipboardSyncEvent>
 

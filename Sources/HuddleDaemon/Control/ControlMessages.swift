@@ -54,6 +54,12 @@ public struct ControlRequest: Codable, Sendable, Equatable {
         /// user saw. Exit 69 with no reply when the daemon does not sync the clipboard (`huddle clip share`, docs/daemon.md,
         /// "The clipboard").
         case clipShare
+        /// Take the items shared with the daemon's clipboard (`huddle clip receive`): from the machine `to` names
+        /// only, when it names one; `count` of them (none: until the command leaves); each asked about with a
+        /// `question` reply unless `accept` is true, then put on the clipboard or saved to the absolute path in
+        /// `paths` (its `itemType` representation). Exit 69 with no reply when the daemon does not sync the
+        /// clipboard (docs/daemon.md, "The clipboard").
+        case clipReceive
         /// Connect the daemon's session to the Huddle device `to` names (`huddle peers`' picker); one not paired
         /// asks to compare the code, as a question of the daemon's.
         case connect
@@ -77,6 +83,8 @@ public struct ControlRequest: Codable, Sendable, Equatable {
     public var itemType: String?
     public var digest: String?
     public var peek: Bool?
+    /// How many items to take (`clipReceive`).
+    public var count: Int?
 
     public init(_ command: Command) {
         self.version = ControlProtocol.version
@@ -95,6 +103,8 @@ public struct ControlReply: Codable, Sendable, Equatable {
     public var device: DaemonDevice?
     /// One JSON record, as `--json` prints it (one line), for a request that asked for `json`.
     public var record: String?
+    /// The daemon's question `line` asks, for the command to put to its user and answer (`answer`).
+    public var question: Int?
     public var exit: Int32?
 
     public init(
@@ -103,10 +113,11 @@ public struct ControlReply: Codable, Sendable, Equatable {
         link: String? = nil,
         device: DaemonDevice? = nil,
         record: String? = nil,
+        question: Int? = nil,
         exit: Int32? = nil
     ) {
-        (self.line, self.error, self.link, self.device, self.record, self.exit) =
-            (line, error, link, device, record, exit)
+        (self.line, self.error, self.link, self.device, self.record, self.question, self.exit) =
+            (line, error, link, device, record, question, exit)
     }
 
     public static func line(_ text: String) -> ControlReply { ControlReply(line: text) }
