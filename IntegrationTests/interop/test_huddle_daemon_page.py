@@ -52,9 +52,15 @@ def fetch(host, url: str, method: str = "GET", body: str | None = None, **header
     return json.loads(done.stdout)
 
 
-def paired_daemons(testbed, homes):
+def paired_daemons(testbed, homes, ada_config: str = ""):
+    """DaAda's and DaBob's daemons, paired by link; `ada_config` is written to Ada's config.toml first."""
     a, b = testbed[0], testbed[1]
     ada, bob = User(a, homes, "DaAda"), User(b, homes, "DaBob")
+    if ada_config:
+        config = os.path.join(ada.home, ".config", "huddle")
+        os.makedirs(config, exist_ok=True)
+        with open(os.path.join(config, "config.toml"), "w") as f:
+            f.write(ada_config)
     inbox = homes("bob-inbox")
     daemons = [ada.daemon(), bob.daemon("--dir", inbox)]
     pair_by_link(ada, bob, daemons[1])
@@ -198,7 +204,8 @@ def choose_files(browser, selector: str, paths: list[str]) -> None:
 @pytest.mark.hosts(3, ifname="eth0")
 def test_the_page_in_chromium_sends_files_with_progress_follows_the_daemon_live_and_accepts_by_a_click(
         testbed, huddle, homes, chromium):
-    ada, bob, daemons = paired_daemons(testbed, homes)
+    # A limit on Ada's sends, so that the send to DaBob takes seconds and its progress shows on the page.
+    ada, bob, daemons = paired_daemons(testbed, homes, ada_config='limit-rate = "2M"\n')
     a = testbed[0]
     url = page_url(ada)
     browser = chromium(a, watch_outbound=False)
@@ -219,6 +226,9 @@ def test_the_page_in_chromium_sends_files_with_progress_follows_the_daemon_live_
     assert browser.evaluate("document.getElementById('send-to').value") == "DaBob"
     browser.click("#send-form button")
     browser.wait_for("document.querySelectorAll('#sends li.done').length === 2", 90)
+    # Once uploaded, each bar followed the daemon's send to DaBob (the answer's progress lines) to the file's size.
+    sent = browser.evaluate("[...document.querySelectorAll('#sends progress')].map(p => p.dataset.sent).sort()")
+    assert sent == sorted([str(os.path.getsize(image)), "5000000"]), sent
     notes = browser.evaluate("[...document.querySelectorAll('#sends li .detail')].map(n => n.textContent)")
     assert all("verified by the receiver" in n for n in notes), notes
     assert browser.evaluate("document.querySelector('#sends img.thumb').naturalWidth") > 0

@@ -30,6 +30,7 @@ extension Daemon {
                 to: name,
                 looking: wait,
                 json: request.json == true,
+                numbers: request.progress == true,
                 replies
             )
             if result != .success { status = result }
@@ -45,6 +46,7 @@ extension Daemon {
         to name: String,
         looking wait: Duration,
         json: Bool,
+        numbers: Bool = false,
         _ replies: ControlReplies
     ) async
         -> ExitStatus
@@ -92,7 +94,7 @@ extension Daemon {
         )
         (toDevice.text, toDevice.pin) = (text, pin)
         let delivery = RecipientDelivery(huddle: HuddleDelivery(session: session, paths: paths), foreign: toDevice)
-        let progress = text == nil ? relayProgress(to: recipient, json: json, replies) : nil
+        let progress = text == nil ? relayProgress(to: recipient, json: json, numbers: numbers, replies) : nil
         let failures = await delivery.send(to: [recipient], naming: true) { sink.yield($0) }
         progress?.cancel()
         sink.finish()

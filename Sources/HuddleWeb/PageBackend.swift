@@ -9,9 +9,11 @@ public struct PageBackend: Sendable {
     public var answer: @Sendable (_ question: Int, _ accept: Bool) async -> Bool
     /// Takes an entry out of the outbox; false when none has that ID.
     public var cancel: @Sendable (_ id: String) async -> Bool
-    /// Sends the file at `path` to the device called `name` (what `send --to` takes): the daemon's exit status,
-    /// its lines, and whether the file was queued (then it must stay where it is until delivered).
-    public var send: @Sendable (_ path: String, _ name: String) async -> PageSendResult
+    /// Sends the file at `path` to the device called `name` (what `send --to` takes), telling `progress` how far it
+    /// is as it goes: the daemon's exit status, its lines, and whether the file was queued (then it must stay where
+    /// it is until delivered).
+    public var send:
+        @Sendable (_ path: String, _ name: String, _ progress: @escaping PageSendProgress) async -> PageSendResult
     /// Where files uploaded by the page wait to be sent (made owner-only).
     public var uploads: URL
     /// The files `huddle ui FILE…` staged under an ID (``StagedSends``), and sending them to a device.
@@ -30,7 +32,7 @@ public struct PageBackend: Sendable {
         state: @escaping @Sendable () async -> PageState,
         answer: @escaping @Sendable (Int, Bool) async -> Bool,
         cancel: @escaping @Sendable (String) async -> Bool,
-        send: @escaping @Sendable (String, String) async -> PageSendResult,
+        send: @escaping @Sendable (String, String, @escaping PageSendProgress) async -> PageSendResult,
         uploads: URL,
         now: @escaping @Sendable () -> Date = Date.init
     ) {
@@ -44,7 +46,7 @@ public struct PageBackend: Sendable {
             state: { await daemon.pageState() },
             answer: { await daemon.questions.answer($0, accept: $1) },
             cancel: { (try? daemon.outbox.remove($0)) ?? false },
-            send: { path, name in await Self.send([path], to: name, through: daemon) },
+            send: { path, name, progress in await Self.send([path], to: name, through: daemon, progress: progress) },
             uploads: daemon.outbox.uploads
         )
         staged = { daemon.staged.staged($0) }
@@ -70,21 +72,32 @@ public struct PageBackend: Sendable {
         }
     }
 
-    /// `paths` sent to `name` through the daemon as `huddle send` would be.
-    static func send(_ paths: [String], to name: String, through daemon: Daemon) async -> PageSendResult {
+    /// `paths` sent to `name` through the daemon as `huddle send` would be, its progress told to `progress`.
+    static func send(
+        _ paths: [String],
+        to name: String,
+        through daemon: Daemon,
+        progress: @escaping PageSendProgress = { _ in }
+    ) async -> PageSendResult {
         var request = ControlRequest(.send)
-        (request.paths, request.to) = (paths, [name])
+        (request.paths, request.to, request.progress) = (paths, [name], true)
         let said = Mutex<[String]>([])
         let status = await daemon.handle(
             request,
-            ControlReplies { reply in said.withLock { $0 += [reply.line, reply.error].compactMap { $0 } } }
+            ControlReplies { reply in
+                if let step = reply.progress { progress(step) }
+                said.withLock { $0 += [reply.line, reply.error].compactMap { $0 } }
+            }
         )
         let queued = daemon.outbox.entries.contains { paths.contains($0.path) }
         return PageSendResult(status: status, lines: said.withLock { $0 }, queued: queued)
     }
 }
 
-/// What a send from the page came to, as `/upload` answers it.
+/// Told how far a send from the page is (``ControlProgress``: a reply each hundredth).
+public typealias PageSendProgress = @Sendable (ControlProgress) -> Void
+
+/// What a send from the page came to, as the last line of `/upload`'s answer.
 public struct PageSendResult: Sendable, Equatable, Encodable {
     public var status: Int32
     public var lines: [String]

@@ -111,9 +111,13 @@ struct PageRoutes: Sendable {
                     .badRequest
                 )
             }
-            let result = try await PageUpload(backend: backend).receive(request, name: name, to: to)
-            let bytes = try JSONEncoder().encode(result)
-            return Self.text(String(decoding: bytes, as: UTF8.self), type: "application/json")
+            let upload = PageUpload(backend: backend)
+            let lines = upload.send(try await upload.store(request, name: name), to: to)
+            let body = ResponseBody { writer in
+                for await line in lines { try await writer.write(ByteBuffer(string: line)) }
+                try await writer.finish(nil)
+            }
+            return Response(status: .ok, headers: [.contentType: "application/x-ndjson; charset=utf-8"], body: body)
         }
         return router
     }

@@ -79,9 +79,22 @@ enum PageScript {
               note.textContent = "to " + to + " · " + sizeText(event.loaded) + " of " + sizeText(file.size);
             };
             request.upload.onload = () => { bar.removeAttribute("value"); note.textContent = "sending to " + to + "…"; };
+            // The answer is one JSON object a line: how far the send to the device is, then what it came to.
+            const answers = () => request.responseText.split("\\n").filter(line => line)
+              .map(line => { try { return JSON.parse(line); } catch (error) { return null; } });
+            const sentSoFar = () => {
+              const step = answers().filter(answer => answer && answer.progress).pop();
+              if (!step) return;
+              bar.max = Math.max(step.progress.total, 1);
+              bar.value = step.progress.completed;
+              bar.dataset.sent = step.progress.completed;
+              note.textContent = "to " + to + " · sent " + sizeText(step.progress.completed) + " of " +
+                sizeText(step.progress.total);
+            };
+            request.onprogress = sentSoFar;
             request.onload = () => {
-              let result = null;
-              try { result = JSON.parse(request.responseText); } catch (error) { result = null; }
+              sentSoFar();
+              const result = answers().filter(answer => answer && "status" in answer).pop() || null;
               bar.max = 1;
               bar.value = 1;
               const ok = request.status === 200 && result && result.status === 0;

@@ -1,11 +1,12 @@
 import Foundation
+import HuddleDaemon
 import HuddleWire
 import Hummingbird
 import NIOCore
 
 /// A file the page sends (docs/web.md, "Sending"): its body streamed to `uploads/ID/NAME` (owner-only), then sent
-/// through the daemon like `huddle send`; removed once sent, kept while queued (the outbox reads it when the
-/// device is back).
+/// through the daemon like `huddle send`, the answer telling how far it is as it goes; removed once sent, kept while
+/// queued (the outbox reads it when the device is back).
 struct PageUpload {
     let backend: PageBackend
 
@@ -17,7 +18,8 @@ struct PageUpload {
         return given
     }
 
-    func receive(_ request: Request, name: String, to recipient: String) async throws -> PageSendResult {
+    /// Writes the request's body to a new owner-only folder of uploads as `name`; returns the file.
+    func store(_ request: Request, name: String) async throws -> URL {
         let folder = backend.uploads.appendingPathComponent(Hex.randomToken(byteCount: 8))
         let manager = FileManager.default
         try manager.createDirectory(at: backend.uploads, withIntermediateDirectories: true, attributes: nil)
@@ -37,8 +39,31 @@ struct PageUpload {
             try? manager.removeItem(at: folder)
             throw error
         }
-        let result = await backend.send(file.path, recipient)
-        if !result.queued { try? manager.removeItem(at: folder) }
-        return result
+        return file
+    }
+
+    /// Sends the stored `file` to `recipient`, each step of its progress and then the result as one JSON line
+    /// (newline-delimited JSON: `{"progress":{"completed","total"}}` lines, then ``PageSendResult``), and removes
+    /// it unless it was queued.
+    func send(_ file: URL, to recipient: String) -> AsyncStream<String> {
+        let (lines, sink) = AsyncStream.makeStream(of: String.self)
+        let backend = self.backend
+        Task {
+            let result = await backend.send(file.path, recipient) { step in
+                if let line = Self.line(ProgressLine(progress: step)) { sink.yield(line) }
+            }
+            if !result.queued { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
+            if let line = Self.line(result) { sink.yield(line) }
+            sink.finish()
+        }
+        return lines
+    }
+
+    struct ProgressLine: Encodable {
+        var progress: ControlProgress
+    }
+
+    static func line(_ value: some Encodable) -> String? {
+        (try? JSONEncoder().encode(value)).map { String(decoding: $0, as: UTF8.self) + "\n" }
     }
 }

@@ -75,4 +75,25 @@ struct ControlMessagesTests {
         var exact = ByteBuffer(string: "12345678\n")
         #expect(try decoder.decode(buffer: &exact).map { String(buffer: $0) } == "12345678")
     }
+
+    @Test("a send's progress is a reply each hundredth: at most 101 for any size, the first and the last always")
+    func progressSteps() throws {
+        var steps = ControlProgress.Steps()
+        let total: UInt64 = 1 << 30
+        var shown: [Int] = []
+        // A GiB in 256 KiB chunks: 4,096 steps, of which one per hundredth is shown.
+        for chunk in 0...4096 {
+            let step = ControlProgress(completed: UInt64(chunk) << 18, total: total)
+            if steps.admit(step) { shown.append(step.percent) }
+        }
+        #expect(shown == Array(0...100))
+        var small = ControlProgress.Steps()
+        let admitted = [0, 0, 1, 3].map { small.admit(ControlProgress(completed: $0, total: 3)) }
+        #expect(admitted == [true, false, true, true])
+        #expect(ControlProgress(completed: 0, total: 0).percent == 100)
+        #expect(ControlProgress(completed: 9, total: 4).percent == 100)
+        let reply = ControlReply(progress: ControlProgress(completed: 5, total: 10))
+        let encoded = try JSONEncoder().encode(reply)
+        #expect(try JSONDecoder().decode(ControlReply.self, from: encoded) == reply)
+    }
 }

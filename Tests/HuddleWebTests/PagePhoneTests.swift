@@ -36,7 +36,7 @@ import Testing
             state: { shown },
             answer: { _, _ in false },
             cancel: { _ in false },
-            send: { _, _ in PageSendResult(status: 1, lines: [], queued: false) },
+            send: { _, _, _ in PageSendResult(status: 1, lines: [], queued: false) },
             uploads: uploads
         )
         backend.showPhoneCode = { files in

@@ -84,9 +84,12 @@ import Testing
                 actions.answered.withLock { $0.append("cancel \(id)") }
                 return true
             },
-            send: { path, to in
+            send: { path, to, progress in
                 let bytes = FileManager.default.contents(atPath: path).map { Array($0) } ?? []
                 actions.sent.withLock { $0.append((path, to, bytes)) }
+                let total = UInt64(bytes.count)
+                progress(ControlProgress(completed: total / 2, total: total))
+                progress(ControlProgress(completed: total, total: total))
                 return PageSendResult(status: 0, lines: ["sent to \(to)"], queued: actions.queues)
             },
             uploads: actions.uploads,
@@ -242,7 +245,18 @@ import Testing
                 body: ByteBuffer(bytes: body)
             )
             #expect(response.status == .ok)
-            let result = try JSONDecoder().decode(SendResultReply.self, from: Data(String(buffer: response.body).utf8))
+            #expect(response.headers[.contentType] == "application/x-ndjson; charset=utf-8")
+            // How far the send to the device is, one line a step, then what it came to.
+            let lines = String(buffer: response.body).split(separator: "\n").map { Data($0.utf8) }
+            #expect(lines.count == 3)
+            let steps = try lines.dropLast().map { try JSONDecoder().decode(ProgressReply.self, from: $0).progress }
+            #expect(
+                steps == [
+                    ControlProgress(completed: 100_000, total: 200_000),
+                    ControlProgress(completed: 200_000, total: 200_000),
+                ]
+            )
+            let result = try JSONDecoder().decode(SendResultReply.self, from: try #require(lines.last))
             #expect(result == SendResultReply(status: 0, lines: ["sent to DaBob"], queued: queued))
         }
         let sent = actions.sent.withLock { $0 }
@@ -289,6 +303,10 @@ import Testing
             #expect(script.headers[.contentType] == "text/javascript; charset=utf-8")
             #expect(String(buffer: script.body).contains("new WebSocket("))
         }
+    }
+
+    struct ProgressReply: Decodable {
+        var progress: ControlProgress
     }
 
     struct SendResultReply: Decodable, Equatable {

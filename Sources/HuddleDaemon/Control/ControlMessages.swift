@@ -85,6 +85,8 @@ public struct ControlRequest: Codable, Sendable, Equatable {
     public var peek: Bool?
     /// How many items to take (`clipReceive`).
     public var count: Int?
+    /// With `send`: the progress as `progress` replies (numbers, each hundredth) instead of lines or records.
+    public var progress: Bool?
 
     public init(_ command: Command) {
         self.version = ControlProtocol.version
@@ -105,6 +107,8 @@ public struct ControlReply: Codable, Sendable, Equatable {
     public var record: String?
     /// The daemon's question `line` asks, for the command to put to its user and answer (`answer`).
     public var question: Int?
+    /// How far a send is, for a request that asked for `progress`.
+    public var progress: ControlProgress?
     public var exit: Int32?
 
     public init(
@@ -114,13 +118,42 @@ public struct ControlReply: Codable, Sendable, Equatable {
         device: DaemonDevice? = nil,
         record: String? = nil,
         question: Int? = nil,
+        progress: ControlProgress? = nil,
         exit: Int32? = nil
     ) {
-        (self.line, self.error, self.link, self.device, self.record, self.question, self.exit) =
-            (line, error, link, device, record, question, exit)
+        (self.line, self.error, self.link, self.device, self.record) = (line, error, link, device, record)
+        (self.question, self.progress, self.exit) = (question, progress, exit)
     }
 
     public static func line(_ text: String) -> ControlReply { ControlReply(line: text) }
     public static func error(_ text: String) -> ControlReply { ControlReply(error: text) }
     public static func end(_ status: Int32) -> ControlReply { ControlReply(exit: status) }
+}
+
+/// How far a send is: bytes sent of all it sends (`progress` replies).
+public struct ControlProgress: Codable, Sendable, Equatable {
+    public var completed: UInt64
+    public var total: UInt64
+
+    public init(completed: UInt64, total: UInt64) {
+        (self.completed, self.total) = (completed, total)
+    }
+
+    /// The hundredths sent, 0 to 100 (100 for an empty send).
+    public var percent: Int { total == 0 ? 100 : Int(min(completed, total) * 100 / total) }
+
+    /// Which steps are worth a reply: the first, then each one into another hundredth, and the end — at most 101
+    /// for a send, whatever its size, so a page's bar moves without a reply per chunk.
+    public struct Steps: Sendable, Equatable {
+        var shown: Int?
+
+        public init() {}
+
+        /// Whether `step` is shown (and from now on the last shown).
+        public mutating func admit(_ step: ControlProgress) -> Bool {
+            guard shown != step.percent else { return false }
+            shown = step.percent
+            return true
+        }
+    }
 }
