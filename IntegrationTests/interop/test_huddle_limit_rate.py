@@ -117,3 +117,37 @@ def test_one_limit_holds_huddle_and_localsend_sends_together(testbed, localsendd
     # chunk, a LocalSend chunk) is all that may go faster than 256 KiB/s.
     floor = (2 * SIZE - RATE // 4 - 61_440 - 256 * 1024) / RATE
     assert taken >= floor, f"{2 * SIZE} bytes to two devices in {taken:.2f} s, faster than {RATE} bytes a second"
+
+
+@BED
+def test_a_limited_kdeconnect_transfer_with_kdeconnectd_takes_at_least_its_rate_both_ways(testbed, kdeconnect, homes):
+    """The same limit on KDE Connect's transfers, against Debian's kdeconnectd: a file kc-b shares with
+    `huddle receive --limit-rate` (paired by its --yes), then `huddle send --limit-rate` to kc-b; whole either way."""
+    from test_huddle_kdeconnect import pair, spawn as kde_spawn
+
+    a, b = testbed.hosts
+    kc = kdeconnect(b, "kc-b")
+    home, inbox = homes("a"), homes("inbox")
+    incoming = os.path.join(homes("kc-files"), "from-kde.bin")
+    expected_in = make_file(incoming, SIZE)
+    receiver = kde_spawn(a, home, "receive", "--dir", inbox, "--yes", "--json", "--count", "1", "--name", "Ada",
+                         "--limit-rate", "256K")
+    receiver.wait_line(lambda l: l.startswith("Receiving into"), 15)
+    ada = pair(kc, receiver)
+    begun = time.monotonic()
+    kc.share_file(incoming, ada)
+    got = receiver.wait_event(lambda e: e.get("event") == "received", 60)
+    taken = time.monotonic() - begun
+    assert sha256(got["path"]) == expected_in
+    assert receiver.wait_exit(15) == 0, receiver.output()
+    assert taken >= LOCALSEND_FLOOR, f"receive limit: {SIZE} bytes in {taken:.2f} s, faster than {RATE} bytes a second"
+
+    outgoing = os.path.join(homes("files"), "to-kde.bin")
+    expected_out = make_file(outgoing, SIZE)
+    begun = time.monotonic()
+    sender = kde_spawn(a, home, "send", outgoing, "--to", "kc-b", "--name", "Ada", "--limit-rate", "256K")
+    arrived = kc.wait_file("to-kde.bin", timeout=60, size=SIZE)
+    assert sender.wait_exit(30) == 0, sender.output()
+    taken = time.monotonic() - begun
+    assert sha256(arrived) == expected_out
+    assert taken >= LOCALSEND_FLOOR, f"send limit: {SIZE} bytes in {taken:.2f} s, faster than {RATE} bytes a second"
