@@ -175,3 +175,33 @@ def test_a_share_to_a_daemon_that_asks_waits_for_an_answer_and_clip_receive_take
     assert f"saved to {out}" in receive.output(), receive.output()
     with open(out, "rb") as f:
         assert f.read() == text
+
+
+@pytest.mark.hosts(2, ifname="eth0")
+def test_a_share_through_the_daemon_is_refused_when_the_clipboard_changed_after_it_was_shown(testbed, huddle, homes,
+                                                                                            xdisplays):
+    """`huddle clip share` shows what it would share and asks; when the clipboard changes before the answer, Ada's
+    daemon refuses to share the new item in its place (exit 65, saying why) and Bob's clipboard keeps what sync put
+    there, never a share nobody confirmed."""
+    ada_x, bob_x = xdisplays(), xdisplays()
+    ada = syncing_user(testbed[0], homes, "DaAda", ada_x)
+    bob = syncing_user(testbed[1], homes, "DaBob", bob_x)
+    with open(os.path.join(bob.home, ".config", "huddle", "config.toml"), "a") as f:
+        f.write('[accept]\npaired = "ask"\n')
+    ada_daemon = ada.daemon()
+    bob_daemon = bob.daemon("--dir", homes("inbox"))
+    pair_by_link(ada, bob, bob_daemon)
+    ada_x.copy(b"what Ada was shown")
+    bob_x.wait_for(b"what Ada was shown", timeout=40)
+
+    share = ada.run("clip", "share", "--to", "DaBob", stdin=True)
+    share.wait_line(lambda l: l.startswith("Share with DaBob: ") and "[y/n]" in l, 30)
+    ada_x.copy(b"copied while the question waited")
+    bob_x.wait_for(b"copied while the question waited", timeout=40)
+    mark = len(bob_daemon.lines)
+    share.send("y")
+    assert share.wait_exit(30) == 65, share.output() + ada_daemon.output()
+    assert any("the clipboard changed since it was shown: nothing shared" in l for l in share.err_lines), \
+        share.output()
+    # Nothing reached Bob's daemon as a share: no question was asked there.
+    assert not any(l.startswith("question ") for _, l in bob_daemon.lines[mark:]), bob_daemon.output()

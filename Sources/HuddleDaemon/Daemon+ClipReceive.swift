@@ -88,15 +88,7 @@ extension Daemon {
             await clipboard.sync.declineShare(offer, reason: "could not be written here: \(error)")
             return await replies.error("could not write the item: \(error)")
         }
-        _ = await clipboard.sync.acceptShare(offer)
-        let entry = ClipboardEntry(
-            at: Date(),
-            direction: .taken,
-            peers: [offer.peerName],
-            summary: "\(offer.summary)",
-            text: offer.item.string
-        )
-        clipboard.book.add(entry)
+        await take(offer, clipboard)
         let landed = claim.out.map { "saved to \($0)" } ?? "on the clipboard"
         say("← \(offer.peerName) shared \(offer.summary): \(landed) (huddle clip receive)", clipboard)
         await replies.line(claim.out.map { "saved to \($0)" } ?? "on the clipboard: \(offer.summary)")

@@ -126,6 +126,12 @@ extension Daemon {
             await clipboard.sync.declineShare(offer, reason: "could not be written here: \(error)")
             return say("! could not put \(offer.peerName)'s share on the clipboard: \(error)", clipboard)
         }
+        await take(offer, clipboard)
+        say("← \(offer.peerName) shared \(offer.summary): on the clipboard", clipboard)
+    }
+
+    /// Tells the sender a share was taken, and keeps it among the newest items.
+    func take(_ offer: ClipShareOffer, _ clipboard: DaemonClipboard) async {
         _ = await clipboard.sync.acceptShare(offer)
         let entry = ClipboardEntry(
             at: Date(),
@@ -135,7 +141,6 @@ extension Daemon {
             text: offer.item.string
         )
         clipboard.book.add(entry)
-        say("← \(offer.peerName) shared \(offer.summary): on the clipboard", clipboard)
     }
 
     /// A line of the clipboard's log: to the daemon's log and to every `huddle clip sync` following it.
