@@ -151,3 +151,26 @@ def test_a_limited_kdeconnect_transfer_with_kdeconnectd_takes_at_least_its_rate_
     taken = time.monotonic() - begun
     assert sha256(arrived) == expected_out
     assert taken >= LOCALSEND_FLOOR, f"send limit: {SIZE} bytes in {taken:.2f} s, faster than {RATE} bytes a second"
+
+
+@pytest.mark.hosts(2, ifname="eth0", default_route=True)
+def test_a_daemon_holds_one_localsend_device_to_its_own_limit(testbed, localsendd, homes):
+    """`limit-rate` under `[devices."FINGERPRINT"]` in the daemon's config.toml limits that LocalSend device alone:
+    `huddle send F --to ld-b` through the daemon (no limit for all) takes at least the file at 256K."""
+    from test_huddle_daemon import User
+
+    peer = localsendd(testbed[1], "ld-b")
+    ada = User(testbed[0], homes, "DaAda")
+    config = os.path.join(ada.home, ".config", "huddle")
+    os.makedirs(config, exist_ok=True)
+    with open(os.path.join(config, "config.toml"), "w") as f:
+        f.write(f'[devices."{peer.fingerprint.lower()}"]\nlimit-rate = "256K"\n')
+    daemon = ada.daemon()
+    source = os.path.join(homes("files"), "limited.bin")
+    expected = make_file(source, SIZE)
+    begun = time.monotonic()
+    send = ada.run("send", source, "--to", "ld-b")
+    assert send.wait_exit(60) == 0, send.output() + daemon.output()
+    taken = time.monotonic() - begun
+    assert sha256(peer.wait_file("limited.bin", timeout=10, size=SIZE)) == expected
+    assert taken >= LOCALSEND_FLOOR, f"{SIZE} bytes to ld-b in {taken:.2f} s, faster than its {RATE} bytes a second"

@@ -99,7 +99,7 @@ struct DaemonCommand: AsyncParsableCommand {
         let paths = DaemonPaths.current(dataDirectory: options.data.url)
         let (lock, outbox) = try await CommandFailure.run { try DaemonFiles.open(paths) }
         let directory = try ReceiveCommand.receivingDirectory(dir ?? settings.directory(environment: environment))
-        let session = try await options.startSession(mode: .peer) { $0.transfers.rateLimits.perDevice = settings.rates }
+        let session = try await options.startSession(mode: .peer) { settings.limit(&$0.transfers.rateLimits) }
         let phone = settings.phonePage == false || foreignOptions.noLocalSend ? nil : BrowserPasses()
         let share = phone.map(LocalSendShareConfiguration.phonePage)
         let foreign = try foreignOptions.services(options: options, beside: session, takesOffers: true, share: share)

@@ -102,7 +102,7 @@ extension KDEConnectService {
         try await server.executeThenClose { inbound in
             for await child in verifiedConnections(inbound) {
                 timer.cancel()
-                try await serve(handle, name: name, size: size, on: child.channel)
+                try await serve(handle, name: name, size: size, to: peer.fingerprint, on: child.channel)
                 done = true
                 break
             }
@@ -139,13 +139,19 @@ extension KDEConnectService {
     }
 
     /// Writes the open file, then half-closes and waits for the receiver to close.
-    func serve(_ handle: ReadFileHandle, name: String, size: UInt64, on child: PayloadChannel) async throws {
+    func serve(
+        _ handle: ReadFileHandle,
+        name: String,
+        size: UInt64,
+        to device: String?,
+        on child: PayloadChannel
+    ) async throws {
         let emit = broadcast
         let offerID = Self.token()
         try await child.executeThenClose { inbound, outbound in
             var sent: UInt64 = 0
             for try await chunk in handle.readChunks(in: 0..<Int64(size), chunkLength: .kibibytes(256)) {
-                try await configuration.pacing.sending?.pace(chunk.readableBytes)
+                try await configuration.pacing.pace(chunk.readableBytes, .sending, device: device)
                 try await outbound.write(chunk)
                 sent += UInt64(chunk.readableBytes)
                 emit.yield(

@@ -68,7 +68,11 @@ extension KDEConnectService {
                 for try await chunk in inbound {
                     try writer.write(chunk.readableBytesView)
                     // Reading on only when the limit allows: TCP holds the sender back meanwhile.
-                    try await configuration.pacing.receiving?.pace(chunk.readableBytes)
+                    try await configuration.pacing.pace(
+                        chunk.readableBytes,
+                        .receiving,
+                        device: offered.offer.from.fingerprint
+                    )
                     if writer.written - reported >= 1 << 20 || writer.written == file.size {
                         reported = writer.written
                         emit(

@@ -43,7 +43,7 @@ struct LocalSendHTTPClient: Sendable {
     let streams: any ForeignStreams
     var connectTimeout: TimeAmount
     /// Paces the files' bytes sent (nil: not limited).
-    var pacing: BytePacing?
+    var pacing = TransferPacers()
 
     init(
         credentials: LocalSendCredentials,
@@ -118,6 +118,7 @@ struct LocalSendHTTPClient: Sendable {
                         url,
                         size: size,
                         identity: identity,
+                        to: target.fingerprint,
                         on: channel,
                         until: response,
                         progress: progress
@@ -150,6 +151,7 @@ struct LocalSendHTTPClient: Sendable {
         _ url: URL,
         size: UInt64,
         identity: LocalSendFileIdentity,
+        to device: String?,
         on channel: any Channel,
         until response: EventLoopFuture<Response>,
         progress: @escaping @Sendable (UInt64) -> Void,
@@ -171,7 +173,7 @@ struct LocalSendHTTPClient: Sendable {
             var reported: UInt64?
             for try await chunk in file.readChunks(in: 0..<Int64(size), chunkLength: .kibibytes(256)) {
                 if answered.withLockedValue({ $0 }) { throw LocalSendError.cancelled }
-                try await pacing?.pace(chunk.readableBytes)
+                try await pacing.pace(chunk.readableBytes, .sending, device: device)
                 inFlight.append(channel.writeAndFlush(HTTPClientRequestPart.body(.byteBuffer(chunk))))
                 sent += UInt64(chunk.readableBytes)
                 if inFlight.count >= 4 {

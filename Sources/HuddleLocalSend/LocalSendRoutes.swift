@@ -122,7 +122,11 @@ struct LocalSendRoutes: Sendable {
             for try await buffer in request.body {
                 try writer.write(buffer.readableBytesView)
                 // Reading on only when the limit allows: TCP holds the sender back meanwhile.
-                try await service.configuration.pacing.receiving?.pace(buffer.readableBytes)
+                try await service.configuration.pacing.pace(
+                    buffer.readableBytes,
+                    .receiving,
+                    device: offer.from.fingerprint
+                )
                 chunks += 1
                 // Also tells the inbox the upload progresses (its idle deadline), at least every 5 s.
                 if chunks % 64 == 0 || lastCheck.duration(to: .now) > .seconds(5) {

@@ -59,7 +59,7 @@ public final class LocalSendService: ForeignPeerService, Service {
         self.credentials = credentials
         self.group = group
         var client = try LocalSendHTTPClient(credentials: credentials, group: group, streams: configuration.streams)
-        client.pacing = configuration.pacing.sending
+        client.pacing = configuration.pacing
         self.client = client
         let emit = broadcast
         inbox = LocalSendInbox(

@@ -1,4 +1,5 @@
 import Foundation
+import Huddle
 import HuddleBase
 import HuddleClipboard
 import HuddleErrors
@@ -63,6 +64,26 @@ struct DaemonSettingsTests {
         #expect(settings.rates == [device: try #require(ByteRate(parsing: "500K"))])
     }
 
+    @Test("limit-rate for a LocalSend or KDE Connect device is read by its fingerprint, for the foreign protocols")
+    func foreignRates() throws {
+        let fingerprint = String(repeating: "a1", count: 32)
+        let text = """
+            [devices."\(fingerprint)"]
+            limit-rate = "500K"
+            """
+        let settings = try DaemonSettingsFile.parse(text, file: "config.toml")
+        let rate = try #require(ByteRate(parsing: "500K"))
+        #expect(settings.foreignRates == [fingerprint.uppercased(): rate])
+        #expect(settings.rates.isEmpty)
+        var limits = TransferRateLimits()
+        settings.limit(&limits)
+        #expect(limits.perForeignDevice == [fingerprint.uppercased(): rate])
+        #expect(limits.perDevice.isEmpty)
+        #expect(throws: DaemonError.self) {
+            try DaemonSettingsFile.parse("[devices.\"ABCD\"]\nlimit-rate = \"1M\"", file: "config.toml")
+        }
+    }
+
     @Test("limit-rate is read for all transfers and per Huddle device, by its ID in either case")
     func rates() throws {
         let device = DeviceID(subjectPublicKeyInfo: [7])
@@ -124,7 +145,8 @@ struct DaemonSettingsTests {
             ("limit-rate = 500", "config.toml: limit-rate must be a string (in quotes): 500K, 2M"),
             (
                 "[devices.ABC]\nlimit-rate = \"1M\"",
-                "config.toml: devices.ABC.limit-rate: a limit needs a Huddle device ID (huddle trust list)"
+                "config.toml: devices.ABC.limit-rate: a limit needs a Huddle device ID (huddle trust list) or a "
+                    + "LocalSend or KDE Connect certificate fingerprint (64 hex digits)"
             ),
         ]
     )

@@ -12,6 +12,9 @@ public struct TransferRateLimits: Hashable, Sendable {
     public var receiving: ByteRate?
     /// One device's transfers each way (its sends and its receives each paced to this), by device ID.
     public var perDevice: [DeviceID: ByteRate] = [:]
+    /// A LocalSend or KDE Connect device's own limit each way, by certificate fingerprint (upper-case hex): not the
+    /// session's, but in the pacers it hands to the foreign protocols beside it (``PeerSession/transferPacers``).
+    public var perForeignDevice: [String: ByteRate] = [:]
 
     public init(sending: ByteRate? = nil, receiving: ByteRate? = nil, perDevice: [DeviceID: ByteRate] = [:]) {
         self.sending = sending
@@ -19,7 +22,7 @@ public struct TransferRateLimits: Hashable, Sendable {
         self.perDevice = perDevice
     }
 
-    /// Whether no limit is set.
+    /// Whether no limit on the session's own transfers is set.
     public var isEmpty: Bool { sending == nil && receiving == nil && perDevice.isEmpty }
 }
 
@@ -39,7 +42,9 @@ final class TransferPacing: Sendable {
 
     init(_ limits: TransferRateLimits) {
         self.limits = limits
-        totals = TransferPacers(sending: limits.sending, receiving: limits.receiving)
+        var totals = TransferPacers(sending: limits.sending, receiving: limits.receiving)
+        totals.perDevice = limits.perForeignDevice
+        self.totals = totals
         devices = NIOLockedValueBox([:])
     }
 

@@ -1,3 +1,4 @@
+public import Huddle
 public import HuddleBase
 public import HuddleClipboard
 public import HuddleWire
@@ -85,6 +86,27 @@ public struct DaemonSettings: Decodable, Equatable, Sendable {
             }
         }
         return rates
+    }
+
+    /// Sets the devices' own limits in `limits`: Huddle devices' for the session, foreign devices' for the
+    /// protocols beside it (``TransferRateLimits/perForeignDevice``).
+    public func limit(_ limits: inout TransferRateLimits) {
+        (limits.perDevice, limits.perForeignDevice) = (rates, foreignRates)
+    }
+
+    /// The foreign devices' own bandwidth limits, by certificate fingerprint in upper-case hex (``TransferPacers``).
+    public var foreignRates: [String: ByteRate] {
+        var rates: [String: ByteRate] = [:]
+        for (device, settings) in devices ?? [:] where Self.isFingerprint(device) {
+            if let text = settings.limitRate, let rate = ByteRate(parsing: text) { rates[device.uppercased()] = rate }
+        }
+        return rates
+    }
+
+    /// Whether `text` is a certificate fingerprint as LocalSend and KDE Connect devices are known by: SHA-256 as
+    /// 64 hex digits, either case.
+    static func isFingerprint(_ text: String) -> Bool {
+        text.utf8.count == 64 && text.allSatisfy(\.isHexDigit)
     }
 
     /// What clipboard sync lets through (checked when the file was read: ``DaemonSettingsFile/parse(_:file:)``).

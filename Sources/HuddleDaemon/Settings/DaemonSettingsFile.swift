@@ -57,7 +57,8 @@ public enum DaemonSettingsFile {
         return settings
     }
 
-    /// Refuses a `limit-rate` that is not a rate, or one set for a device that is not a Huddle device ID.
+    /// Refuses a `limit-rate` that is not a rate, or one set for a device that is neither a Huddle device ID nor a
+    /// certificate fingerprint (SHA-256, 64 hex digits: a LocalSend or KDE Connect device).
     static func checkRates(_ settings: DaemonSettings, file: String) throws {
         let rule = "takes " + ByteRate.spelling
         if let text = settings.limitRate, ByteRate(parsing: text) == nil {
@@ -68,10 +69,11 @@ public enum DaemonSettingsFile {
             guard ByteRate(parsing: text) != nil else {
                 throw DaemonError(.configuration, "\(file): devices.\(device).limit-rate \(rule), not \(text)")
             }
-            guard (try? DeviceID(device)) != nil else {
+            guard (try? DeviceID(device)) != nil || DaemonSettings.isFingerprint(device) else {
                 throw DaemonError(
                     .configuration,
-                    "\(file): devices.\(device).limit-rate: a limit needs a Huddle device ID (huddle trust list)"
+                    "\(file): devices.\(device).limit-rate: a limit needs a Huddle device ID (huddle trust list) or "
+                        + "a LocalSend or KDE Connect certificate fingerprint (64 hex digits)"
                 )
             }
         }

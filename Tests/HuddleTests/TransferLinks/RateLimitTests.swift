@@ -54,6 +54,26 @@ struct RateLimitTests {
         #expect(TransferPacing(TransferRateLimits()).totals.sending == nil)
     }
 
+    /// A foreign device's own limit (by fingerprint, either case) is in the pacers handed to the foreign protocols,
+    /// not the session's: its bytes wait for it and the total; another device's for the total alone.
+    @Test func aForeignDeviceWaitsForItsOwnLimitAndTheTotal() {
+        var limits = TransferRateLimits(sending: ByteRate(bytesPerSecond: 4000))
+        let fingerprint = String(repeating: "AB", count: 32)
+        limits.perForeignDevice = [fingerprint: ByteRate(bytesPerSecond: 1000)]
+        let pacing = TransferPacing(limits)
+        let foreign = pacing.totals
+        let now = ContinuousClock.now
+        #expect(foreign.admit(1000, .sending, device: fingerprint.lowercased(), now: now) == nil)
+        // Its own 1,000 B/s: the first 1,000 paid until 1 s, so these may go at 0.75 s; the total would allow now.
+        #expect(foreign.admit(1000, .sending, device: fingerprint, now: now) == now + .milliseconds(750))
+        #expect(foreign.admit(1000, .sending, device: "CD", now: now) == now + .milliseconds(250))
+        // Receiving has no total and the device's limit holds it apart from its sends.
+        #expect(foreign.admit(1000, .receiving, device: fingerprint, now: now) == nil)
+        #expect(foreign.admit(1000, .receiving, device: fingerprint, now: now) == now + .milliseconds(750))
+        // The session's own pacing knows nothing of it: Bob has no limit of his own.
+        #expect(pacing.admit(1, .receiving, device: Self.bob, now: now) == nil)
+    }
+
     /// A connection whose bytes came faster than its receive limit stops reading (the handler turns `autoRead`
     /// off when told to pause), and reads again once the limit allows: TCP then holds the sender to the rate.
     @Test func aReceiveLimitPausesTheConnectionUntilItAllows() throws {
