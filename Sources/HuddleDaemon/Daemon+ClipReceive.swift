@@ -60,8 +60,9 @@ extension Daemon {
     /// then put on the clipboard or saved to its file; declined with the reason otherwise.
     func settle(_ offer: ClipShareOffer, claimed claim: ClipClaims.Claim, _ clipboard: DaemonClipboard) async {
         defer { clipboard.claims.release(claim.id) }
+        // The command left between the claim's taking and now: the rules settle it, as with no command waiting.
         guard let claimant = clipboard.claimants.withLockedValue({ $0[claim.id] }) else {
-            return await clipboard.sync.declineShare(offer, reason: "the command taking it left")
+            return await settle(offer, clipboard)
         }
         let replies = claimant.replies
         defer { claimant.settled.yield(0) }
