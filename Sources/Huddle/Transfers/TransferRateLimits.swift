@@ -1,6 +1,5 @@
 public import HuddleBase
 public import HuddleWire
-import NIOConcurrencyHelpers
 
 /// Bandwidth limits on transfer data (docs/design.md, "Bandwidth limits"): one for all sends together, one for
 /// all receives together, and one per device for each way; a chunk waits for every limit that applies. Only the
@@ -30,22 +29,19 @@ public struct TransferRateLimits: Hashable, Sendable {
 /// needed. Pure apart from its lock: the caller passes the time and waits (a sender sleeps; a receiver stops
 /// reading from the connection until then).
 final class TransferPacing: Sendable {
-    enum Way: Hashable, Sendable {
-        case sending
-        case receiving
-    }
+    typealias Way = TransferPacers.Way
 
     let limits: TransferRateLimits
-    /// The totals' pacers, which the foreign protocols beside the session share (``PeerSession/transferPacers``).
+    /// The pacers, which the foreign protocols beside the session share (``PeerSession/transferPacers``): the
+    /// totals, and each device's own — a Huddle device's by its device ID, a foreign device's by its fingerprint.
     let totals: TransferPacers
-    private let devices: NIOLockedValueBox<[Way: [DeviceID: RatePacer]]>
 
     init(_ limits: TransferRateLimits) {
         self.limits = limits
         var totals = TransferPacers(sending: limits.sending, receiving: limits.receiving)
         totals.perDevice = limits.perForeignDevice
+        for (device, rate) in limits.perDevice { totals.perDevice[device.description] = rate }
         self.totals = totals
-        devices = NIOLockedValueBox([:])
     }
 
     /// Counts `bytes` of transfer data going `way`, to or from `device`, at `now`.
@@ -57,13 +53,6 @@ final class TransferPacing: Sendable {
         now: ContinuousClock.Instant
     ) -> ContinuousClock.Instant? {
         guard !limits.isEmpty else { return nil }
-        let total = (way == .sending ? totals.sending : totals.receiving)?.admit(bytes, now: now)
-        guard let device, let rate = limits.perDevice[device] else { return total }
-        let own = devices.withLockedValue { devices in
-            var pacer = devices[way]?[device] ?? RatePacer(rate: rate)
-            defer { devices[way, default: [:]][device] = pacer }
-            return pacer.admit(bytes, now: now)
-        }
-        return [total, own].compactMap(\.self).max()
+        return totals.admit(bytes, way, device: device?.description, now: now)
     }
 }

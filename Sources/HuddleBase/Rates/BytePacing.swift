@@ -38,8 +38,9 @@ public struct TransferPacers: Sendable {
 
     public var sending: BytePacing?
     public var receiving: BytePacing?
-    /// A foreign device's own limit each way, by its certificate fingerprint in upper-case hex (`limit-rate` under
-    /// `[devices."FINGERPRINT"]` in the daemon's config.toml); its transfers wait for this and the total.
+    /// A device's own limit each way, by its key in upper case: a foreign device's certificate fingerprint
+    /// (`limit-rate` under `[devices."FINGERPRINT"]` in the daemon's config.toml), a Huddle device's device ID; its
+    /// transfers wait for this and the total.
     public var perDevice: [String: ByteRate] = [:]
     private let devices = DevicePacers()
 
