@@ -64,6 +64,29 @@ public final class EventRecorder<Event: Sendable>: Sendable {
         }
     }
 
+    /// Waits for the first event matching `predicate` (as ``first(within:where:)``), then forgets it and all
+    /// recorded before it. A plain ``clear()`` forgets only what has reached the recorder: an event the code under
+    /// test emitted a moment earlier may still be on its way and be recorded after the clear, where a later wait
+    /// for the same kind of event would take it for a new one. The sequence keeps its order, so once `predicate`'s
+    /// event is here, everything emitted before it is too. Returns false, forgetting nothing, when none matched
+    /// within `timeout`.
+    public func clear(within timeout: Duration = .seconds(30), through predicate: (Event) -> Bool) async -> Bool {
+        let start = state.withLockedValue { $0.base }
+        var looked = 0
+        let found =
+            await first(within: timeout) { event -> Bool? in
+                looked += 1
+                return predicate(event) ? true : nil
+            } ?? false
+        guard found else { return false }
+        state.withLockedValue { state in
+            let drop = min(max(start + looked - state.base, 0), state.events.count)
+            state.events.removeFirst(drop)
+            state.base += drop
+        }
+        return true
+    }
+
     /// The first value `match` finds among the events recorded since the last `clear()` (earlier ones
     /// included), waiting for new events until `timeout` has passed; `nil` when none matched by then.
     public func first<T>(within timeout: Duration = .seconds(30), where match: (Event) -> T?) async -> T? {

@@ -23,6 +23,15 @@ public final class SessionProbe: Sendable {
     /// Drops what was recorded so far.
     public func clear() { recorder.clear() }
 
+    /// Forgets what was recorded up to and including `peer`'s change to `state`, waiting for that change first
+    /// (``EventRecorder/clear(within:through:)``): no event emitted before it can be taken for a later one.
+    public func clear(through peer: PeerID, _ state: PeerState, seconds: Double = 30) async -> Bool {
+        await recorder.clear(within: .seconds(seconds)) {
+            if case .stateChanged(peer, state) = $0 { return true }
+            return false
+        }
+    }
+
     /// Stops the session and the recording.
     public func stop() async {
         await session.stop()

@@ -38,6 +38,9 @@ public func connectedPair(
                 return nil
             }
         )
+        // The first side's `connected` is recorded too before the pair is handed over: a test that clears the
+        // record next cannot find it there later and take it for a reconnect's.
+        try #require(await probes[0].state(secondID, .connected))
         return (probes[0], probes[1], secondID, firstID)
     } catch {
         for probe in probes { await probe.stop() }

@@ -37,6 +37,23 @@ struct EventRecorderTests {
         #expect(await recorder.first(within: .seconds(5)) { $0 == 1 ? true : nil } == true)
     }
 
+    @Test func clearingThroughAnEventWaitsForItAndKeepsOnlyWhatCameAfter() async {
+        let recorder = EventRecorder<Int>()
+        recorder.record(1)
+        // The event to clear through is still on its way when the clear starts.
+        let clearing = Task { await recorder.clear(within: .seconds(30)) { $0 == 2 } }
+        recorder.record(5)
+        recorder.record(2)
+        #expect(await clearing.value)
+        recorder.record(3)
+        #expect(recorder.events == [3])
+        // A later wait for the kind of event cleared through finds none of the earlier ones.
+        #expect(await recorder.first(within: .milliseconds(20)) { $0 == 2 || $0 == 5 ? true : nil } == nil)
+        // Nothing matches: nothing is forgotten.
+        #expect(await recorder.clear(within: .milliseconds(20)) { $0 == 9 } == false)
+        #expect(recorder.events == [3])
+    }
+
     @Test func recordsASequenceUntilItEnds() async {
         let (stream, continuation) = AsyncStream<Int>.makeStream()
         let recorder = EventRecorder(recording: stream)
