@@ -30,6 +30,8 @@ struct BenchSessionOptions: ParsableArguments {
     @Option(name: .customLong("data-dir")) var dataDirectory: String
     @Option var interface: [String] = []
     @Option var host: String?
+    @Option(help: "The TCP port to listen on, and the UDP port of the datagrams (0: any free port).")
+    var port = 0
     @Flag(
         name: .customLong("on-event-loop"),
         help: """
@@ -49,6 +51,7 @@ struct BenchSessionOptions: ParsableArguments {
         var configuration = PeerSessionConfiguration()
         configuration.dataDirectory = URL(fileURLWithPath: dataDirectory)
         configuration.trustsOnFirstUse = true
+        configuration.listenPort = port
         configuration.connection.maximumMessageSize = 16 * 1024 * 1024
         if onEventLoop {
             configuration.eventLoopGroup = Self.loop

@@ -23,9 +23,10 @@ def common(host, name: str, home: str) -> list[str]:
     return ["--name", name, "--data-dir", home, "--interface", host.ifname, "--host", f"pb-{host.letter}"]
 
 
-def serve(host, name: str, home: str):
-    """Start `serve` in host and wait until it is ready."""
-    proc = host.spawn(peer_bench_bin(), "serve", *common(host, name, home), label=f"{host.letter}:serve")
+def serve(host, name: str, home: str, port: int | None = None):
+    """Start `serve` in host (on `port`, else any free one) and wait until it is ready."""
+    extra = ["--port", str(port)] if port is not None else []
+    proc = host.spawn(peer_bench_bin(), "serve", *common(host, name, home), *extra, label=f"{host.letter}:serve")
     proc.wait_line(lambda l: '"ready"' in l, 20)
     return proc
 

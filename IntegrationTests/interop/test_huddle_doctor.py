@@ -118,27 +118,35 @@ def test_names_the_nftables_rule_that_drops_mdns_and_its_fix_works(testbed, hudd
 
 
 @pytest.mark.hosts(2)
-def test_names_drops_of_the_sessions_default_port_and_of_localsend(testbed, huddle):
-    """Drops of tcp dport 47474 (the session's port without --port) and udp dport 53317 (LocalSend's
-    announcements): doctor names each rule with its fix (an error for the session, a warning for LocalSend),
-    and after both fixes, run as printed, nothing is found."""
+def test_names_drops_of_the_sessions_default_ports_and_of_localsend(testbed, huddle):
+    """Drops of tcp and udp dport 47474 (the session's connections and datagrams without --port) and udp dport
+    53317 (LocalSend's announcements): doctor names each rule with its fix (an error for the session's TCP port, a
+    warning for its datagrams and for LocalSend), and after the fixes, run as printed, nothing is found."""
     a, b = testbed[0], testbed[1]
     advertise(b, "Bee", SESSION_TYPE, 4000)
     a.run("nft", "add", "table", "inet", "hdtest")
     a.run("nft", "add", "chain", "inet", "hdtest", "input", "{ type filter hook input priority 0 ; }")
     a.run("nft", "add", "rule", "inet", "hdtest", "input", "tcp", "dport", "47474", "drop")
+    a.run("nft", "add", "rule", "inet", "hdtest", "input", "udp", "dport", "47474", "drop")
     a.run("nft", "add", "rule", "inet", "hdtest", "input", "udp", "dport", "53317", "drop")
     rc, report = doctor_json(a)
     assert rc == PROBLEMS_FOUND, report
     by_code = {f["code"]: f for f in report["findings"]}
-    assert set(by_code) == {"firewall-drops-session-port", "firewall-drops-localsend-port"}, report["findings"]
-    session, localsend = by_code["firewall-drops-session-port"], by_code["firewall-drops-localsend-port"]
-    assert session["severity"] == "error" and localsend["severity"] == "warning"
+    assert set(by_code) == {"firewall-drops-session-port", "firewall-drops-session-datagram-port",
+                            "firewall-drops-localsend-port"}, report["findings"]
+    session, datagrams, localsend = (by_code["firewall-drops-session-port"],
+                                     by_code["firewall-drops-session-datagram-port"],
+                                     by_code["firewall-drops-localsend-port"])
+    assert session["severity"] == "error"
+    assert datagrams["severity"] == "warning" and localsend["severity"] == "warning"
     assert session["rule"]["text"] == "tcp dport 47474 drop"
+    assert datagrams["rule"]["text"] == "udp dport 47474 drop"
+    assert "unreliable messages (UDP 47474)" in datagrams["message"], datagrams["message"]
     assert "LocalSend announcements (UDP 53317)" in localsend["message"]
     assert session["fix"].endswith("tcp dport 47474 accept"), session["fix"]
+    assert datagrams["fix"].endswith("udp dport 47474 accept"), datagrams["fix"]
     assert localsend["fix"].endswith("udp dport 53317 accept"), localsend["fix"]
-    for finding in (session, localsend):
+    for finding in (session, datagrams, localsend):
         a.run("sh", "-c", finding["fix"])
     rc, after = doctor_json(a)
     assert rc == 0 and after["findings"] == [], after["findings"]

@@ -14,7 +14,7 @@ struct DoctorCommand: AsyncParsableCommand {
             - Multicast: it asks on each used interface (mDNS, RFC 6762) and listens for --timeout seconds, then \
             tells how many devices answered, and from which addresses.
             - Packet filter: nftables, iptables and ip6tables rules that drop mDNS (UDP 5353), the session's \
-            TCP port (--port, default 47474), or the ports of LocalSend (TCP and UDP 53317, TCP 53318 for \
+            port (--port, default 47474; TCP, and UDP for its datagrams), or the ports of LocalSend (TCP and UDP 53317, TCP 53318 for \
             huddle share) and KDE Connect (UDP and TCP 1716, TCP 1739 for files), named by table, chain and \
             handle, each with its fix. Reading them needs root.
             - Port 5353: which other programs hold it (Avahi). Huddle shares the port with them; both answer.
@@ -58,8 +58,8 @@ struct DoctorCommand: AsyncParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "The TCP port the session is given with --port, to check the packet filter for it (default: 47474, "
-                + "the session's own default).",
+            "The port the session is given with --port, to check the packet filter for it, TCP and UDP (default: "
+                + "47474, the session's own default).",
             valueName: "port"
         )
     )

@@ -59,6 +59,8 @@ struct DoctorFinding: Hashable, Sendable {
         static let firewallDropsSessionPort = "firewall-drops-session-port"
         static let firewallPolicyDropsSessionPort = "firewall-policy-drops-session-port"
         static let firewallMayBlockSessionPort = "firewall-may-block-session-port"
+        static let firewallDropsSessionDatagramPort = "firewall-drops-session-datagram-port"
+        static let firewallPolicyDropsSessionDatagramPort = "firewall-policy-drops-session-datagram-port"
         static let firewallUnreadable = "firewall-unreadable"
         static let otherResponder = "other-responder"
         static let noMDNSAnswers = "no-mdns-answers"

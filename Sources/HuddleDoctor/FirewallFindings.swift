@@ -1,7 +1,8 @@
 import HuddleMDNSCore
 
 /// What the packet filter does with a session's traffic: mDNS answers from peers (UDP 5353 to the group, RFC 6762
-/// §3, §6) and peers' connections to the session's TCP port, on each interface and family the session uses.
+/// §3, §6), peers' connections to the session's TCP port and their datagrams to its UDP port of the same number,
+/// on each interface and family the session uses.
 ///
 /// Pure: rule sets in, findings out. Every incoming base chain (hook input or prerouting) is followed on its own,
 /// since one accepting a packet does not stop another from dropping it (nft(8), "BASE CHAIN").
@@ -17,6 +18,8 @@ struct FirewallFindings {
         case mdns
         /// The session's TCP port; nil when it is random (no `--port`).
         case session(UInt16?)
+        /// The session's UDP port, of the TCP port's number (`docs/wire-protocol.md` §8, "The datagram port").
+        case sessionDatagrams(UInt16)
         /// A port LocalSend or KDE Connect listens on.
         case foreign(ListeningPort)
     }
@@ -38,6 +41,12 @@ struct FirewallFindings {
         var possibleAccepts: [RuleReference]
     }
 
+    /// Everything asked about, in the order findings are listed.
+    var traffic: [Traffic] {
+        [.mdns, .session(self.sessionPort)] + (self.sessionPort.map { [.sessionDatagrams($0)] } ?? [])
+            + self.otherPorts.map(Traffic.foreign)
+    }
+
     func findings() -> [DoctorFinding] {
         var order: [Blocking] = []
         var hits: [Blocking: [Link]] = [:]
@@ -47,7 +56,7 @@ struct FirewallFindings {
         }
         for ruleset in self.rulesets {
             for link in self.links {
-                for traffic in [Traffic.mdns, .session(self.sessionPort)] + self.otherPorts.map(Traffic.foreign) {
+                for traffic in self.traffic {
                     let packet = Self.packet(of: traffic, on: link)
                     let walk = PacketFilterWalk(ruleset: ruleset, packet: packet)
                     for base in ruleset.chains where base.filtersIncoming(link.family) {
@@ -115,6 +124,12 @@ struct FirewallFindings {
         case .session(nil):
             what = "new TCP connections (a session listens on a random port unless given --port)"
             code = DoctorFinding.Code.firewallMayBlockSessionPort
+        case .sessionDatagrams(let port):
+            what = "the session's unreliable messages (UDP \(port))"
+            code =
+                blocking.rule == nil
+                ? DoctorFinding.Code.firewallPolicyDropsSessionDatagramPort
+                : DoctorFinding.Code.firewallDropsSessionDatagramPort
         case .foreign(let port):
             what = "\(port.purpose) (\(port.transport.rawValue.uppercased()) \(port.port))"
             code = "firewall-\(blocking.rule == nil ? "policy-" : "")drops-\(port.codeName)-port"
@@ -146,9 +161,13 @@ struct FirewallFindings {
         let fix = FirewallFix(frontends: frontends).allowing(blocking.traffic, in: chain, before: blocking.rule)
         var names: [String] = []
         for link in links where !names.contains(link.interfaceName) { names.append(link.interfaceName) }
-        // A foreign protocol's port matters only to whoever uses it: a warning, whatever the certainty.
+        // A foreign protocol's port matters only to whoever uses it, the datagram port only to whoever sends
+        // unreliable messages (connections, transfers and chat work without it): a warning, whatever the certainty.
         let severity: DoctorFinding.Severity =
-            if case .foreign = blocking.traffic { .warning } else { certain ? .error : .warning }
+            switch blocking.traffic {
+            case .foreign, .sessionDatagrams: .warning
+            case .mdns, .session: certain ? .error : .warning
+            }
         return DoctorFinding(code, severity, message, fix: fix, rule: description, interfaces: names)
     }
 
@@ -158,6 +177,9 @@ struct FirewallFindings {
         case .mdns: .mdns(family: link.family, interfaceName: link.interfaceName)
         case .session(let port):
             .sessionConnection(port: port, family: link.family, interfaceName: link.interfaceName)
+        case .sessionDatagrams(let port):
+            ListeningPort(transport: .udp, port: port, purpose: "", codeName: "")
+                .packet(family: link.family, interfaceName: link.interfaceName)
         case .foreign(let port): port.packet(family: link.family, interfaceName: link.interfaceName)
         }
     }

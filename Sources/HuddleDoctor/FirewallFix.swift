@@ -34,6 +34,9 @@ struct FirewallFix {
         case .session(let given):
             port = given ?? Self.examplePort
             transport = "tcp"
+        case .sessionDatagrams(let given):
+            port = given
+            transport = "udp"
         case .foreign(let listening):
             port = listening.port
             transport = listening.transport.rawValue

@@ -47,18 +47,24 @@ struct DoctorIptablesTests {
         #expect(found.filter { $0.code == "firewall-drops-mdns" }.map(\.rule?.table) == ["filter"])
     }
 
-    @Test("ufw accepts mDNS in ufw-before-input; the session's port falls to the policy, fixed with ufw allow")
+    @Test("ufw accepts mDNS in ufw-before-input; the session's ports fall to the policy, fixed with ufw allow")
     func ufw() throws {
         let found = Self.findings(DoctorFixtures.ufwSave, .iptables)
-        #expect(found.map(\.code) == ["firewall-policy-drops-session-port"])
+        #expect(
+            found.map(\.code) == ["firewall-policy-drops-session-port", "firewall-policy-drops-session-datagram-port"]
+        )
         #expect(found.first?.rule?.text == "policy drop")
-        #expect(found.first?.fix == "ufw allow 5454/tcp")
+        #expect(found.map(\.fix) == ["ufw allow 5454/tcp", "ufw allow 5454/udp"])
+        #expect(found.map(\.severity) == [.error, .warning])
     }
 
-    @Test("ip6tables with policy DROP and no accept for 5353 drops IPv6 mDNS; the multiport accept lets 5454 in")
+    @Test(
+        "ip6tables with policy DROP and no accept for 5353 drops IPv6 mDNS; the multiport accept lets TCP 5454 in, not UDP"
+    )
     func ip6tablesPolicy() throws {
         let found = Self.findings(DoctorFixtures.ip6tablesPolicyDropSave, .ip6tables)
-        #expect(found.map(\.code) == ["firewall-policy-drops-mdns"])
+        #expect(found.map(\.code) == ["firewall-policy-drops-mdns", "firewall-policy-drops-session-datagram-port"])
+        #expect(found.last?.fix == "ip6tables -I INPUT -p udp --dport 5454 -j ACCEPT")
         #expect(found.first?.severity == .error)
         #expect(found.first?.message.contains("on eth0 (IPv6)") == true)
         #expect(found.first?.fix == "ip6tables -I INPUT -p udp --dport 5353 -j ACCEPT")

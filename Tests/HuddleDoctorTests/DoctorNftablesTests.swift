@@ -68,15 +68,24 @@ struct DoctorNftablesTests {
         #expect(finding.fix == "nft insert rule inet hdtest input handle 2 udp dport 5353 accept")
     }
 
-    @Test("a range in an anonymous set catches 5353; a later catch-all reject drops the session's port")
+    @Test(
+        "a range in an anonymous set catches 5353 and the session's UDP port; a later catch-all reject drops its TCP port"
+    )
     func setsRangesAndCatchAll() throws {
         let ruleset = try Self.ruleset(DoctorFixtures.mixedJSON, DoctorFixtures.mixedListing)
         let found = Self.findings(ruleset, port: 5454)
-        #expect(found.map(\.code) == ["firewall-drops-mdns", "firewall-drops-session-port"])
-        #expect(found.map(\.rule?.handle) == [8, 20])
+        #expect(
+            found.map(\.code) == [
+                "firewall-drops-mdns", "firewall-drops-session-port", "firewall-drops-session-datagram-port",
+            ]
+        )
+        #expect(found.map(\.rule?.handle) == [8, 20, 8])
         #expect(found.first?.rule?.text == "udp dport { 5000-6000, 7000 } counter drop")
-        #expect(found.last?.fix == "nft insert rule inet hdtest input handle 20 tcp dport 5454 accept")
-        #expect(found.allSatisfy { $0.severity == .error })
+        #expect(found[1].fix == "nft insert rule inet hdtest input handle 20 tcp dport 5454 accept")
+        #expect(found[2].fix == "nft insert rule inet hdtest input handle 8 udp dport 5454 accept")
+        #expect(found[2].message.contains("the session's unreliable messages (UDP 5454)"))
+        // Connections work without the datagram port: only that one is a warning.
+        #expect(found.map(\.severity) == [.error, .error, .warning])
     }
 
     @Test("without --port the catch-all reject is a warning whose fix picks a port")
@@ -119,12 +128,17 @@ struct DoctorNftablesTests {
             try Self.ruleset(DoctorFixtures.firewalldJSON, DoctorFixtures.firewalldListing),
             port: 5454
         )
-        #expect(found.map(\.code) == ["firewall-drops-mdns", "firewall-drops-session-port"])
+        #expect(
+            found.map(\.code) == [
+                "firewall-drops-mdns", "firewall-drops-session-port", "firewall-drops-session-datagram-port",
+            ]
+        )
         #expect(found.first?.rule?.chain == "filter_IN_public")
         #expect(found.first?.rule?.handle == 19)
         #expect(found.first?.rule?.text == "reject with icmpx admin-prohibited")
         #expect(found.first?.fix == "firewall-cmd --add-service=mdns --permanent && firewall-cmd --reload")
-        #expect(found.last?.fix == "firewall-cmd --add-port=5454/tcp --permanent && firewall-cmd --reload")
+        #expect(found[1].fix == "firewall-cmd --add-port=5454/tcp --permanent && firewall-cmd --reload")
+        #expect(found[2].fix == "firewall-cmd --add-port=5454/udp --permanent && firewall-cmd --reload")
     }
 
     @Test("a policy drop with no accept is an error; one with an accept doctor cannot judge is a warning naming it")
@@ -223,6 +237,20 @@ struct DoctorListeningPortTests {
         ).findings()
         #expect(found.map(\.code) == ["firewall-drops-session-port"])
         #expect(found.first?.severity == .error)
+    }
+
+    /// A rule that drops UDP to the session's port is named like the TCP one, as a warning with its fix.
+    @Test func theSessionsDatagramPortIsChecked() throws {
+        let found = FirewallFindings(
+            rulesets: [try Self.dropping("udp", 47474)],
+            links: DoctorNftablesTests.eth0,
+            sessionPort: 47474,
+            otherPorts: ListeningPort.foreign
+        ).findings()
+        #expect(found.map(\.code) == ["firewall-drops-session-datagram-port"])
+        #expect(found.first?.severity == .warning)
+        #expect(found.first?.rule?.handle == 2)
+        #expect(found.first?.fix == "nft insert rule inet hdtest input handle 2 udp dport 47474 accept")
     }
 
     /// A chain that drops by policy and accepts only mDNS and the session: every foreign port is named.

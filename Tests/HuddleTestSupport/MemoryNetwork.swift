@@ -140,16 +140,25 @@ final class MemoryCarrier: SessionTransport {
     let links = NIOLockedValueBox<[MemoryLink]>([])
     private let datagramSockets = NIOLockedValueBox<[Int: NIOAsyncTestingChannel]>([:])
 
+    /// Binds `port` (the number of a memory listener, as a session asks), failing when a datagram socket has it;
+    /// 0 takes the next free number.
     func bindDatagrams(
         host: String?,
+        port wanted: Int,
         group: any EventLoopGroup,
         filter: DatagramFilter,
         deliver: @escaping @Sendable ([UInt8], SocketAddress) -> Void
     ) async throws -> any Channel {
-        let port = nextPort.withLockedValue {
-            $0 += 1
-            return $0
+        if wanted != 0, datagramSockets.withLockedValue({ $0[wanted] != nil }) {
+            throw MemoryPortTaken(port: wanted)
         }
+        let port =
+            wanted != 0
+            ? wanted
+            : nextPort.withLockedValue {
+                $0 += 1
+                return $0
+            }
         let address = try SocketAddress(ipAddress: "127.0.0.1", port: port)
         let channel = NIOAsyncTestingChannel()
         try await channel.testingEventLoop.executeInContext {
@@ -287,4 +296,9 @@ final class MemoryCarrier: SessionTransport {
         await client.testingEventLoop.run()
         return client
     }
+}
+
+/// A memory socket's bind of a port another memory socket has.
+struct MemoryPortTaken: Error {
+    let port: Int
 }

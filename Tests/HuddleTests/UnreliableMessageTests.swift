@@ -2,15 +2,28 @@ import Huddle
 import HuddleTestSupport
 import HuddleTransport
 import HuddleWire
+import NIOCore
+import NIOPosix
 import Testing
 
 /// The wiring proof of datagrams: real UDP sockets on loopback, where a datagram may be lost. The rest runs on a
 /// `MemoryNetwork` (`UnreliableMessageMemoryTests`).
 @Suite("Unreliable messages on loopback", .tags(.real), .timeLimit(.minutes(2)))
 struct UnreliableMessageTests {
+    /// Also the datagram port (`docs/wire-protocol.md` §8, "The datagram port"): Bob's has his TCP port's number;
+    /// Ada is given a number another program holds for UDP, so her datagrams take a free port, and the one her HELLO
+    /// names is the one she has.
     @Test func sealedDatagramsArriveOnceAndIntact() async throws {
+        let holder = try await DatagramBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .bind(host: "127.0.0.1", port: 0).get()
+        defer { holder.close(promise: nil) }
+        let taken = try #require(holder.localAddress?.port)
         try await withTestScope { scope in
-            let (ada, bob, bobID, adaID) = try await scope.connectedPair()
+            var given = [taken, 0]
+            let (ada, bob, bobID, adaID) = try await scope.connectedPair { $0.listenPort = given.removeFirst() }
+            #expect(await ada.session.listeningPort == taken)
+            #expect(try #require(ada.session.datagramPort) != taken)
+            #expect(try #require(bob.session.datagramPort) == (await bob.session.listeningPort))
             // Both sides have their datagram keys once the pair is connected. One datagram each way first, sent
             // again until one arrives: a datagram may be lost (one "ready" was, in 1 of 20 unit runs beside four
             // CPU burners), and the test is about what arrives, not about the first one.

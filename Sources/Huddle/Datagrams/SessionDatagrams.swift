@@ -43,17 +43,27 @@ actor SessionDatagrams {
     /// Time on a monotonic clock since the session started, as the datagram layer measures it.
     var now: Duration { startInstant.duration(to: .now) }
 
-    /// Binds the socket through `transport`; what arrives goes to `received` (through the session's inbox, in
-    /// order).
+    /// Binds the socket through `transport` on `port`, the number of the session's TCP port (`docs/wire-protocol.md`
+    /// §8, "The datagram port"), or on any free port when that one is taken for UDP; what arrives goes to
+    /// `received` (through the session's inbox, in order).
     func open(
         host: String?,
+        port: Int,
         group: any EventLoopGroup,
         transport: any SessionTransport,
         received: @escaping @Sendable ([UInt8], SocketAddress) -> Void
     ) async throws {
-        let channel = try await transport.bindDatagrams(host: host, group: group, filter: filter, deliver: received)
+        func bind(_ port: Int) async throws -> any Channel {
+            try await transport.bindDatagrams(host: host, port: port, group: group, filter: filter, deliver: received)
+        }
+        let channel: any Channel
+        do {
+            channel = try await bind(port)
+        } catch  where port != 0 {
+            channel = try await bind(0)
+        }
         self.channel = channel
-        port.store(channel.localAddress?.port ?? 0, ordering: .relaxed)
+        self.port.store(channel.localAddress?.port ?? 0, ordering: .relaxed)
     }
 
     func close() async {

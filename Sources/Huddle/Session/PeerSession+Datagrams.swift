@@ -1,10 +1,22 @@
 import HuddleTransport
 public import HuddleWire
 import NIOCore
+import Synchronization
 
 extension PeerSession {
     /// The largest payload of an unreliable message.
     public nonisolated var maximumDatagramPayload: Int { DatagramSealer.defaultMaximumPayloadByteCount }
+
+    /// The TCP port the session listens on; nil before it starts and in client mode.
+    public var listeningPort: Int? { listener?.localAddress?.port }
+
+    /// The UDP port of the session's unreliable messages: the number of ``listeningPort`` (or of the configured
+    /// ``PeerSessionConfiguration/listenPort`` in client mode), unless that number was taken for UDP when the
+    /// session started (`docs/wire-protocol.md` §8, "The datagram port"); nil before the session starts.
+    public nonisolated var datagramPort: Int? {
+        let port = datagrams.port.load(ordering: .relaxed)
+        return port == 0 ? nil : port
+    }
 
     /// What the datagram layer of the connection to `peer` counted (delivered, replays, forgeries, …).
     public func datagramCounters(for peer: PeerID) -> DatagramCounters? {

@@ -3,6 +3,7 @@ import HuddleDiscovery
 import HuddleMDNSCore
 public import HuddleTransport
 import HuddleWire
+import Logging
 import NIOConcurrencyHelpers
 import NIOCore
 import Synchronization
@@ -230,11 +231,34 @@ public actor PeerSession {
         let stream = inboxStream
         track { await self.runInbox(stream) }
         watchTrustStore()
-        try await datagrams.open(host: configuration.listenHost, group: group, transport: configuration.transport) {
-            [inbox] bytes, source in inbox.yield(.datagram(bytes, source))
-        }
+        // Datagrams on the TCP port's number, so that one port to open serves both (`docs/wire-protocol.md` §8). Each
+        // connection's HELLO names the datagram port as it is when the connection comes, so a given port is bound
+        // before the listener: a peer that knows it may dial at once. A port chosen by the listener (none was given,
+        // or the given one was taken) is known to nobody before the advert, so the socket moves there afterwards.
+        let wanted = configuration.listenPort
+        if wanted != 0 { try await openDatagrams(on: wanted) }
         if mode.advertises { listener = try await wiring.listen(group: group, tls: tls, admission: admission) }
+        let chosen = listener?.localAddress?.port ?? wanted
+        if wanted == 0 || chosen != wanted {
+            await datagrams.close()
+            try await openDatagrams(on: chosen)
+        }
+        let bound = datagrams.port.load(ordering: .relaxed)
+        if chosen != 0, bound != chosen {
+            configuration.logger.warning(
+                "UDP port \(chosen) is taken: datagrams use port \(bound), which a packet filter that opens only \(chosen) drops"
+            )
+        }
         try await setAvailable(true)
+    }
+
+    func openDatagrams(on port: Int) async throws {
+        try await datagrams.open(
+            host: configuration.listenHost,
+            port: port,
+            group: group,
+            transport: configuration.transport
+        ) { [inbox] bytes, source in inbox.yield(.datagram(bytes, source)) }
     }
 
     /// Runs `work` in the background until it ends or the session stops.

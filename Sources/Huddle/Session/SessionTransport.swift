@@ -26,11 +26,12 @@ public import NIOCore
         onChannel: @escaping @Sendable (any Channel) -> Void
     ) async throws -> any Channel
 
-    /// Binds the socket of the session's unreliable messages on `host` (any port; `nil`: every address). Packets
-    /// `filter` admits go to `deliver`. The channel returned has the local address whose port peers are told, and
-    /// takes `AddressedEnvelope<ByteBuffer>` writes.
+    /// Binds the socket of the session's unreliable messages on `port` (0: any) of `host` (`nil`: every address),
+    /// failing when that port is taken. Packets `filter` admits go to `deliver`. The channel returned has the local
+    /// address whose port peers are told, and takes `AddressedEnvelope<ByteBuffer>` writes.
     func bindDatagrams(
         host: String?,
+        port: Int,
         group: any EventLoopGroup,
         filter: DatagramFilter,
         deliver: @escaping @Sendable ([UInt8], SocketAddress) -> Void
@@ -62,10 +63,11 @@ struct TCPSessionTransport: SessionTransport {
 
     func bindDatagrams(
         host: String?,
+        port: Int,
         group: any EventLoopGroup,
         filter: DatagramFilter,
         deliver: @escaping @Sendable ([UInt8], SocketAddress) -> Void
     ) async throws -> any Channel {
-        try await PeerDatagramChannel.bind(host: host, group: group, filter: filter, deliver: deliver)
+        try await PeerDatagramChannel.bind(host: host, port: port, group: group, filter: filter, deliver: deliver)
     }
 }
