@@ -15,7 +15,8 @@ struct ChatCommand: AsyncParsableCommand {
             paired once reconnect without a code. Lines you type go to every connected peer.
 
             Commands: /peers lists peers and their states, /connect NAME dials a peer by name, \
-            /peer HOST[:PORT] also looks for a peer at that address, /quit leaves (so does Ctrl-D or Ctrl-C).
+            /peer HOST[:PORT] also looks for a peer at that address, /lobby KEY=VALUE changes what --lobby \
+            advertises (KEY= removes it), /quit leaves (so does Ctrl-D or Ctrl-C).
 
             A peer on another subnet, or on a network that drops multicast, is not found nearby: name its \
             address with --peer HOST[:PORT] (or /peer while chatting). It listens on port 47474 unless told \

@@ -48,12 +48,15 @@ struct SessionOptions: ParsableArguments {
 
     @Option(
         help: ArgumentHelp(
-            "TCP port to accept connections on (default: \(PeerAddress.defaultPort), or any free port when another "
-                + "program has it; 0: any free port). Name it in a firewall rule to let peers reach this one.",
+            "TCP port to accept connections on, and UDP port of datagrams (default: \(PeerAddress.defaultPort), or any "
+                + "free port when another program has it; 0: any). Open it in a firewall to let peers reach this one.",
             valueName: "port"
         )
     )
     var port: Int?
+
+    @Option(help: "Advertise KEY=VALUE beside the name, as a game's lobby (players=2); repeat for more; see peers.")
+    var lobby: [String] = []
 
     @Option(
         name: .customLong("peer"),
@@ -114,7 +117,7 @@ struct SessionOptions: ParsableArguments {
     var localSetup: SessionSetup {
         var setup = SessionSetup()
         (setup.name, setup.sessionID, setup.port, setup.peerAddresses) = (name, session, port, peerAddressTexts)
-        (setup.disconnectTimeout, setup.limitRate) = (disconnectTimeout, limitRate)
+        (setup.disconnectTimeout, setup.limitRate, setup.lobby) = (disconnectTimeout, limitRate, lobby)
         // Nobody compares a code under --yes either: such pins are trust-on-first-use, never "verified".
         setup.trustsOnFirstUse = trustOnFirstUse || yes
         setup.dataDirectory = data.url

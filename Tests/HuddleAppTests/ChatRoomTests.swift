@@ -18,6 +18,7 @@ struct ChatRoomTests {
         #expect(ChatInput(" /peers ") == .listPeers)
         #expect(ChatInput("/connect  Bob Smith ") == .connect("Bob Smith"))
         #expect(ChatInput("/peer 10.0.0.2:47474") == .lookAt("10.0.0.2:47474"))
+        #expect(ChatInput("/lobby players=2 ") == .setLobby("players=2"))
         #expect(ChatInput("  hello /quit ") == .say("  hello /quit "))
         #expect(ChatInput("/peerless") == .say("/peerless"))
     }
@@ -45,6 +46,25 @@ struct ChatRoomTests {
             heard.withLockedValue { $0 = [] }
             #expect(await bob.handle(.listPeers))
             #expect(heard.withLockedValue { $0 } == ["  Ada — connected"])
+            // Ada's /lobby changes her advert; Bob's /peers shows it once Bob's session has found it.
+            let said = NIOLockedValueBox<[String]>([])
+            let adaTyping = ChatRoom(session: pair.first.session, autoAccept: false, prompter: prompter) { line in
+                said.withLockedValue { $0.append(line) }
+            }
+            #expect(await adaTyping.handle(.setLobby("players=2")))
+            #expect(await adaTyping.handle(.setLobby("Players")))
+            #expect(
+                said.withLockedValue { $0 } == [
+                    "* advertising: players=2", "! 'Players' is not KEY=VALUE (KEY= removes KEY)",
+                ]
+            )
+            _ = await pair.second.wait { event -> Bool? in
+                if case .peerFound(let info) = event, info.lobby["players"] == "2" { return true }
+                return nil
+            }
+            heard.withLockedValue { $0 = [] }
+            #expect(await bob.handle(.listPeers))
+            #expect(heard.withLockedValue { $0 } == ["  Ada — connected [players=2]"])
             #expect(await !bob.handle(.quit))
         }
     }

@@ -27,6 +27,9 @@ struct SessionSetupTests {
         #expect(refusal { _ in } == nil)
         #expect(refusal { $0.sessionID = "" } == "session")
         #expect(refusal { $0.limitRate = "fast" } == "limit-rate")
+        #expect(refusal { $0.lobby = ["players=2", "id=7"] } == "lobby")
+        #expect(refusal { $0.lobby = ["players"] } == "lobby")
+        #expect(refusal { $0.lobby = ["players=2", "capacity=4"] } == nil)
         #expect(refusal { $0.limitRate = "0" } == "limit-rate")
         #expect(refusal { $0.limitRate = "1.5M" } == nil)
         #expect(refusal { $0.name = "" } == "name")
@@ -51,7 +54,9 @@ struct SessionSetupTests {
         setup.trustsOnFirstUse = true
         setup.disconnectTimeout = 30
         setup.limitRate = "2M"
+        setup.lobby = ["players=2", "capacity=4", "players=3"]
         configuration = setup.configuration()
+        #expect(configuration.lobby.values == ["players": "3", "capacity": "4"])
         let twoMiB = ByteRate(bytesPerSecond: 2 << 20)
         #expect(configuration.transfers.rateLimits == TransferRateLimits(sending: twoMiB, receiving: twoMiB))
         #expect(configuration.listenPort == 0)

@@ -45,6 +45,17 @@ public final class InMemoryPeerDirectory: PeerDirectory {
         return stream
     }
 
+    func update(_ token: Int, to advert: PeerAdvert) {
+        state.withLockedValue { state in
+            guard var published = state.adverts[token] else { return }
+            published.lobby = advert.lobby
+            state.adverts[token] = published
+            for browser in state.browsers.values where browser.type == published.serviceType {
+                browser.continuation.yield(.found(published))
+            }
+        }
+    }
+
     func withdraw(_ token: Int) {
         state.withLockedValue { state in
             guard let advert = state.adverts.removeValue(forKey: token) else { return }
@@ -59,6 +70,7 @@ public final class InMemoryPeerDirectory: PeerDirectory {
         let token: Int
         let name: String
         func withdraw() async { directory.withdraw(token) }
+        func update(_ advert: PeerAdvert) async throws { directory.update(token, to: advert) }
         func advertisedName() async -> String? {
             directory.state.withLockedValue { $0.adverts[token] != nil } ? name : nil
         }

@@ -8,7 +8,8 @@ import NIOCore
 /// Sessions on a network, found with DNS-SD over multicast DNS (RFC 6762, RFC 6763) through `HuddleDiscovery`.
 ///
 /// The instance name is the display name (renamed by the responder on a conflict); the TXT record carries
-/// `v` (protocol version), `id` (device ID hint, untrusted until TLS), `in` (instance token) and `m` (mode).
+/// `v` (protocol version), `id` (device ID hint, untrusted until TLS), `in` (instance token) and `m` (mode), then
+/// the lobby's entries (``PeerLobby``).
 public final class MDNSPeerDirectory: PeerDirectory {
     public let stack: MDNSStack
 
@@ -71,13 +72,15 @@ public final class MDNSPeerDirectory: PeerDirectory {
         return name.isEmpty ? "Huddle" : name
     }
 
-    /// The TXT record of `advert`: `v`, `id`, `in` and `m` (`docs/wire-protocol.md` §1).
+    /// The TXT record of `advert`: `v`, `id`, `in` and `m`, then the lobby's entries by key
+    /// (`docs/wire-protocol.md` §1).
     static func txt(for advert: PeerAdvert) throws -> MDNSTXTRecord {
         var txt = MDNSTXTRecord()
         try txt.set("v", Array(String(advert.version).utf8))
         try txt.set("id", Array(advert.deviceID.description.utf8))
         try txt.set("in", Array(advert.peer.rawValue.utf8))
         try txt.set("m", Array(advert.mode.rawValue.prefix(1).utf8))
+        for (key, value) in advert.lobby.entries { try txt.set(key, Array(value.utf8)) }
         return txt
     }
 
@@ -104,6 +107,7 @@ public final class MDNSPeerDirectory: PeerDirectory {
             port: Int(service.port)
         )
         advert.version = text("v").flatMap { UInt8($0) } ?? 1
+        advert.lobby = PeerLobby.received(service.txt.entries)
         // IPv4 first; IPv6 link-local addresses need their interface, which SocketAddress takes by name only.
         let sorted = service.addresses.sorted { lhs, rhs in
             if case .v4 = lhs.address, case .v6 = rhs.address { return true }
@@ -127,6 +131,10 @@ public final class MDNSPeerDirectory: PeerDirectory {
             await stack.unregister(id)
             watcher.cancel()
             held.end()
+        }
+
+        func update(_ advert: PeerAdvert) async throws {
+            await stack.update(id, txt: try MDNSPeerDirectory.txt(for: advert))
         }
 
         func advertisedName() async -> String? { await held.wait() }

@@ -13,6 +13,9 @@ public protocol PeerDirectory: Sendable {
 /// An advertisement that can be taken back.
 public protocol PeerDirectoryRegistration: Sendable {
     func withdraw() async
+    /// Advertises `advert` in place of what was advertised, without withdrawing it first: over mDNS, the TXT
+    /// record is announced again (RFC 6762 §8.4). Only its lobby may differ.
+    func update(_ advert: PeerAdvert) async throws
     /// The name others find the advertisement under, once it is theirs to find: over mDNS, after probing has
     /// won the name (RFC 6762 §8.1, about a second), renamed if another host held it (§9). Nil once withdrawn.
     func advertisedName() async -> String?
@@ -31,6 +34,8 @@ public struct PeerAdvert: Hashable, Sendable {
     public var addresses: [SocketAddress]
     /// The highest protocol version the peer speaks.
     public var version: UInt8 = 1
+    /// What the session advertises beside its name (``PeerLobby``): in the TXT record over mDNS.
+    public var lobby = PeerLobby()
     /// Found only at a direct address (``PeerSessionConfiguration/peerAddresses``), not nearby: the peer may not
     /// be able to find this side, so this side dials it whatever ``DialOrder`` says.
     public var isDirect = false

@@ -10,6 +10,8 @@ public struct PeerInfo: Hashable, Sendable {
     /// Whether TLS proved `deviceID`.
     public var deviceIDVerified = false
     public var state: PeerState
+    /// What its advert carries beside its name (``PeerLobby``), as advertised last: a hint, like the name.
+    public var lobby = PeerLobby()
     /// Set while the peer is found only at a direct address, not nearby (`--peer`, or where a paired device was
     /// last reached): that address, `host:port`. Only where it is dialled; its key says who it is.
     public var dialledAt: String?

@@ -201,6 +201,7 @@ struct PeerSessionStateMachine {
             record.info.deviceID = advert.deviceID
         }
         if record.connection == nil { record.info.state = .available }
+        record.info.lobby = advert.lobby
         record.info.dialledAt = advert.isDirect ? advert.addresses.first.flatMap(Self.addressText) : nil
         peers[advert.peer] = record
         emit(.peerFound(record.info))

@@ -30,6 +30,37 @@ extension PeerSession {
         return name ?? displayName
     }
 
+    /// What the session advertises beside its name (``PeerLobby``).
+    public var lobby: PeerLobby { advertisedLobby }
+
+    /// Advertises `lobby` from now on: an update of the advert, not a new one, so browsers see the peer found again
+    /// with it (``PeerSessionEvent/peerFound(_:)``; over mDNS the TXT record is announced again, RFC 6762 §8.4).
+    /// While the session is not available, the next advert carries it. A wide-area registration keeps the lobby
+    /// it was registered with.
+    ///
+    /// - Throws: the directory's error; ``PeerSessionError/stopped`` after ``stop()``.
+    public func setLobby(_ lobby: PeerLobby) async throws {
+        guard !stopped else { throw PeerSessionError.stopped }
+        advertisedLobby = lobby
+        if let advert = currentAdvert { try await presence.update(advert) }
+    }
+
+    /// The advert of this session now; nil when it does not advertise (its mode, or before it listens).
+    var currentAdvert: PeerAdvert? {
+        guard mode.advertises, let port = listener?.localAddress?.port else { return nil }
+        var advert = PeerAdvert(
+            serviceType: serviceType,
+            peer: peerID,
+            displayName: displayName,
+            deviceID: identity.deviceID,
+            mode: mode,
+            port: port
+        )
+        advert.version = configuration.connection.handshake.versions.upperBound
+        advert.lobby = advertisedLobby
+        return advert
+    }
+
     /// Starts or stops advertising and browsing, leaving connections alone.
     ///
     /// - Throws: the directory's error when advertising fails; ``PeerSessionError/stopped`` after ``stop()``.
@@ -41,18 +72,7 @@ extension PeerSession {
             await wideArea?.withdraw()
             return await presence.hide()
         }
-        var advert: PeerAdvert?
-        if mode.advertises, let port = listener?.localAddress?.port {
-            advert = PeerAdvert(
-                serviceType: serviceType,
-                peer: peerID,
-                displayName: displayName,
-                deviceID: identity.deviceID,
-                mode: mode,
-                port: port
-            )
-            advert?.version = configuration.connection.handshake.versions.upperBound
-        }
+        let advert = currentAdvert
         let inbox = self.inbox
         try await presence.show(advert, browsing: mode.browses ? serviceType : nil) { inbox.yield(.directory($0)) }
         if mode.browses {

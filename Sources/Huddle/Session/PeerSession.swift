@@ -66,6 +66,8 @@ public actor PeerSession {
     @_spi(Testing) public nonisolated var clock: any SessionClock { configuration.clock }
 
     var listener: (any Channel)?
+    /// What the advert carries beside the name (``setLobby(_:)``).
+    var advertisedLobby: PeerLobby
     /// The UDP socket and each connection's datagram link; it runs on this actor's executor.
     nonisolated let datagrams: SessionDatagrams
     /// Background work the session cancels when it stops; each task leaves the table when it ends, so a long-lived
@@ -122,6 +124,7 @@ public actor PeerSession {
         self.displayName = displayName
         self.mode = mode
         self.configuration = configuration
+        self.advertisedLobby = configuration.lobby
         self.peerID = .random()
         self.serviceType = MDNSServiceType(sessionID: sessionID).description
         self.identity = identity

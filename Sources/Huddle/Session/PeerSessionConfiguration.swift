@@ -17,6 +17,9 @@ public struct PeerSessionConfiguration: Sendable {
     public var listenHost: String?
     /// The port to accept connections on; 0 picks a free one.
     public var listenPort = 0
+    /// What the session advertises beside its name at the start (``PeerLobby``); ``PeerSession/setLobby(_:)``
+    /// changes it while it runs.
+    public var lobby = PeerLobby()
     /// Where to look for peers that discovery cannot find (another subnet, a network that drops multicast): the
     /// session introduces itself at each address while it browses, and the peer that answers is found as if it
     /// were nearby (`docs/design.md`, "Peers beyond the link"). An address is only where to dial: the peer's key

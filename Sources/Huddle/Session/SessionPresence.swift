@@ -62,6 +62,11 @@ actor SessionPresence {
         }
     }
 
+    /// Advertises `advert` in place of the advert shown (its lobby changed); nothing while none is shown.
+    func update(_ advert: PeerAdvert) async throws {
+        try await registration?.update(advert)
+    }
+
     /// A sighting at direct address `index` (``DirectPeers``), merged with the directory's.
     func sightedDirectly(_ event: PeerDirectoryEvent, address index: Int) {
         merge(event, from: .address(index))

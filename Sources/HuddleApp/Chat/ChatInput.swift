@@ -12,6 +12,8 @@ public enum ChatInput: Equatable, Sendable {
     case connect(String)
     /// `/peer HOST[:PORT]`: also look for a peer at that address.
     case lookAt(String)
+    /// `/lobby KEY=VALUE` (or `KEY=` to remove it): change what the session advertises beside its name.
+    case setLobby(String)
     /// Anything else: a line to say to everyone connected, as typed.
     case say(String)
 
@@ -27,6 +29,8 @@ public enum ChatInput: Equatable, Sendable {
             self = .connect(name)
         } else if let address = Self.argument(of: "/peer ", in: text) {
             self = .lookAt(address)
+        } else if let entry = Self.argument(of: "/lobby ", in: text) {
+            self = .setLobby(entry)
         } else {
             self = .say(line)
         }

@@ -48,7 +48,8 @@ public actor ChatRoom {
         case .peerFound(let info):
             guard seen.insert(info.id).inserted else { return }
             let dialled = info.dialledAt.map { " (dialled at \($0), not found nearby)" } ?? ""
-            say("* \(info.displayName) (\(info.deviceID?.shortID ?? "?")) is here\(dialled)")
+            let lobby = info.lobby.isEmpty ? "" : " [\(info.lobby)]"
+            say("* \(info.displayName) (\(info.deviceID?.shortID ?? "?")) is here\(lobby)\(dialled)")
         case .connectionRequest(let request):
             ask(request)
         case .connectionRequestEnded(let id, let error):
@@ -121,7 +122,19 @@ public actor ChatRoom {
             await connect(named: wanted)
         case .listPeers:
             for state in PeerState.allCases {
-                for peer in await session.peers(in: state) { say("  \(await name(peer)) — \(state.rawValue)") }
+                for peer in await session.peers(in: state) {
+                    let lobby = await session.info(for: peer)?.lobby ?? PeerLobby()
+                    say("  \(await name(peer)) — \(state.rawValue)\(lobby.isEmpty ? "" : " [\(lobby)]")")
+                }
+            }
+        case .setLobby(let entry):
+            var lobby = await session.lobby
+            do {
+                try lobby.apply(entry)
+                try await session.setLobby(lobby)
+                say("* advertising: \(lobby.isEmpty ? "no lobby" : lobby.description)")
+            } catch {
+                say("! \(error)")
             }
         case .say(let line):
             let peers = await session.peers(in: .connected)

@@ -32,6 +32,8 @@ public actor PeerPicker {
     let questions: ForeignQuestions?
     let screen: Screen
     var roster = PeerRoster()
+    /// Each peer's lobby as last found: the list is shown again when one changes.
+    var lobbies: [PeerID: PeerLobby] = [:]
 
     public init(
         session: PeerSession,
@@ -94,7 +96,12 @@ public actor PeerPicker {
         switch event {
         case .peerFound(let info):
             roster.found(info.id)
-            if json { screen.record(PeerFoundRecord(info)) }
+            let lobbyChanged = lobbies.updateValue(info.lobby, forKey: info.id).map { $0 != info.lobby } ?? false
+            if json {
+                screen.record(PeerFoundRecord(info))
+            } else if lobbyChanged {
+                await printList()
+            }
         case .stateChanged(let peer, let state):
             if json {
                 screen.record(PeerEventRecord.state(state, of: peer))

@@ -28,7 +28,7 @@ public struct PeerRoster: Sendable {
         return peers[number - 1]
     }
 
-    /// The list as shown: `  1) Bob (0a1b2c3d) — connected`, then `  - Pixel (…) — not pinned, at 10.0.0.2:53317`.
+    /// The list as shown: `  1) Bob (0a1b2c3d) — connected [players=2]` (with its lobby, if any), then `  - Pixel (…) — not pinned, at 10.0.0.2:53317`.
     /// `trust` reads a device's pin (nil: the pins cannot be read).
     public func lines(of session: PeerSession, trust: (ForeignPeer) -> ForeignTrust?) async -> [String] {
         var lines: [String] = []
@@ -36,7 +36,10 @@ public struct PeerRoster: Sendable {
             guard let info = await session.info(for: peer) else { continue }
             let dialled = info.dialledAt.map { " (dialled at \($0), not found nearby)" } ?? ""
             let device = info.deviceID?.shortID ?? "?"
-            lines.append("  \(lines.count + 1)) \(info.displayName) (\(device)) — \(info.state.rawValue)\(dialled)")
+            let lobby = info.lobby.isEmpty ? "" : " [\(info.lobby)]"
+            lines.append(
+                "  \(lines.count + 1)) \(info.displayName) (\(device)) — \(info.state.rawValue)\(lobby)\(dialled)"
+            )
         }
         for id in deviceOrder {
             guard let device = devices[id] else { continue }

@@ -12,12 +12,15 @@ public struct PeerFoundRecord: Encodable, Sendable, Equatable {
     public var device: String
     /// The address it was reached at when dialled directly ("" when found by mDNS).
     public var dialledAt: String
+    /// What its advert carries beside the name (``PeerLobby``); a record comes again when it changes.
+    public var lobby: [String: String]
 
     public init(_ info: PeerInfo) {
         self.peer = info.id.rawValue
         self.name = info.displayName
         self.device = info.deviceID?.shortID ?? ""
         self.dialledAt = info.dialledAt ?? ""
+        self.lobby = info.lobby.values
     }
 }
 

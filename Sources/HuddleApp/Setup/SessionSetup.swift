@@ -18,6 +18,8 @@ public struct SessionSetup: Sendable {
     public var disconnectTimeout: Double = 15
     /// The bandwidth limit on transfers, each way, as `--limit-rate` takes it (``ByteRate``); nil: none.
     public var limitRate: String?
+    /// `KEY=VALUE` entries of the lobby to advertise (``PeerLobby``), as `--lobby` takes them.
+    public var lobby: [String] = []
     /// Whether first contacts are accepted without a code (pinned as trust on first use, never verified).
     public var trustsOnFirstUse = false
     /// The wide-area domain (``WideAreaSetup``), if any.
@@ -36,6 +38,7 @@ public struct SessionSetup: Sendable {
         if let port, !(0...65535).contains(port) { throw SetupError("port", "takes 0 to 65535") }
         _ = try addresses()
         _ = try rateLimits()
+        _ = try advertisedLobby()
         if !(disconnectTimeout >= 1 && disconnectTimeout <= 3600) {
             throw SetupError("disconnect-timeout", "takes 1 to 3600 seconds")
         }
@@ -68,6 +71,17 @@ public struct SessionSetup: Sendable {
         return limits
     }
 
+    /// The parsed ``lobby``.
+    public func advertisedLobby() throws(SetupError) -> PeerLobby {
+        var parsed = PeerLobby()
+        do {
+            for entry in lobby { try parsed.apply(entry) }
+        } catch {
+            throw SetupError("lobby", "refused: \(error)")
+        }
+        return parsed
+    }
+
     /// The name others see: ``name``, else the first label of `hostName`, else "Huddle".
     public func displayName(hostName: String) -> String {
         if let name, !name.isEmpty { return name }
@@ -85,6 +99,7 @@ public struct SessionSetup: Sendable {
         configuration.wideArea = wideArea
         configuration.disconnectTimeout = .seconds(disconnectTimeout)
         configuration.transfers.rateLimits = (try? rateLimits()) ?? TransferRateLimits()
+        configuration.lobby = (try? advertisedLobby()) ?? PeerLobby()
         if let logger { configuration.logger = logger }
         return configuration
     }
