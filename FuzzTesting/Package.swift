@@ -36,5 +36,6 @@ let package = Package(
         harness("FuzzPeerCertificate"),
         harness("FuzzLocalSendMessages"),
         harness("FuzzKDEConnectPackets"),
+        harness("FuzzFragmentReassembly"),
     ]
 )

@@ -28,7 +28,7 @@ enum FuzzReplayInput: Sendable, CustomTestStringConvertible {
     static let harnesses = [
         "FuzzDNSMessage", "FuzzMDNSEngine", "FuzzFrames", "FuzzControlMessages", "FuzzPairingStateMachine",
         "FuzzTransferMessages", "FuzzDatagramOpen", "FuzzHuddleURL", "FuzzClipMessage", "FuzzPeerCertificate",
-        "FuzzLocalSendMessages", "FuzzKDEConnectPackets",
+        "FuzzLocalSendMessages", "FuzzKDEConnectPackets", "FuzzFragmentReassembly",
     ]
 
     /// Every seed and kept crasher of `harness`, sorted; a single `.noSeeds` when its seed folder is missing or

@@ -42,6 +42,11 @@ import Testing
         try replay(input, through: fuzzDatagramOpen)
     }
 
+    @Test(arguments: FuzzReplayInput.all(of: "FuzzFragmentReassembly"))
+    func fragmentReassembly(_ input: FuzzReplayInput) throws {
+        try replay(input, through: fuzzFragmentReassembly)
+    }
+
     @Test(arguments: FuzzReplayInput.all(of: "FuzzHuddleURL"))
     func huddleURL(_ input: FuzzReplayInput) throws {
         try replay(input, through: fuzzHuddleURL)
