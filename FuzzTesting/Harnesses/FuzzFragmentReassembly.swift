@@ -19,7 +19,9 @@ public func fuzzFragmentReassembly(_ input: UnsafeRawBufferPointer) throws(FuzzI
     var now = Duration.zero
     let bytes = Array(input)
     for start in stride(from: 0, to: bytes.count - 4, by: 5) {
-        let (message, index, count) = (UInt32(bytes[start] % 8), UInt16(bytes[start + 1] % 80), UInt16(bytes[start + 2] % 81))
+        let (message, index, count) = (
+            UInt32(bytes[start] % 8), UInt16(bytes[start + 1] % 80), UInt16(bytes[start + 2] % 81)
+        )
         let length = Int(bytes[start + 3]) * 16
         now += .milliseconds(Int64(bytes[start + 4]) * 4)
         let fragment = FragmentReassembly.Fragment(
