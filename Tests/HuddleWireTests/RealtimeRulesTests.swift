@@ -104,4 +104,40 @@ struct RealtimeRulesTests {
         )
         #expect(reassembly.pendingBytes == 4 * 1200 + 1)
     }
+
+    @Test func eachKindOfPayloadReadsBackAsItWasWrittenByteForByte() throws {
+        let plain = RealtimeDatagram.message(.init(channel: 3, sequenced: false, sequence: 0x0102, bytes: [9, 8]))
+        #expect(plain.encoded == [0x00, 3, 0x00, 0x01, 0x02, 9, 8])
+        let piece = RealtimeDatagram.message(
+            .init(
+                channel: 15,
+                sequenced: true,
+                sequence: 65_535,
+                fragment: .init(message: 0x0A0B_0C0D, index: 2, count: 5),
+                bytes: [7]
+            )
+        )
+        #expect(piece.encoded == [0x00, 15, 0x03, 0xFF, 0xFF, 0x0A, 0x0B, 0x0C, 0x0D, 0, 2, 0, 5, 7])
+        let ping = RealtimeDatagram.ping(id: 1, sent: 0x0102_0304_0506_0708, padding: 3)
+        #expect(ping.encoded == [0x01, 0, 0, 0, 1, 1, 2, 3, 4, 5, 6, 7, 8, 0, 0, 0])
+        let pong = RealtimeDatagram.pong(id: 1, sent: 5, pingsReceived: 0x0100, padding: 0)
+        #expect(pong.encoded == [0x02, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 5, 0, 0, 1, 0])
+        for payload in [plain, piece, ping, pong] {
+            #expect(RealtimeDatagram(parsing: payload.encoded) == payload)
+        }
+        #expect(RealtimeDatagram.messageHeaderByteCount(fragment: true) == piece.encoded.count - 1)
+    }
+
+    @Test func payloadsOfNoKindOrCutShortAreRefused() {
+        for bad: [UInt8] in [
+            [], [0x03], [0x00, 1, 0, 0],  // no kind; an unknown kind; a MESSAGE without its sequence
+            [0x00, 1, 0x04, 0, 0],  // a flag that is not defined
+            [0x00, 1, 0x02, 0, 0, 0, 0, 0, 1, 0, 5, 0, 5],  // a fragment at its count
+            [0x00, 1, 0x02, 0, 0, 0, 0, 0, 1, 0, 0],  // a fragment cut short
+            [0x01, 0, 0, 0, 1, 0, 0, 0],  // a PING cut short
+            [0x02, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 5, 0, 0],  // a PONG without the whole count
+        ] {
+            #expect(RealtimeDatagram(parsing: bad) == nil, "\(bad)")
+        }
+    }
 }
