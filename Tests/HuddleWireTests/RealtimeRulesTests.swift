@@ -140,4 +140,39 @@ struct RealtimeRulesTests {
             #expect(RealtimeDatagram(parsing: bad) == nil, "\(bad)")
         }
     }
+
+    @Test func theRoundTripIsSmoothedAsTCPDoes() {
+        var estimate = RoundTripEstimate()
+        #expect(estimate.smoothed == nil)
+        estimate.add(.milliseconds(80))
+        #expect(estimate.smoothed == .milliseconds(80) && estimate.variation == .milliseconds(40))
+        estimate.add(.milliseconds(160))
+        // RTTVAR = 3/4·40 + 1/4·|80 − 160| = 50; SRTT = 7/8·80 + 1/8·160 = 90 (RFC 6298 §2.3).
+        #expect(estimate.variation == .milliseconds(50))
+        #expect(estimate.smoothed == .milliseconds(90))
+        #expect(estimate.latest == .milliseconds(160) && estimate.samples == 2)
+    }
+
+    @Test func aPingRunCountsLossPercentilesAndJitter() {
+        var tally = PingTally()
+        func replied(_ id: UInt32, after roundTrip: Duration) -> Bool { tally.replied(id, after: roundTrip) }
+        #expect(tally.loss == 0 && tally.percentile(0.5) == nil)
+        for id in UInt32(0)..<10 { tally.sent(id) }
+        for (id, ms) in [(0, 10), (1, 26), (2, 10), (4, 30), (5, 12), (6, 11), (8, 14)] as [(UInt32, Int64)] {
+            #expect(replied(id, after: .milliseconds(ms)))
+        }
+        #expect(!replied(4, after: .milliseconds(1)))  // a second reply to one ping
+        #expect(!replied(42, after: .milliseconds(1)))  // a reply to no ping
+        #expect(tally.sent == 10 && tally.received == 7)
+        #expect(tally.loss == 0.3)
+        #expect(tally.percentile(0.5) == .milliseconds(12))
+        #expect(tally.percentile(0.99) == .milliseconds(30))
+        // J over |D| = 16, 16, 20, 18, 1, 3: 1, then 1 + (16 − 1)/16, and so on.
+        var expected = Duration.zero
+        for difference in [16, 16, 20, 18, 1, 3] as [Int64] {
+            expected += (.milliseconds(difference) - expected) / 16
+        }
+        #expect(tally.jitter == expected)
+        #expect(tally.jitter > .microseconds(3_700) && tally.jitter < .microseconds(3_800))  // about 3.76 ms
+    }
 }
