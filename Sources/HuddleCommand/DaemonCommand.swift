@@ -92,7 +92,7 @@ struct DaemonCommand: AsyncParsableCommand {
         var (options, foreignOptions) = (self.options, self.foreignOptions)
         (options.name, options.session) = (options.name ?? settings.name, options.session ?? settings.session)
         (options.port, options.limitRate) = (options.port ?? settings.port, options.limitRate ?? settings.limitRate)
-        if options.peerAddressTexts.isEmpty { options.peerAddressTexts = settings.peer ?? [] }
+        (options.peerAddressTexts, options.lobby) = settings.lists(over: (options.peerAddressTexts, options.lobby))
         foreignOptions.noLocalSend = foreignOptions.noLocalSend || settings.localsend == false
         foreignOptions.noKDEConnect = foreignOptions.noKDEConnect || settings.kdeconnect == false
         try options.validate()

@@ -55,6 +55,10 @@ struct DaemonSettingsTests {
         let settings = try DaemonSettingsFile.parse(example, file: "config.toml")
         #expect(settings.name == "Ada's laptop")
         #expect(settings.limitRate == "2M")
+        #expect(settings.lobby == ["players=1", "capacity=4"])
+        // The file's lists count where the flags gave none.
+        #expect(settings.lists(over: ([], [])).lobby == ["players=1", "capacity=4"])
+        #expect(settings.lists(over: (["10.0.0.9"], ["players=3"])) == (["10.0.0.9"], ["players=3"]))
         #expect(settings.clipSync == true)
         #expect(settings.accept?.paired == .accept)
         #expect(settings.accept?.others == .ask)

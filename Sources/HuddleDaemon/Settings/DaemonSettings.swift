@@ -31,6 +31,8 @@ public struct DaemonSettings: Decodable, Equatable, Sendable {
     public var port: Int?
     /// Addresses to look for peers at, as `--peer` takes them.
     public var peer: [String]?
+    /// `KEY=VALUE` entries to advertise beside the name, as `--lobby` takes them.
+    public var lobby: [String]?
     public var localsend: Bool?
     public var kdeconnect: Bool?
     public var accept: Accept?
@@ -55,7 +57,7 @@ public struct DaemonSettings: Decodable, Equatable, Sendable {
     public var clipMaxSize: String?
 
     enum CodingKeys: String, CodingKey {
-        case name, dir, session, port, peer, localsend, kdeconnect, accept, devices, ui, notifications
+        case name, dir, session, port, peer, lobby, localsend, kdeconnect, accept, devices, ui, notifications
         case uiPort = "ui-port"
         case limitRate = "limit-rate"
         case phonePage = "phone-page"
@@ -65,6 +67,11 @@ public struct DaemonSettings: Decodable, Equatable, Sendable {
     }
 
     public init() {}
+
+    /// `peers` and `lobby` as the flags gave them, each taken from the file when the flags gave none.
+    public func lists(over flags: (peers: [String], lobby: [String])) -> (peers: [String], lobby: [String]) {
+        (flags.peers.isEmpty ? peer ?? [] : flags.peers, flags.lobby.isEmpty ? lobby ?? [] : flags.lobby)
+    }
 
     /// The accept rules the file sets, over the defaults (``AcceptPolicy``).
     public var policy: AcceptPolicy {

@@ -118,7 +118,8 @@ public enum DaemonSettingsFile {
     /// What each setting takes, in words.
     static let expected = [
         "name": "a string (in quotes)", "dir": "a string (in quotes)", "session": "a string (in quotes)",
-        "port": "a whole number", "peer": "a list of strings", "localsend": "true or false",
+        "port": "a whole number", "peer": "a list of strings", "lobby": "a list of strings: \"players=2\"",
+        "localsend": "true or false",
         "kdeconnect": "true or false", "accept": "accept, ask or refuse", "paired": "accept, ask or refuse",
         "others": "accept, ask or refuse", "ui": "true or false", "ui-port": "a whole number",
         "limit-rate": "a string (in quotes): 500K, 2M", "notifications": "true or false",
