@@ -94,6 +94,14 @@ struct ChatRoomTests {
                     "  - Pixel (\(device.identityText)) — \(ForeignTrust.unpinned.phrase), at 10.0.0.2:53317",
                 ]
             )
+            // Bob's lobby, once Ada's session has found it, is shown with him.
+            try await pair.second.session.setLobby(try PeerLobby(["players": "2", "capacity": "4"]))
+            _ = await pair.first.wait { event -> Bool? in
+                if case .peerFound(let info) = event, info.lobby["players"] == "2" { return true }
+                return nil
+            }
+            let withLobby = await roster.lines(of: pair.first.session) { _ in nil }
+            #expect(withLobby.first == "  1) Bob (\(bobDevice.shortID)) — connected [capacity=4 players=2]")
         }
     }
 }
