@@ -20,14 +20,19 @@ from testbed import missing_tools
 COUNT = 4000
 
 
-@pytest.mark.hosts(2)
-def test_unreliable_messages_under_loss_arrive_without_duplicates_or_corruption(testbed, huddle):
-    """4000 sealed datagrams through a 5 % random drop (counted): at most the undropped ones arrive, at least
-    60 %, each once, intact."""
+def need_nft_and_peer_bench() -> None:
+    """Skip (fail under CI=true) without nftables or the huddle-peer-bench binary."""
     if missing_tools(["nft"]):
         skip_or_fail("nft (nftables) not installed")
     if not os.access(peer_bench_bin(), os.X_OK):
         skip_or_fail(f"{peer_bench_bin()} not built")
+
+
+@pytest.mark.hosts(2)
+def test_unreliable_messages_under_loss_arrive_without_duplicates_or_corruption(testbed, huddle):
+    """4000 sealed datagrams through a 5 % random drop (counted): at most the undropped ones arrive, at least
+    60 %, each once, intact."""
+    need_nft_and_peer_bench()
     a, b = testbed[0], testbed[1]
     root = tempfile.mkdtemp(prefix="huddle-dgram-")
     try:
@@ -56,10 +61,7 @@ def test_datagrams_pass_a_filter_that_opens_only_the_sessions_port(testbed, hudd
     """The receiving host drops every new packet but mDNS and TCP and UDP 47474 (a filter opened for the
     session's port as the README says): its session listens on 47474 and takes its datagrams there, so they
     arrive. Before the datagram port was fixed it was a random one, and the filter ate every datagram."""
-    if missing_tools(["nft"]):
-        skip_or_fail("nft (nftables) not installed")
-    if not os.access(peer_bench_bin(), os.X_OK):
-        skip_or_fail(f"{peer_bench_bin()} not built")
+    need_nft_and_peer_bench()
     a, b = testbed[0], testbed[1]
     root = tempfile.mkdtemp(prefix="huddle-dgram-port-")
     try:

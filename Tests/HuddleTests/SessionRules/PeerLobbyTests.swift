@@ -73,6 +73,13 @@ struct PeerLobbyTests {
         #expect(received["players"] == "9")
         #expect(received.values.keys.sorted() == ["name", "players"])
         #expect(received["name"]?.unicodeScalars.contains { $0.value == 0x1B } == false)
+        // A hostile advert with a hundred entries, some huge: a browser keeps what the bounds allow, no more.
+        let flood = MDNSTXTRecord(
+            strings: (0..<100).map { Array("key\($0)=".utf8) + [UInt8](repeating: 0x61, count: $0 % 2 == 0 ? 3 : 240) }
+        )
+        let kept = PeerLobby.received(flood.entries)
+        #expect(kept.values.count <= PeerLobby.maximumEntries && !kept.isEmpty)
+        #expect(PeerLobby.byteCount(of: kept.values) <= PeerLobby.maximumByteCount)
     }
 
     @Test func aLobbySetWhileAdvertisingReachesABrowserAsTheSamePeerFoundAgain() async throws {
