@@ -121,7 +121,7 @@ struct Replies {
         let byte = letter.asciiValue!
         if let index = messages.firstIndex(where: { $0.first == byte }) { return messages.remove(at: index) }
         while let event = await pump() {
-            guard case .received(let bytes, _) = event else { continue }
+            guard case .received(let bytes, _, _) = event else { continue }
             if bytes.first == byte { return bytes }
             messages.append(bytes)
         }

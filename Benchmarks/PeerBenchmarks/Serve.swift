@@ -49,7 +49,7 @@ struct Serve: AsyncParsableCommand {
                 emit(["event": "failed", "error": "\(error)"])
             case .stateChanged(let peer, let state):
                 emit(["event": "state", "peer": peer.rawValue, "state": state.rawValue])
-            case .received(let bytes, let peer):
+            case .received(let bytes, let peer, _):
                 switch bytes.first {
                 case UInt8(ascii: "P"):
                     try? await session.send(bytes, to: [peer])

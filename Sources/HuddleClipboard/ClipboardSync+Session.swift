@@ -18,7 +18,7 @@ extension ClipboardSync {
             return
         case .connectionRequest(let request):
             emit.yield(.connectionRequest(request))
-        case .received(let bytes, let peer):
+        case .received(let bytes, let peer, _):
             await received(bytes, from: peer)
         case .transferOffered(let transfer):
             await offered(transfer)

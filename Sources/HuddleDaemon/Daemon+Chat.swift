@@ -11,7 +11,7 @@ extension Daemon {
     func followChat() async {
         for await event in chatEvents {
             switch event {
-            case .received(let bytes, let peer):
+            case .received(let bytes, let peer, _):
                 let name = await session.displayName(for: peer) ?? peer.rawValue
                 let text = DisplayText.sanitized(bytes: bytes, limit: 4096)
                 keep(HistoryEntry(at: Date(), kind: .text, protocol: "huddle", from: name, text: text))

@@ -1,7 +1,7 @@
 /// Limits and deadlines of the handshake, with the defaults of `docs/security.md` §4.9.
 public struct PeerHandshakeConfiguration: Hashable, Sendable {
     /// The protocol versions this side speaks.
-    public var versions: ClosedRange<UInt8> = 2...2
+    public var versions: ClosedRange<UInt8> = 2...3
     /// Time to receive the peer's HELLO and, for the responder, the CONNECT_REQUEST after it.
     public var helloTimeout: Duration = .seconds(5)
     /// Time for the users to decide a request from a pinned peer.

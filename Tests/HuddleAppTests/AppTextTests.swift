@@ -67,7 +67,7 @@ struct AppTextTests {
         let notice = try #require(PeerSessionEvent.peerError(nil, PeerSessionError.stopped).notice)
         #expect(notice.line == "! \(PeerSessionError.stopped)")
         #expect(notice.record == .error(PeerSessionError.stopped, peer: nil))
-        #expect(PeerSessionEvent.received([1], from: PeerID(rawValue: "b")).notice == nil)
+        #expect(PeerSessionEvent.received([1], from: PeerID(rawValue: "b"), .reliable).notice == nil)
     }
 
     @Test("service types found and lost: a line without .local, a record, and only a find counts")

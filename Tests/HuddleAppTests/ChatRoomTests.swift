@@ -37,11 +37,11 @@ struct ChatRoomTests {
             #expect(await ada.handle(.say("hello Bob")))
             let bytes = try #require(
                 await pair.second.wait { event -> [UInt8]? in
-                    if case .received(let bytes, _) = event { return bytes }
+                    if case .received(let bytes, _, _) = event { return bytes }
                     return nil
                 }
             )
-            await bob.handle(.received(bytes, from: pair.firstID))
+            await bob.handle(.received(bytes, from: pair.firstID, .reliable))
             #expect(heard.withLockedValue { $0 } == ["Ada: hello Bob"])
             heard.withLockedValue { $0 = [] }
             #expect(await bob.handle(.listPeers))

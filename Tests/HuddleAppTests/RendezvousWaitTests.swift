@@ -38,7 +38,7 @@ struct RendezvousWaitTests {
         let finds = EventBroadcast<ForeignPeer>()
         let changes = session.subscribe()
         let found = finds.subscribe()
-        session.yield(.received([1, 2, 3], from: PeerID(rawValue: "bob")))
+        session.yield(.received([1, 2, 3], from: PeerID(rawValue: "bob"), .reliable))
         let ended = try await Rendezvous.waitForChange(changes, orFind: found, until: .now + .milliseconds(300))
         #expect(!ended, "the deadline, not the message, ended the wait")
     }

@@ -10,9 +10,12 @@ public final class ManualSessionClock: Sendable {
         carrier = ManualSessionClockCarrier(base: .now, manual: ManualClock())
     }
 
-    /// Makes a session read this clock.
+    /// Makes a session read this clock. Its links send no PINGs of their own
+    /// (``PeerSessionConfiguration/linkPingInterval``): their timer would be one more sleeper on the clock, which
+    /// tests count.
     public func configure(_ configuration: inout PeerSessionConfiguration) {
         configuration.clock = carrier
+        configuration.linkPingInterval = nil
     }
 
     public var now: ContinuousClock.Instant { carrier.now }

@@ -61,7 +61,7 @@ public final class SessionProbe: Sendable {
 
     public func message(from peer: PeerID) async -> String? {
         await wait {
-            if case .received(let bytes, peer) = $0 { return String(decoding: bytes, as: UTF8.self) }
+            if case .received(let bytes, peer, _) = $0 { return String(decoding: bytes, as: UTF8.self) }
             return nil
         }
     }
@@ -69,14 +69,14 @@ public final class SessionProbe: Sendable {
     /// Waits for a message from `peer` with exactly this text.
     public func message(from peer: PeerID, equalTo text: String) async -> Bool {
         await wait {
-            if case .received(let bytes, peer) = $0, bytes == Array(text.utf8) { return true }
+            if case .received(let bytes, peer, _) = $0, bytes == Array(text.utf8) { return true }
             return nil
         } ?? false
     }
 
     public func messages(from peer: PeerID) -> [[UInt8]] {
         events.compactMap {
-            if case .received(let bytes, peer) = $0 { return bytes }
+            if case .received(let bytes, peer, _) = $0 { return bytes }
             return nil
         }
     }

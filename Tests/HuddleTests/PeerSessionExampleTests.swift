@@ -26,7 +26,7 @@ struct PeerSessionExampleTests {
                         case .connectionRequest(let request): await session.accept(request)
                         case .stateChanged(let peer, .connected):
                             try await session.send(Array("hello from \(session.displayName)".utf8), to: [peer])
-                        case .received(let bytes, _): return String(decoding: bytes, as: UTF8.self)
+                        case .received(let bytes, _, _): return String(decoding: bytes, as: UTF8.self)
                         default: break
                         }
                     }

@@ -39,7 +39,7 @@ struct PeerSessionTests {
             try await bob.session.send(Array("hello Ada".utf8), to: [adaID])
             #expect(await ada.message(from: bobID) == "hello Ada")
             _ = await bob.wait { event in
-                if case .received(let bytes, adaID) = event, bytes == Array("m99".utf8) { return true }
+                if case .received(let bytes, adaID, _) = event, bytes == Array("m99".utf8) { return true }
                 return nil
             }
             #expect(bob.messages(from: adaID).map { String(decoding: $0, as: UTF8.self) } == (0..<100).map { "m\($0)" })

@@ -24,7 +24,7 @@ struct SlowPeerTests {
                     await withCheckedContinuation { c in gate.withLock { $0 = c } }
                 }
                 for await event in session.events {
-                    if case .received(let bytes, _) = event { received.record(bytes) }
+                    if case .received(let bytes, _, _) = event { received.record(bytes) }
                 }
             }
         }
@@ -98,7 +98,7 @@ struct SlowPeerTests {
                 }
             )
             _ = await bob.wait { event -> Bool? in
-                if case .received(let bytes, adaID) = event, bytes.count == 3 * 1024 * 1024 + 3 { return true }
+                if case .received(let bytes, adaID, _) = event, bytes.count == 3 * 1024 * 1024 + 3 { return true }
                 return nil
             }
             let atBob = bob.messages(from: adaID)

@@ -20,7 +20,10 @@ struct UnreliableMessageTests {
         let taken = try #require(holder.localAddress?.port)
         try await withTestScope { scope in
             var given = [taken, 0]
-            let (ada, bob, bobID, adaID) = try await scope.connectedPair { $0.listenPort = given.removeFirst() }
+            let (ada, bob, bobID, adaID) = try await scope.connectedPair {
+                $0.listenPort = given.removeFirst()
+                $0.linkPingInterval = nil  // only the test's datagrams, to count them
+            }
             #expect(await ada.session.listeningPort == taken)
             let (adaUDP, bobUDP) = (ada.session.datagramPort, bob.session.datagramPort)
             #expect(adaUDP != nil && adaUDP != taken)
@@ -35,7 +38,7 @@ struct UnreliableMessageTests {
             }
             // Up to 15 s: a loaded machine can hold the events back for seconds (the datagrams may still be lost).
             _ = await bob.wait(seconds: 15) { event -> Bool? in
-                if case .received(let bytes, adaID) = event, bytes == Array("d199".utf8) { return true }
+                if case .received(let bytes, adaID, _) = event, bytes == Array("d199".utf8) { return true }
                 return nil
             }
             let received = bob.messages(from: adaID).map { String(decoding: $0, as: UTF8.self) }
@@ -52,7 +55,36 @@ struct UnreliableMessageTests {
             // the budget never went negative (it used to, by every datagram byte).
             #expect(bob.session.undeliveredBytes == 0)
             #expect(bob.session.droppedDatagramsOverBudget == 0)
+            try await Self.versionThreeOverUDP(from: ada, to: bobID, at: bob, from: adaID)
         }
+    }
+
+    /// Protocol version 3 on real UDP: a 20,000-byte message on channel 6, in 17 fragments, arrives whole and
+    /// says how it came, and a PING is answered (each sent again, up to 10 times, as a datagram may be lost).
+    static func versionThreeOverUDP(
+        from ada: SessionProbe,
+        to bobID: PeerID,
+        at bob: SessionProbe,
+        from adaID: PeerID
+    ) async throws {
+        let large = (0..<20_000).map { UInt8(truncatingIfNeeded: $0 &* 31) }
+        var whole: PeerDelivery?
+        for _ in 0..<10 where whole == nil {
+            try await ada.session.send(large, to: [bobID], mode: .unreliable, channel: 6)
+            whole = await bob.wait(seconds: 1) { event -> PeerDelivery? in
+                if case .received(let bytes, adaID, let delivery) = event, bytes == large { return delivery }
+                return nil
+            }
+        }
+        #expect(whole == PeerDelivery(.unreliable, channel: 6))
+        var roundTrip: Duration?
+        for _ in 0..<10 where roundTrip == nil {
+            roundTrip = try await ada.session.ping(bobID, size: 1200, timeout: .seconds(1))
+        }
+        #expect(roundTrip.map { $0 > .zero && $0 < .seconds(1) } == true)
+        let statistics = try #require(await ada.session.linkStatistics(for: bobID))
+        #expect(statistics.protocolVersion == 3 && statistics.datagramPath == .udp)
+        #expect(statistics.smoothedRoundTrip != nil && statistics.datagramsSent >= 200 + 17 + 1)
     }
 
     /// Sends `ready-1`, `ready-2`, … from `sender` until `receiver` has one (at most 30, each awaited for up to a
@@ -66,7 +98,7 @@ struct UnreliableMessageTests {
         for attempt in 1...30 {
             try await sender.session.send(Array("ready-\(attempt)".utf8), to: [peer], mode: .unreliable)
             let arrived = await receiver.wait(seconds: 1) { event -> Bool? in
-                if case .received(let bytes, senderID) = event, bytes.starts(with: Array("ready-".utf8)) {
+                if case .received(let bytes, senderID, _) = event, bytes.starts(with: Array("ready-".utf8)) {
                     return true
                 }
                 return nil

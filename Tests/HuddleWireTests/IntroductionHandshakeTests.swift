@@ -14,7 +14,7 @@ struct IntroductionHandshakeTests {
         )
         pair.run()
         #expect(pair.wireNames == ["I:HELLO", "R:HELLO"])
-        #expect(pair.initiatorEvents == [.introduced(HandshakePair.hello("Bob", versions: 1...3), version: 2)])
+        #expect(pair.initiatorEvents == [.introduced(HandshakePair.hello("Bob", versions: 1...3), version: 3)])
         #expect(pair.initiator.isClosed)
         #expect(pair.runsAsked.isEmpty)
         #expect(pair.prompts(.initiator).isEmpty && pair.prompts(.responder).isEmpty)

@@ -178,13 +178,13 @@ struct PeerHandshakeTests {
         var pair = HandshakePair(responderHello: HandshakePair.hello("Bob", type: "_other._tcp"))
         pair.run()
         #expect(pair.failure(.initiator) == .sessionMismatch(ours: "_chat._tcp", theirs: "_other._tcp"))
-        var versions = HandshakePair(responderHello: HandshakePair.hello("Bob", versions: 3...4))
+        var versions = HandshakePair(responderHello: HandshakePair.hello("Bob", versions: 4...5))
         versions.run()
-        #expect(versions.failure(.initiator) == .protocolMismatch(ours: 2...2, theirs: 3...4))
+        #expect(versions.failure(.initiator) == .protocolMismatch(ours: 2...3, theirs: 4...5))
         // Version 1 had no pairing budget and no peer binding: such a peer is refused, and told.
         var old = HandshakePair(initiatorHello: HandshakePair.hello("Ada", versions: 1...1))
         old.run()
-        #expect(old.failure(.responder) == .protocolMismatch(ours: 2...2, theirs: 1...1))
+        #expect(old.failure(.responder) == .protocolMismatch(ours: 2...3, theirs: 1...1))
         #expect(
             PeerWireError.protocolMismatch(ours: 2...2, theirs: 1...1).description
                 == "the peer speaks Huddle protocol 1, this side 2: update the older side"

@@ -7,4 +7,7 @@ struct DatagramLink {
     var opener: DatagramOpener
     /// The peer's UDP address; moved only by a packet that authenticates.
     var remote: SocketAddress
+    /// From protocol version 3 on, what the sealed payloads carry (channels, fragments, pings); nil on a link of
+    /// version 2, whose payloads are the application's bytes.
+    var realtime: RealtimeLink?
 }

@@ -36,6 +36,19 @@ struct DatagramLinks {
     /// What connection `id`'s link counted (delivered, replays, forgeries, …).
     func counters(on id: ConnectionID) -> DatagramCounters? { links[id]?.opener.counters }
 
+    /// The real-time rules and figures of connection `id`'s link, from version 3 on.
+    func realtime(on id: ConnectionID) -> RealtimeLink? { links[id]?.realtime }
+
+    /// Runs `body` on connection `id`'s real-time rules; nil when the link has none (version 2, or no link).
+    mutating func withRealtime<T>(on id: ConnectionID, _ body: (inout RealtimeLink) throws -> T) rethrows -> T? {
+        guard var realtime = links[id]?.realtime else { return nil }
+        defer { links[id]?.realtime = realtime }
+        return try body(&realtime)
+    }
+
+    /// Whether connection `id` has a link.
+    func hasLink(on id: ConnectionID) -> Bool { links[id] != nil }
+
     /// The connection ID connection `id` receives under, while its link still receives.
     func receivingConnectionID(on id: ConnectionID) -> DatagramConnectionID? {
         guard let cid = links[id]?.opener.connectionID, routes[cid] == id else { return nil }

@@ -17,12 +17,20 @@ actor SessionDatagrams {
     nonisolated let logger: Logger
     nonisolated let authenticationFailureLimit: UInt64
     nonisolated let executorOwner: any Actor
-    let startInstant = ContinuousClock.now
+    /// The session's clock (``PeerSessionConfiguration/clock``): the real-time rules, the PINGs and their
+    /// timeouts reckon in it, so tests move it by hand.
+    nonisolated let clock: any SessionClock
+    let startInstant: ContinuousClock.Instant
     var channel: (any Channel)?
     /// Each connection's datagram keys and the routes of received packets to them.
     var links = DatagramLinks()
     /// The peer on each connection with a link.
     var peers: [ConnectionID: PeerID] = [:]
+    /// Who waits for the PONG of which PING (``ping(_:on:size:timeout:)``).
+    var pingWaiters: [PingKey: CheckedContinuation<Duration?, Never>] = [:]
+    /// Sends a PING on every link of version 3 now and then, for its statistics.
+    var pinger: Task<Void, Never>?
+    nonisolated let linkPingInterval: Duration?
 
     /// Runs on `executorOwner`'s executor.
     init(
@@ -35,13 +43,16 @@ actor SessionDatagrams {
         self.broadcast = broadcast
         self.logger = configuration.logger
         self.authenticationFailureLimit = configuration.datagramAuthenticationFailureLimit
+        self.linkPingInterval = configuration.linkPingInterval
+        self.clock = configuration.clock
+        self.startInstant = configuration.clock.now
         self.executorOwner = executorOwner
     }
 
     nonisolated var unownedExecutor: UnownedSerialExecutor { executorOwner.unownedExecutor }
 
     /// Time on a monotonic clock since the session started, as the datagram layer measures it.
-    var now: Duration { startInstant.duration(to: .now) }
+    var now: Duration { startInstant.duration(to: clock.now) }
 
     /// Binds the socket through `transport` on `port`, the number of the session's TCP port (`docs/wire-protocol.md`
     /// §8, "The datagram port"), or on any free port when that one is taken for UDP; what arrives goes to
@@ -64,9 +75,14 @@ actor SessionDatagrams {
         }
         self.channel = channel
         self.port.store(channel.localAddress?.port ?? 0, ordering: .relaxed)
+        startPinging()
     }
 
     func close() async {
+        pinger?.cancel()
+        pinger = nil
+        for waiter in pingWaiters.values { waiter.resume(returning: nil) }
+        pingWaiters = [:]
         try? await channel?.close()
         channel = nil
     }
@@ -104,7 +120,8 @@ actor SessionDatagrams {
         let link = DatagramLink(
             sealer: DatagramSealer(keys: keys, now: now),
             opener: DatagramOpener(keys: keys, authenticationFailureLimit: authenticationFailureLimit),
-            remote: remote
+            remote: remote,
+            realtime: outcome.version >= 3 ? RealtimeLink() : nil
         )
         links.add(link, on: id)
         peers[id] = peer
@@ -117,6 +134,9 @@ actor SessionDatagrams {
     /// Connection `id` ended: its link and its route go.
     func forget(_ id: ConnectionID) {
         peers[id] = nil
+        for key in pingWaiters.keys where key.connection == id {
+            pingWaiters.removeValue(forKey: key)?.resume(returning: nil)
+        }
         guard let cid = links.remove(on: id) else { return }
         filter.forget(cid)
     }
@@ -129,7 +149,8 @@ actor SessionDatagrams {
         return mapped
     }
 
-    func received(_ bytes: [UInt8], from source: SocketAddress) {
+    func received(_ bytes: [UInt8], from source: SocketAddress, at arrival: ContinuousClock.Instant? = nil) {
+        let now = startInstant.duration(to: arrival ?? clock.now)
         let opened = links.open(bytes, from: source, now: now, address: address)
         let id: ConnectionID
         switch opened {
@@ -139,11 +160,18 @@ actor SessionDatagrams {
         }
         guard let peer = peers[id] else { return }
         if case .delivered(let payload, _) = opened {
-            if let charge = flow.admitDatagram(payload.count) {
-                broadcast.yield(.received(payload, from: peer), holding: charge)
-            } else {
-                // Counted in droppedDatagramsOverBudget; debug only, as a flood would flood the log too.
-                logger.debug("dropped a datagram: the receive budget is full", metadata: ["peer": "\(peer)"])
+            switch links.withRealtime(on: id, { $0.received(payload, now: now) }) {
+            case nil: deliver(payload, from: peer, PeerDelivery(.unreliable))
+            case .deliver(let bytes, let channel, let sequenced)?:
+                deliver(
+                    bytes,
+                    from: peer,
+                    PeerDelivery(sequenced ? .unreliableSequenced : .unreliable, channel: channel)
+                )
+            case .answer(let pong)?: try? write([(peer, id, [pong])])
+            case .answered(let ping, let roundTrip)?:
+                pingWaiters.removeValue(forKey: PingKey(connection: id, ping: ping))?.resume(returning: roundTrip)
+            case .none?: break
             }
         }
         // Anyone on the path can send packets with this link's connection ID: the forgeries end the link's
@@ -155,17 +183,66 @@ actor SessionDatagrams {
         broadcast.yield(.peerError(peer, .datagramsStopped(peer, forgeries: forgeries)))
     }
 
-    /// Seals `bytes` for each connection and sends the packets; nothing goes unless every connection has a link.
-    /// - Throws: ``PeerSessionError/notConnected(_:)`` naming the peer without a link, wire errors of sealing,
-    ///   `.stopped` without a socket.
-    func send(_ bytes: [UInt8], on connections: [(peer: PeerID, connection: ConnectionID)]) throws {
-        var packets: [(SocketAddress, [UInt8])] = []
+    func deliver(_ bytes: [UInt8], from peer: PeerID, _ delivery: PeerDelivery) {
+        if let charge = flow.admitDatagram(bytes.count) {
+            broadcast.yield(.received(bytes, from: peer, delivery), holding: charge)
+        } else {
+            // Counted in droppedDatagramsOverBudget; debug only, as a flood would flood the log too.
+            logger.debug("dropped a datagram: the receive budget is full", metadata: ["peer": "\(peer)"])
+        }
+    }
+
+    /// Sends one unreliable message to each connection: as the payloads of ``RealtimeLink`` from version 3 on,
+    /// as the bytes themselves to a peer of version 2 (channel 0, unsequenced, one datagram only). Nothing goes
+    /// unless every connection can take it.
+    /// - Throws: ``PeerSessionError/notConnected(_:)`` naming the peer without a link,
+    ///   ``PeerSessionError/needsNewerPeer(_:version:)``, wire errors (too large, sealing), `.stopped`.
+    func send(
+        _ bytes: [UInt8],
+        _ delivery: PeerDelivery,
+        on connections: [(peer: PeerID, connection: ConnectionID)]
+    ) throws {
+        var batches: [(PeerID, ConnectionID, [[UInt8]])] = []
         for (peer, id) in connections {
+            guard links.hasLink(on: id) else { throw PeerSessionError.notConnected(peer) }
+            let sequenced = delivery.mode == .unreliableSequenced
+            let payloads: [[UInt8]]
             do {
-                guard let packet = try links.seal(bytes, for: id, now: now) else {
-                    throw PeerSessionError.notConnected(peer)
+                payloads =
+                    try links.withRealtime(on: id) {
+                        try $0.payloads(of: bytes, channel: delivery.channel, sequenced: sequenced)
+                    } ?? [bytes]
+            } catch let error as PeerWireError {
+                throw PeerSessionError.connection(.wire(error))
+            } catch {
+                throw PeerSessionError.notConnected(peer)
+            }
+            if links.realtime(on: id) == nil {
+                guard delivery == PeerDelivery(.unreliable) else {
+                    throw PeerSessionError.needsNewerPeer(peer, version: 2)
                 }
-                packets.append(packet)
+                guard bytes.count <= DatagramSealer.defaultMaximumPayloadByteCount else {
+                    let limit = DatagramSealer.defaultMaximumPayloadByteCount
+                    throw PeerSessionError.connection(.wire(.datagramTooLarge(limit: limit, size: bytes.count)))
+                }
+            }
+            batches.append((peer, id, payloads))
+        }
+        try write(batches)
+    }
+
+    /// Seals each connection's payloads and sends the packets; nothing goes unless every one sealed.
+    func write(_ batches: [(PeerID, ConnectionID, [[UInt8]])]) throws {
+        var packets: [(SocketAddress, [UInt8])] = []
+        for (peer, id, payloads) in batches {
+            do {
+                for payload in payloads {
+                    guard let packet = try links.seal(payload, for: id, now: now) else {
+                        throw PeerSessionError.notConnected(peer)
+                    }
+                    packets.append(packet)
+                }
+                links.withRealtime(on: id) { $0.sent(payloads.count, bytes: payloads.reduce(0) { $0 + $1.count }) }
             } catch let error as PeerWireError {
                 throw PeerSessionError.connection(.wire(error))
             } catch let error as PeerSessionError {

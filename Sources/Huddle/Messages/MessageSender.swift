@@ -1,4 +1,5 @@
 import HuddleTransport
+import HuddleWire
 import NIOCore
 
 /// Reliable messages on their way out: written straight to each peer's channel (``ReceiveFlow`` knows them), without
@@ -14,17 +15,24 @@ struct MessageSender: Sendable {
     ///
     /// - Throws: ``PeerSessionError`` for the first peer that failed (not connected, too large), before anything
     ///   is queued.
-    func send(_ bytes: [UInt8], to peers: [PeerID]) async throws {
+    /// From protocol version 3 on, each message starts with `header` (``ReliableMessageHeader``); a link of
+    /// version 2 carries channel 0's ordered messages only.
+    func send(_ bytes: [UInt8], to peers: [PeerID], header: ReliableMessageHeader) async throws {
         let limit = maximumMessageSize
         guard bytes.count <= limit else { throw PeerSessionError.messageTooLarge(limit: limit, size: bytes.count) }
-        let channels = try peers.map { peer in
-            guard let channel = flow.channel(for: peer) else { throw PeerSessionError.notConnected(peer) }
-            return (peer, channel)
+        let links = try peers.map { peer in
+            guard let (channel, version) = flow.link(to: peer) else { throw PeerSessionError.notConnected(peer) }
+            guard version >= 3 || header == ReliableMessageHeader(unordered: false, channel: 0) else {
+                throw PeerSessionError.needsNewerPeer(peer, version: version)
+            }
+            return (peer, channel, version)
         }
-        let buffer = ByteBuffer(bytes: bytes)
-        let message = PeerOutbound.message(buffer)
+        let plain = ByteBuffer(bytes: bytes)
+        let headed = links.contains { $0.2 >= 3 } ? ByteBuffer(bytes: header.encoded + bytes) : plain
         var waiting: [EventLoopFuture<Void>] = []
-        for (peer, channel) in channels {
+        for (peer, channel, version) in links {
+            let buffer = version >= 3 ? headed : plain
+            let message = PeerOutbound.message(buffer)
             let writable = channel.isWritable
             let written = channel.eventLoop.makePromise(of: Void.self)
             channel.writeAndFlush(message, promise: written)

@@ -53,6 +53,9 @@ final class ReceiveFlow: PeerReceiveGate {
 
     struct State {
         var channels: [PeerID: any Channel] = [:]
+        /// The protocol version of each peer's latest connection, kept after it ends (its unsent messages were
+        /// written for it).
+        var versions: [PeerID: UInt8] = [:]
         /// Messages and datagrams not yet taken by every subscriber.
         var messages: Tally
         /// Transfer data not yet written.
@@ -93,9 +96,18 @@ final class ReceiveFlow: PeerReceiveGate {
 
     func channel(for peer: PeerID) -> (any Channel)? { state.withLockedValue { $0.channels[peer] } }
 
-    func connected(_ peer: PeerID, channel: any Channel, device: DeviceID? = nil) {
+    /// The channel and protocol version of `peer`'s connection, while it is connected.
+    func link(to peer: PeerID) -> (channel: any Channel, version: UInt8)? {
+        state.withLockedValue { state in state.channels[peer].map { ($0, state.versions[peer] ?? 2) } }
+    }
+
+    /// The protocol version of `peer`'s latest connection (2 before any).
+    func version(of peer: PeerID) -> UInt8 { state.withLockedValue { $0.versions[peer] ?? 2 } }
+
+    func connected(_ peer: PeerID, channel: any Channel, device: DeviceID? = nil, version: UInt8 = 2) {
         state.withLockedValue { state in
             state.channels[peer] = channel
+            state.versions[peer] = version
             state.devices[ObjectIdentifier(channel)] = device
         }
     }

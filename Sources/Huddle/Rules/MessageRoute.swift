@@ -1,4 +1,6 @@
+import HuddleWire
 import NIOConcurrencyHelpers
+import NIOCore
 
 /// How one connection's messages reach the events: through the session's inbox until the session has tied the
 /// connection to its peer, then straight from the event loop — but only once every message already in the inbox
@@ -10,6 +12,7 @@ final class MessageRoute: Sendable {
         var delivery: DeliveryCounter?
         var inInbox = 0
         var next: UInt64 = 0
+        var version: UInt8 = 2
     }
 
     enum Arrival {
@@ -37,6 +40,17 @@ final class MessageRoute: Sendable {
             state.inInbox += 1
             return .inbox(sequence)
         }
+    }
+
+    /// The handshake agreed on protocol `version` (before any message arrives).
+    func speaks(_ version: UInt8) { state.withLockedValue { $0.version = version } }
+
+    /// How a message came, read off its front from version 3 on (``ReliableMessageHeader``); nil when its header
+    /// is malformed.
+    func delivery(reading buffer: inout ByteBuffer) -> PeerDelivery? {
+        guard state.withLockedValue({ $0.version }) >= 3 else { return .reliable }
+        guard let header = ReliableMessageHeader(readingFrom: &buffer) else { return nil }
+        return PeerDelivery(header.unordered ? .reliableUnordered : .reliableOrdered, channel: header.channel)
     }
 
     /// A message that went through the inbox was handed on.

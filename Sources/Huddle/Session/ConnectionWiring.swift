@@ -105,15 +105,22 @@ final class ConnectionWiring: Sendable {
                 switch event {
                 case .resumed(let sequence):
                     route.resume(at: sequence)
-                case .message(let buffer):
+                case .message(var buffer):
                     // The gate counted the message in; from here its charge goes with it (``ReceiveFlow``).
                     let charge = flow.charge(message: buffer.readableBytes)
-                    switch route.arrived() {
+                    let arrival = route.arrived()
+                    let delivery = route.delivery(reading: &buffer)
+                    switch arrival {
                     case .direct(let peer):
-                        events.yield(.received(Array(buffer.readableBytesView), from: peer), holding: charge)
+                        guard let delivery else { break }  // a malformed header: dropped, with its charge
+                        events.yield(.received(Array(buffer.readableBytesView), from: peer, delivery), holding: charge)
                     case .duplicate: break  // dropped, and with it its charge
-                    case .inbox(let sequence): inbox.yield(.message(connection, buffer, sequence: sequence, charge))
+                    case .inbox(let sequence):
+                        inbox.yield(.message(connection, buffer, delivery, sequence: sequence, charge))
                     }
+                case .connected(let outcome):
+                    route.speaks(outcome.version)
+                    inbox.yield(.connection(connection, event))
                 case .resource(let buffer):
                     inbox.yield(.resource(connection, buffer, flow.charge(resource: buffer.readableBytes)))
                 default:

@@ -114,20 +114,32 @@ extension PeerSession {
     /// connection is lost and the peer comes back within ``PeerSessionConfiguration/redeliveryWindow`` — or is
     /// reported in ``PeerSessionEvent/undelivered(_:to:)``.
     ///
-    /// - Throws: ``PeerSessionError`` for the first peer that failed (not connected, too large), before anything
-    ///   is queued.
-    public nonisolated func send(_ bytes: [UInt8], to peers: [PeerID], mode: PeerSendMode = .reliable) async throws {
-        if mode == .unreliable { return try await sendDatagram(bytes, to: peers) }
+    /// Each message goes on `channel` (0 to 255) in `mode`; the receiver's ``PeerSessionEvent/received(_:from:_:)``
+    /// says both. Unreliable messages up to ``maximumUnreliableMessage`` bytes are cut into datagrams and rebuilt
+    /// whole or not at all (`docs/realtime.md`).
+    ///
+    /// - Throws: ``PeerSessionError`` for the first peer that failed (not connected, too large, a peer of protocol
+    ///   version 2 asked for more than channel 0's ordered or plain unreliable messages), before anything is
+    ///   queued.
+    public nonisolated func send(
+        _ bytes: [UInt8],
+        to peers: [PeerID],
+        mode: PeerSendMode = .reliable,
+        channel: UInt8 = 0
+    ) async throws {
+        guard mode.isReliable else {
+            return try await sendDatagram(bytes, PeerDelivery(mode, channel: channel), to: peers)
+        }
         try await MessageSender(
             flow: flow,
             inbox: inbox,
             maximumMessageSize: configuration.connection.maximumMessageSize
-        ).send(bytes, to: peers)
+        ).send(bytes, to: peers, header: ReliableMessageHeader(unordered: mode == .reliableUnordered, channel: channel))
     }
 
     /// Sends to every connected peer.
-    public func sendToAllPeers(_ bytes: [UInt8], mode: PeerSendMode = .reliable) async throws {
-        try await send(bytes, to: peers(in: .connected), mode: mode)
+    public func sendToAllPeers(_ bytes: [UInt8], mode: PeerSendMode = .reliable, channel: UInt8 = 0) async throws {
+        try await send(bytes, to: peers(in: .connected), mode: mode, channel: channel)
     }
 
     /// Says goodbye to `peer` and closes the connection.

@@ -48,7 +48,8 @@ extension PeerSession {
             if case .connectDeadline(let dial, _) = timer { connectDeadlines[dial] = task }
         case .openFlow(let peer, let id):
             if let channel = io[id]?.channel {
-                flow.connected(peer, channel: channel, device: machine.info(for: peer)?.deviceID)
+                let version = io[id]?.version ?? 2
+                flow.connected(peer, channel: channel, device: machine.info(for: peer)?.deviceID, version: version)
             }
         case .closeFlow(let peer, let id):
             flow.disconnected(peer, channel: io[id]?.channel)

@@ -4,8 +4,12 @@ import NIOCore
 import Synchronization
 
 extension PeerSession {
-    /// The largest payload of an unreliable message.
+    /// The largest unreliable message that goes as one datagram, on a link of protocol version 2 the largest of
+    /// all.
     public nonisolated var maximumDatagramPayload: Int { DatagramSealer.defaultMaximumPayloadByteCount }
+
+    /// The largest unreliable message from protocol version 3 on: 64 KiB, sent as fragments.
+    public nonisolated var maximumUnreliableMessage: Int { RealtimeLink.maximumMessageBytes }
 
     /// The TCP port the session listens on; nil before it starts and in client mode.
     public var listeningPort: Int? { listener?.localAddress?.port }
@@ -40,6 +44,7 @@ extension PeerSession {
         role: PeerRole,
         outcome: PeerHandshake.Outcome
     ) {
+        io[id]?.version = outcome.version
         let (own, remote) = (identity.fingerprint, io[id]?.remote)
         datagrams.assumeIsolated {
             $0.start(
@@ -60,16 +65,11 @@ extension PeerSession {
         return datagrams.assumeIsolated { $0.links.receivingConnectionID(on: id) }
     }
 
-    func sendDatagram(_ bytes: [UInt8], to peers: [PeerID]) throws {
-        guard bytes.count <= maximumDatagramPayload else {
-            throw PeerSessionError.connection(
-                .wire(.datagramTooLarge(limit: maximumDatagramPayload, size: bytes.count))
-            )
-        }
+    func sendDatagram(_ bytes: [UInt8], _ delivery: PeerDelivery, to peers: [PeerID]) throws {
         let connections = try peers.map { peer in
             guard let id = machine.connection(of: peer) else { throw PeerSessionError.notConnected(peer) }
             return (peer: peer, connection: id)
         }
-        try datagrams.assumeIsolated { try $0.send(bytes, on: connections) }
+        try datagrams.assumeIsolated { try $0.send(bytes, delivery, on: connections) }
     }
 }

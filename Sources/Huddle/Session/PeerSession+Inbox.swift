@@ -16,8 +16,8 @@ extension PeerSession {
             connectionClosed(id, error: error)
         case .connection(let id, let event):
             handle(event, on: id)
-        case .message(let id, let buffer, let sequence, let charge):
-            receivedMessage(buffer, sequence: sequence, on: id, charge: charge)
+        case .message(let id, let buffer, let delivery, let sequence, let charge):
+            receivedMessage(buffer, delivery, sequence: sequence, on: id, charge: charge)
         case .resource(let id, let buffer, let charge):
             receivedResource(buffer, on: id, charge: charge)
         case .unsent(let buffer, let peer, let channel):
@@ -27,8 +27,8 @@ extension PeerSession {
             apply(.found(advert))
         case .directory(.lost(let peer)):
             apply(.lost(peer))
-        case .datagram(let bytes, let source):
-            await datagrams.received(bytes, from: source)
+        case .datagram(let bytes, let source, let arrival):
+            await datagrams.received(bytes, from: source, at: arrival)
         }
     }
 
@@ -66,10 +66,16 @@ extension PeerSession {
     }
 
     /// A message dropped here counts out of the receive budget with its `charge`.
-    func receivedMessage(_ buffer: ByteBuffer, sequence: UInt64, on id: ConnectionID, charge: ReceiveCharge) {
+    func receivedMessage(
+        _ buffer: ByteBuffer,
+        _ delivery: PeerDelivery?,
+        sequence: UInt64,
+        on id: ConnectionID,
+        charge: ReceiveCharge
+    ) {
         guard let route = io[id]?.route, machine.hasConnection(id) else { return }
         defer { route.leftInbox() }
-        guard let peer = machine.deliverable(sequence, on: id) else { return }
-        broadcast.yield(.received(Array(buffer.readableBytesView), from: peer), holding: charge)
+        guard let peer = machine.deliverable(sequence, on: id), let delivery else { return }
+        broadcast.yield(.received(Array(buffer.readableBytesView), from: peer, delivery), holding: charge)
     }
 }

@@ -10,9 +10,12 @@ extension PeerSession {
         case dialed(ConnectionID, Result<any Channel, PeerSessionError>)
         case connection(ConnectionID, PeerConnectionEvent)
         case directory(PeerDirectoryEvent)
-        case datagram([UInt8], SocketAddress)
-        /// A reliable message that could not go straight to the events, with its sequence number.
-        case message(ConnectionID, ByteBuffer, sequence: UInt64, ReceiveCharge)
+        /// A datagram, with when the socket read it: the real-time rules reckon in arrivals, so a session slow to
+        /// get to its inbox does not time out a message whose fragments came together.
+        case datagram([UInt8], SocketAddress, at: ContinuousClock.Instant)
+        /// A reliable message that could not go straight to the events, with how it came (nil: a malformed
+        /// header) and its sequence number.
+        case message(ConnectionID, ByteBuffer, PeerDelivery?, sequence: UInt64, ReceiveCharge)
         /// A message of the resource stream (transfers).
         case resource(ConnectionID, ByteBuffer, ReceiveCharge)
         /// A reliable message whose write the connection refused (it had just failed).
@@ -29,5 +32,7 @@ extension PeerSession {
         let remote: SocketAddress?
         /// How this connection's messages reach ``PeerSession/events``.
         let route: MessageRoute
+        /// The protocol version the handshake agreed on; 2 until it is done.
+        var version: UInt8 = 2
     }
 }

@@ -20,7 +20,7 @@ import Synchronization
 /// for await event in session.events {
 ///     switch event {
 ///     case .connectionRequest(let request): await session.accept(request)   // after the user compared the code
-///     case .received(let bytes, let peer): print(peer, String(decoding: bytes, as: UTF8.self))
+///     case .received(let bytes, let peer, _): print(peer, String(decoding: bytes, as: UTF8.self))
 ///     default: break
 ///     }
 /// }
@@ -261,7 +261,7 @@ public actor PeerSession {
             port: port,
             group: group,
             transport: configuration.transport
-        ) { [inbox] bytes, source in inbox.yield(.datagram(bytes, source)) }
+        ) { [inbox, clock] bytes, source in inbox.yield(.datagram(bytes, source, at: clock.now)) }
     }
 
     /// Runs `work` in the background until it ends or the session stops.

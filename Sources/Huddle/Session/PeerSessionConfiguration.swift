@@ -81,6 +81,9 @@ public struct PeerSessionConfiguration: Sendable {
     /// task preferring ``EventLoopTaskExecutor`` on that loop: messages are then handled and answered on the
     /// connection's thread, without a hand-off each way.
     public var eventLoopGroup: any EventLoopGroup = PeerChannels.defaultEventLoopGroup
+    /// How often the session sends a PING on each link of protocol version 3 for its round trip and loss
+    /// (``PeerSession/linkStatistics(for:)``): a 13-byte payload each second by default; nil sends none.
+    public var linkPingInterval: Duration? = .seconds(1)
     /// Forged datagrams a link takes before it stops receiving (``DatagramOpener/defaultAuthenticationFailureLimit``);
     /// tests lower it.
     var datagramAuthenticationFailureLimit = DatagramOpener.defaultAuthenticationFailureLimit

@@ -58,6 +58,9 @@ public struct PeerSessionError: Error, Hashable, Sendable, CustomStringConvertib
         /// This many datagrams claiming to be the peer's failed authentication: datagrams from it are no longer
         /// taken on this connection (reliable messages and transfers go on).
         case datagramsStopped(PeerID, forgeries: UInt64)
+        /// The peer speaks protocol `version`, which has no channels other than 0, no unordered or sequenced
+        /// modes and no unreliable messages over one datagram (`docs/realtime.md`, "Older peers").
+        case needsNewerPeer(PeerID, version: UInt8)
         /// Taking the offer into memory would put the bytes held for all in-memory transfers together past
         /// ``TransferConfiguration/maximumInMemoryBytes``: `reserved` are held already. The offer stays open.
         case inMemoryBudgetExhausted(budget: UInt64, reserved: UInt64, size: UInt64)
@@ -91,6 +94,8 @@ public struct PeerSessionError: Error, Hashable, Sendable, CustomStringConvertib
         case .transferTooLarge(let limit, let size): "\(size) bytes is over the in-memory limit of \(limit)"
         case .connection(.wire(.pairingRejected(reason: let reason))): "the connection was refused (\(reason))"
         case .connection(let error): "\(error)"
+        case .needsNewerPeer(let peer, let version):
+            "peer \(peer) speaks protocol \(version), which has only channel 0 and messages of one datagram: update it"
         case .datagramsStopped(let peer, let forgeries):
             "\(forgeries) forged datagrams claimed to come from \(peer): its datagrams are no longer taken on this connection"
         case .lookalikeName(let claimed, let shown):
@@ -129,6 +134,7 @@ extension PeerSessionError {
         case .lookalikeName: .lookalikeName
         case .lookalikeLink: .lookalikeLink
         case .datagramsStopped: .datagramsStopped
+        case .needsNewerPeer: .needsNewerPeer
         case .inMemoryBudgetExhausted: .inMemoryBudgetExhausted
         case .tooManyTransfers: .tooManyTransfers
         case .wideArea: .wideArea
@@ -140,7 +146,8 @@ extension PeerSessionError {
     public var peer: PeerID? {
         switch storage {
         case .unknownPeer(let peer), .notConnected(let peer), .connectTimedOut(let peer),
-            .instanceClaimed(let peer, _), .datagramsStopped(let peer, _), .lookalikeLink(let peer, _):
+            .instanceClaimed(let peer, _), .datagramsStopped(let peer, _), .lookalikeLink(let peer, _),
+            .needsNewerPeer(let peer, _):
             peer
         default: nil
         }
@@ -217,6 +224,9 @@ extension PeerSessionError {
     public static func datagramsStopped(_ peer: PeerID, forgeries: UInt64) -> Self {
         .init(.datagramsStopped(peer, forgeries: forgeries))
     }
+    public static func needsNewerPeer(_ peer: PeerID, version: UInt8) -> Self {
+        .init(.needsNewerPeer(peer, version: version))
+    }
     public static func inMemoryBudgetExhausted(budget: UInt64, reserved: UInt64, size: UInt64) -> Self {
         .init(.inMemoryBudgetExhausted(budget: budget, reserved: reserved, size: size))
     }
@@ -255,6 +265,7 @@ extension ErrorCode where Domain == PeerSessionError {
     public static let lookalikeName = Self("lookalikeName")
     public static let lookalikeLink = Self("lookalikeLink")
     public static let datagramsStopped = Self("datagramsStopped")
+    public static let needsNewerPeer = Self("needsNewerPeer")
     public static let inMemoryBudgetExhausted = Self("inMemoryBudgetExhausted")
     public static let tooManyTransfers = Self("tooManyTransfers")
     public static let wideArea = Self("wideArea")

@@ -12,8 +12,10 @@ public enum PeerSessionEvent: Sendable {
     case connectionRequest(PeerConnectionRequest)
     /// A request ended before it was answered (the other side gave up, denied, or timed out).
     case connectionRequestEnded(PeerConnectionRequest.ID, PeerSessionError)
-    /// A reliable message arrived.
-    case received([UInt8], from: PeerID)
+    /// A message arrived, and how: its mode and channel (``PeerDelivery``). Reliable messages come in the order
+    /// sent; unreliable ones as they arrive (a sequenced update only when newer than the last delivered on its
+    /// channel).
+    case received([UInt8], from: PeerID, PeerDelivery)
     /// Reliable messages, in the order sent, that `peer` did not confirm and that will not be sent again: the
     /// connection was lost and the peer did not come back within
     /// ``PeerSessionConfiguration/redeliveryWindow``, the peer said goodbye before reading them, or the session

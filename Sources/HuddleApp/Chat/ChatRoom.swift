@@ -63,7 +63,7 @@ public actor ChatRoom {
         case .stateChanged(let peer, .unavailable):
             seen.remove(peer)
             say("* \(await name(peer)) is gone")
-        case .received(let bytes, let peer):
+        case .received(let bytes, let peer, _):
             say("\(await name(peer)): \(DisplayText.sanitized(bytes: bytes, limit: 4096))")
         case .undelivered(let messages, let peer):
             let lines = messages.count == 1 ? "1 line" : "\(messages.count) lines"

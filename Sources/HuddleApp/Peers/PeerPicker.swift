@@ -82,8 +82,30 @@ public actor PeerPicker {
         }
     }
 
-    public func followEvents() async {
-        for await event in session.events { await handle(event) }
+    /// Shows the session's events until they end; with `json`, also each connected peer's link figures every
+    /// `linkInterval` (a `link` record, ``LinkRecord``).
+    public func followEvents(linkInterval: Duration = .seconds(2)) async {
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { [session] in
+                for await event in session.events { await self.handle(event) }
+            }
+            if json {
+                group.addTask { await self.reportLinks(every: linkInterval) }
+            }
+            _ = await group.next()
+            group.cancelAll()
+        }
+    }
+
+    /// A `link` record of each connected peer, every `interval`, until cancelled.
+    func reportLinks(every interval: Duration) async {
+        while !Task.isCancelled {
+            try? await Task.sleep(for: interval)
+            for peer in await session.peers(in: .connected) {
+                guard let statistics = await session.linkStatistics(for: peer) else { continue }
+                screen.record(LinkRecord(statistics, of: peer))
+            }
+        }
     }
 
     public func readInput() async {

@@ -24,6 +24,40 @@ public struct PeerFoundRecord: Encodable, Sendable, Equatable {
     }
 }
 
+/// `link`: what a connected peer's link measured (``PeerLinkStatistics``); `rttMs`, `rttVarMs`, `lossOut` and
+/// `lossBack` are left out until the first PONG.
+public struct LinkRecord: Encodable, Sendable, Equatable {
+    public var event = "link"
+    public var peer: String
+    public var protocolVersion: Int
+    /// `udp`, `unconfirmed` (no PONG yet) or `none` (no datagrams on this link).
+    public var datagramPath: String
+    public var rttMs: Double?
+    public var rttVarMs: Double?
+    public var lossOut: Double?
+    public var lossBack: Double?
+    public var datagramsSent: UInt64
+    public var datagramsReceived: UInt64
+    public var bytesSent: UInt64
+    public var bytesReceived: UInt64
+    public var queuedBytes: Int
+
+    public init(_ statistics: PeerLinkStatistics, of peer: PeerID) {
+        func milliseconds(_ duration: Duration?) -> Double? {
+            duration.map { (Double($0.components.seconds) * 1e3 + Double($0.components.attoseconds) / 1e15) }
+        }
+        self.peer = peer.rawValue
+        self.protocolVersion = Int(statistics.protocolVersion)
+        self.datagramPath = statistics.datagramPath.rawValue
+        self.rttMs = milliseconds(statistics.smoothedRoundTrip)
+        self.rttVarMs = milliseconds(statistics.roundTripVariation)
+        (self.lossOut, self.lossBack) = (statistics.lossOut, statistics.lossBack)
+        (self.datagramsSent, self.datagramsReceived) = (statistics.datagramsSent, statistics.datagramsReceived)
+        (self.bytesSent, self.bytesReceived) = (statistics.bytesSent, statistics.bytesReceived)
+        self.queuedBytes = statistics.queuedBytes
+    }
+}
+
 /// `request`: a peer asks to connect (answered by the next `y` or `n`).
 public struct ConnectionRequestRecord: Encodable, Sendable, Equatable {
     public var event = "request"

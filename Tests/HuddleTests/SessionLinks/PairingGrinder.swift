@@ -31,7 +31,7 @@ enum PairingGrinder {
         let verifier = PeerVerifier(expected: nil, isBlocked: { _ in false })
         let promise = MultiThreadedEventLoopGroup.singleton.next().makePromise(of: Outcome.self)
         let hello = PeerHello(
-            versions: 2...2,
+            versions: PeerHandshakeConfiguration().versions,
             sessionType: sessionType,
             instance: instance,
             displayName: "Mallory",

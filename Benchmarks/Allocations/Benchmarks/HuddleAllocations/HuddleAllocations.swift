@@ -59,7 +59,7 @@ final class ConnectedPair: @unchecked Sendable {
     func roundTrip(_ bytes: [UInt8]) async throws {
         try await ada.send(bytes, to: [bobID])
         while let event = await bobEvents.next() {
-            if case .received(let received, adaID) = event, received.count == bytes.count { return }
+            if case .received(let received, adaID, _) = event, received.count == bytes.count { return }
         }
         throw BenchmarkFailure("Bob's events ended")
     }
