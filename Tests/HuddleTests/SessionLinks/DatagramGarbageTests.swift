@@ -14,7 +14,9 @@ struct DatagramGarbageTests {
     @Test func garbageIsDroppedBeforeTheSessionAndGenuineDatagramsStillArrive() async throws {
         try await withTestScope { scope in
             let network = MemoryNetwork()
-            let (ada, bob, bobID, adaID) = try await scope.connectedPair(configure: UnreliableMessageMemoryTests.quiet(network))
+            let (ada, bob, bobID, adaID) = try await scope.connectedPair(
+                configure: UnreliableMessageMemoryTests.quiet(network)
+            )
             try await bob.session.send(Array("ready".utf8), to: [adaID], mode: .unreliable)
             #expect(await ada.message(from: bobID) == "ready")
             let port = bob.session.datagrams.port.load(ordering: .relaxed)

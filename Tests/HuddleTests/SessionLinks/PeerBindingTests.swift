@@ -11,7 +11,13 @@ import Testing
 @Suite("Peers are bound to their devices", .timeLimit(.minutes(2)))
 struct PeerBindingTests {
     static func hello(_ session: PeerSession, instance: String, name: String) -> PeerHello {
-        PeerHello(versions: PeerHandshakeConfiguration().versions, sessionType: session.serviceType, instance: instance, displayName: name, mode: 0x70)
+        PeerHello(
+            versions: PeerHandshakeConfiguration().versions,
+            sessionType: session.serviceType,
+            instance: instance,
+            displayName: name,
+            mode: 0x70
+        )
     }
 
     /// Three sessions that trust on first use, Ada paired with Bob and with Mallory, Ada the dialler of both; they
