@@ -28,7 +28,8 @@ struct Huddle: AsyncParsableCommand {
             """,
         version: HuddleVersion.current,
         subcommands: [
-            ChatCommand.self, PeersCommand.self, PairCommand.self, SendCommand.self, ReceiveCommand.self,
+            ChatCommand.self, PeersCommand.self, PingCommand.self, PairCommand.self, SendCommand.self,
+            ReceiveCommand.self,
             ShareCommand.self, DaemonCommand.self, OutboxCommand.self, AnswerCommand.self, UICommand.self,
             HistoryCommand.self,
             IDCommand.self,

@@ -1,0 +1,57 @@
+import ArgumentParser
+import Huddle
+import HuddleApp
+
+struct PingCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "ping",
+        abstract: "Time round trips to a peer, like ping(8): the datagram round trip, loss and jitter.",
+        discussion: """
+            Connects to the peer named (the only one found, if none is named; compare the code at first \
+            contact), then sends a PING datagram every --interval seconds, --count times, and shows each reply \
+            and a summary: sent, received, loss, the median and 99th percentile of the round trip, and the \
+            jitter. Every session command (chat, peers, receive, …) answers PINGs. Exits 1 when no reply came.
+
+              huddle ping Bob
+              huddle ping Bob --unreliable --count 200 --interval 0.05 --json --yes
+            """
+    )
+
+    @Argument(help: "The peer's name (default: the only peer found).") var name: String?
+    @Option(help: "How many PINGs.") var count = 10
+    @Option(help: ArgumentHelp("Seconds between PINGs.", valueName: "S")) var interval = 1.0
+    @Option(help: ArgumentHelp("Bytes of each PING, 13 to 1200.", valueName: "B")) var size = 64
+    @Flag(help: "Datagrams only (today every PING is a datagram).") var unreliable = false
+    @Option(help: "How long to look for the peer, in seconds.") var wait: Double = 15
+    @Flag(help: "Print one JSON object per reply, then the summary.") var json = false
+    @OptionGroup var options: SessionOptions
+
+    func validate() throws {
+        guard count > 0, interval > 0, (13...1200).contains(size) else {
+            throw ValidationError("--count and --interval must be above 0, --size from 13 to 1200")
+        }
+    }
+
+    func run() async throws {
+        let session = try await options.startSession(mode: .peer)
+        let ping = {
+            var ping = PingRun()
+            (ping.count, ping.interval, ping.size, ping.json) = (count, .milliseconds(Int(interval * 1000)), size, json)
+            return ping
+        }()
+        let summary = try await CommandServices.interruptible([session]) {
+            try await CommandFailure.run {
+                try await ping.run(
+                    to: name,
+                    on: session,
+                    wait: .seconds(wait),
+                    prompter: .standard,
+                    autoAccept: options.yes,
+                    line: { Output.line($0) },
+                    record: { Output.json($0) }
+                )
+            }
+        }
+        if summary.received == 0 { throw ExitCode.failure }
+    }
+}
