@@ -5,12 +5,13 @@ import HuddleApp
 struct PingCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "ping",
-        abstract: "Time round trips to a peer, like ping(8): the datagram round trip, loss and jitter.",
+        abstract: "Time round trips to a peer, like ping(8): round trip, loss and jitter, over UDP and TLS.",
         discussion: """
             Connects to the peer named (the only one found, if none is named; compare the code at first \
-            contact), then sends a PING datagram every --interval seconds, --count times, and shows each reply \
-            and a summary: sent, received, loss, the median and 99th percentile of the round trip, and the \
-            jitter. Every session command (chat, peers, receive, …) answers PINGs. Exits 1 when no reply came.
+            contact), then every --interval seconds, --count times, sends a PING datagram (udp) and a PING \
+            message on the TLS stream (tls), and shows each reply and a summary of each kind: sent, received, \
+            loss, the median and 99th percentile of the round trip, and the jitter. Every session command (chat, \
+            peers, receive, …) answers PINGs. Exits 1 when a kind got no reply.
 
               huddle ping Bob
               huddle ping Bob --unreliable --count 200 --interval 0.05 --json --yes
@@ -21,14 +22,15 @@ struct PingCommand: AsyncParsableCommand {
     @Option(help: "How many PINGs.") var count = 10
     @Option(help: ArgumentHelp("Seconds between PINGs.", valueName: "S")) var interval = 1.0
     @Option(help: ArgumentHelp("Bytes of each PING, 13 to 1200.", valueName: "B")) var size = 64
-    @Flag(help: "Datagrams only (today every PING is a datagram).") var unreliable = false
+    @Flag(help: "Datagrams only (UDP).") var unreliable = false
+    @Flag(help: "Reliable messages only (TLS).") var reliable = false
     @Option(help: "How long to look for the peer, in seconds.") var wait: Double = 15
     @Flag(help: "Print one JSON object per reply, then the summary.") var json = false
     @OptionGroup var options: SessionOptions
 
     func validate() throws {
-        guard count > 0, interval > 0, (13...1200).contains(size) else {
-            throw ValidationError("--count and --interval must be above 0, --size from 13 to 1200")
+        guard count > 0, interval > 0, (13...1200).contains(size), !(unreliable && reliable) else {
+            throw ValidationError("--count and --interval above 0, --size from 13 to 1200, one of --(un)reliable")
         }
     }
 
@@ -37,9 +39,10 @@ struct PingCommand: AsyncParsableCommand {
         let ping = {
             var ping = PingRun()
             (ping.count, ping.interval, ping.size, ping.json) = (count, .milliseconds(Int(interval * 1000)), size, json)
+            ping.kinds = unreliable ? [.unreliable] : reliable ? [.reliable] : PingRun.Kind.allCases
             return ping
         }()
-        let summary = try await CommandServices.interruptible([session]) {
+        let summaries = try await CommandServices.interruptible([session]) {
             try await CommandFailure.run {
                 try await ping.run(
                     to: name,
@@ -52,6 +55,6 @@ struct PingCommand: AsyncParsableCommand {
                 )
             }
         }
-        if summary.received == 0 { throw ExitCode.failure }
+        if summaries.contains(where: { $0.received == 0 }) { throw ExitCode.failure }
     }
 }

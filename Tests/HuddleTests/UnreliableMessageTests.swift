@@ -82,6 +82,9 @@ struct UnreliableMessageTests {
             roundTrip = try await ada.session.ping(bobID, size: 1200, timeout: .seconds(1))
         }
         #expect(roundTrip.map { $0 > .zero && $0 < .seconds(1) } == true)
+        // A PING over the TLS stream, answered by Bob's session: never lost, so one is enough.
+        let reliable = try await ada.session.ping(bobID, size: 1200, timeout: .seconds(10), reliable: true)
+        #expect(reliable.map { $0 > .zero && $0 < .seconds(10) } == true)
         let statistics = try #require(await ada.session.linkStatistics(for: bobID))
         #expect(statistics.protocolVersion == 3 && statistics.datagramPath == .udp)
         #expect(statistics.smoothedRoundTrip != nil && statistics.datagramsSent >= 200 + 17 + 1)

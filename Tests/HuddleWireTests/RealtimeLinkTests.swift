@@ -1,4 +1,5 @@
 import HuddleWire
+import NIOCore
 import Testing
 
 /// One link's real-time rules between two `RealtimeLink`s, payloads handed across by hand on a manual clock
@@ -86,5 +87,21 @@ struct RealtimeLinkTests {
         // The PONG of PING 9: Bob had 5 of 10.
         #expect(ada.counts.lossOut == 0.5)
         #expect(ada.counts.lossBack == 1 - 1.0 / 5.0)
+    }
+
+    @Test func aReliableHeaderNamesItsKindAndChannelAndAnUnknownKindIsRefused() {
+        for (kind, byte) in [(ReliableMessageHeader.Kind.ordered, 0), (.unordered, 1), (.ping, 2), (.pong, 3)] {
+            let header = ReliableMessageHeader(kind, channel: 200)
+            #expect(header.encoded == [UInt8(byte), 200])
+            var buffer = ByteBuffer(bytes: header.encoded + [7, 8])
+            #expect(ReliableMessageHeader(readingFrom: &buffer) == header)
+            #expect(Array(buffer.readableBytesView) == [7, 8])
+        }
+        #expect(ReliableMessageHeader(unordered: true, channel: 3) == ReliableMessageHeader(.unordered, channel: 3))
+        var unknown = ByteBuffer(bytes: [4, 0, 9])
+        #expect(ReliableMessageHeader(readingFrom: &unknown) == nil)
+        #expect(unknown.readableBytes == 3, "a refused header leaves the buffer as it was")
+        var short = ByteBuffer(bytes: [0])
+        #expect(ReliableMessageHeader(readingFrom: &short) == nil)
     }
 }

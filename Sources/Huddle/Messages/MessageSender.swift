@@ -31,19 +31,22 @@ struct MessageSender: Sendable {
         let headed = links.contains { $0.2 >= 3 } ? ByteBuffer(bytes: header.encoded + bytes) : plain
         var waiting: [EventLoopFuture<Void>] = []
         for (peer, channel, version) in links {
-            let buffer = version >= 3 ? headed : plain
-            let message = PeerOutbound.message(buffer)
             let writable = channel.isWritable
-            let written = channel.eventLoop.makePromise(of: Void.self)
-            channel.writeAndFlush(message, promise: written)
-            // A connection that failed a moment ago, before the session heard of it, refuses the write: the message
-            // joins what that connection left unacknowledged.
-            let inbox = self.inbox
-            written.futureResult.whenFailure { _ in
-                inbox.yield(.unsent(buffer, to: peer, channel: ObjectIdentifier(channel)))
-            }
-            if !writable { waiting.append(written.futureResult) }
+            let written = write(version >= 3 ? headed : plain, to: peer, on: channel)
+            if !writable { waiting.append(written) }
         }
         for future in waiting { _ = try? await future.get() }
+    }
+
+    /// Writes one message to `peer`'s `channel` at once. A connection that failed a moment ago, before the session
+    /// heard of it, refuses the write: the message joins what that connection left unacknowledged.
+    func write(_ buffer: ByteBuffer, to peer: PeerID, on channel: any Channel) -> EventLoopFuture<Void> {
+        let written = channel.eventLoop.makePromise(of: Void.self)
+        channel.writeAndFlush(PeerOutbound.message(buffer), promise: written)
+        let inbox = self.inbox
+        written.futureResult.whenFailure { _ in
+            inbox.yield(.unsent(buffer, to: peer, channel: ObjectIdentifier(channel)))
+        }
+        return written.futureResult
     }
 }

@@ -45,12 +45,11 @@ final class MessageRoute: Sendable {
     /// The handshake agreed on protocol `version` (before any message arrives).
     func speaks(_ version: UInt8) { state.withLockedValue { $0.version = version } }
 
-    /// How a message came, read off its front from version 3 on (``ReliableMessageHeader``); nil when its header
-    /// is malformed.
-    func delivery(reading buffer: inout ByteBuffer) -> PeerDelivery? {
-        guard state.withLockedValue({ $0.version }) >= 3 else { return .reliable }
-        guard let header = ReliableMessageHeader(readingFrom: &buffer) else { return nil }
-        return PeerDelivery(header.unordered ? .reliableUnordered : .reliableOrdered, channel: header.channel)
+    /// What a message is and how it came, read off its front from version 3 on (``ReliableMessageHeader``); nil
+    /// when its header is malformed. Every message of version 2 is channel 0's, ordered.
+    func header(reading buffer: inout ByteBuffer) -> ReliableMessageHeader? {
+        guard state.withLockedValue({ $0.version }) >= 3 else { return ReliableMessageHeader(.ordered, channel: 0) }
+        return ReliableMessageHeader(readingFrom: &buffer)
     }
 
     /// A message that went through the inbox was handed on.

@@ -20,6 +20,8 @@ final class ConnectionWiring: Sendable {
     let inbox: AsyncStream<PeerSession.Inbox>.Continuation
     let broadcast: EventBroadcast<PeerSessionEvent>
     let datagramPort: @Sendable () -> Int
+    /// PINGs over the TLS stream, answered here.
+    let pings: ReliablePings
     private let connectionIDs = Atomic<Int>(0)
 
     init(
@@ -45,6 +47,14 @@ final class ConnectionWiring: Sendable {
         self.inbox = inbox
         self.broadcast = broadcast
         self.datagramPort = datagramPort
+        pings = ReliablePings(
+            clock: configuration.clock,
+            sender: MessageSender(
+                flow: flow,
+                inbox: inbox,
+                maximumMessageSize: configuration.connection.maximumMessageSize
+            )
+        )
     }
 
     /// A number for a new connection, unique in the session.
@@ -98,7 +108,7 @@ final class ConnectionWiring: Sendable {
         var setup = handlerSetup(role: role, context: context)
         setup.purpose = purpose
         let verifier = PeerVerifier(expected: expected, isBlocked: { [trustStore] in trustStore.isBlocked($0) })
-        let (inbox, events, flow) = (self.inbox, self.broadcast, self.flow)
+        let (inbox, events, flow, pings) = (self.inbox, self.broadcast, self.flow, self.pings)
         return (
             setup, verifier,
             { event in
@@ -109,14 +119,15 @@ final class ConnectionWiring: Sendable {
                     // The gate counted the message in; from here its charge goes with it (``ReceiveFlow``).
                     let charge = flow.charge(message: buffer.readableBytes)
                     let arrival = route.arrived()
-                    let delivery = route.delivery(reading: &buffer)
+                    let header = route.header(reading: &buffer)
                     switch arrival {
                     case .direct(let peer):
-                        guard let delivery else { break }  // a malformed header: dropped, with its charge
+                        // A malformed header, a PING (answered) or a PONG: dropped, with its charge.
+                        guard let header, let delivery = pings.take(header, buffer, from: peer) else { break }
                         events.yield(.received(Array(buffer.readableBytesView), from: peer, delivery), holding: charge)
                     case .duplicate: break  // dropped, and with it its charge
                     case .inbox(let sequence):
-                        inbox.yield(.message(connection, buffer, delivery, sequence: sequence, charge))
+                        inbox.yield(.message(connection, buffer, header, sequence: sequence, charge))
                     }
                 case .connected(let outcome):
                     route.speaks(outcome.version)

@@ -16,8 +16,8 @@ extension PeerSession {
             connectionClosed(id, error: error)
         case .connection(let id, let event):
             handle(event, on: id)
-        case .message(let id, let buffer, let delivery, let sequence, let charge):
-            receivedMessage(buffer, delivery, sequence: sequence, on: id, charge: charge)
+        case .message(let id, let buffer, let header, let sequence, let charge):
+            receivedMessage(buffer, header, sequence: sequence, on: id, charge: charge)
         case .resource(let id, let buffer, let charge):
             receivedResource(buffer, on: id, charge: charge)
         case .unsent(let buffer, let peer, let channel):
@@ -68,14 +68,16 @@ extension PeerSession {
     /// A message dropped here counts out of the receive budget with its `charge`.
     func receivedMessage(
         _ buffer: ByteBuffer,
-        _ delivery: PeerDelivery?,
+        _ header: ReliableMessageHeader?,
         sequence: UInt64,
         on id: ConnectionID,
         charge: ReceiveCharge
     ) {
         guard let route = io[id]?.route, machine.hasConnection(id) else { return }
         defer { route.leftInbox() }
-        guard let peer = machine.deliverable(sequence, on: id), let delivery else { return }
+        guard let peer = machine.deliverable(sequence, on: id), let header,
+            let delivery = wiring.pings.take(header, buffer, from: peer)
+        else { return }
         broadcast.yield(.received(Array(buffer.readableBytesView), from: peer, delivery), holding: charge)
     }
 }

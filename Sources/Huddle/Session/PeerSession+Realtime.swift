@@ -12,12 +12,20 @@ extension PeerSession {
         return statistics
     }
 
-    /// Sends a PING of `size` bytes (13 to ``maximumDatagramPayload``) to `peer` as a datagram and waits for its
-    /// PONG: the round trip, or nil when none came within `timeout`. Every session answers PINGs; the peer must
-    /// speak protocol version 3.
+    /// Sends a PING of `size` bytes to `peer` and waits for its PONG: the round trip, or nil when none came within
+    /// `timeout`. Every session answers PINGs; the peer must speak protocol version 3.
+    ///
+    /// A PING is a datagram (13 to ``maximumDatagramPayload`` bytes), or with `reliable` a message on the TLS
+    /// stream (8 bytes or more), which waits behind the reliable messages sent before it (`docs/realtime.md`).
     /// - Throws: ``PeerSessionError/notConnected(_:)``, ``PeerSessionError/needsNewerPeer(_:version:)``.
-    public func ping(_ peer: PeerID, size: Int = 0, timeout: Duration = .seconds(2)) async throws -> Duration? {
+    public func ping(
+        _ peer: PeerID,
+        size: Int = 0,
+        timeout: Duration = .seconds(2),
+        reliable: Bool = false
+    ) async throws -> Duration? {
         guard let id = machine.connection(of: peer) else { throw PeerSessionError.notConnected(peer) }
+        if reliable { return try await wiring.pings.ping(peer, size: size, timeout: timeout) }
         return try await datagrams.ping(peer, on: id, size: size, timeout: timeout)
     }
 }

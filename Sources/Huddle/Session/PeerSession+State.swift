@@ -15,7 +15,7 @@ extension PeerSession {
         case datagram([UInt8], SocketAddress, at: ContinuousClock.Instant)
         /// A reliable message that could not go straight to the events, with how it came (nil: a malformed
         /// header) and its sequence number.
-        case message(ConnectionID, ByteBuffer, PeerDelivery?, sequence: UInt64, ReceiveCharge)
+        case message(ConnectionID, ByteBuffer, ReliableMessageHeader?, sequence: UInt64, ReceiveCharge)
         /// A message of the resource stream (transfers).
         case resource(ConnectionID, ByteBuffer, ReceiveCharge)
         /// A reliable message whose write the connection refused (it had just failed).

@@ -94,6 +94,23 @@ struct UnreliableMessageMemoryTests {
         }
     }
 
+    @Test func aReliablePingIsAnsweredOverTheStreamAndNeverDelivered() async throws {
+        try await withTestScope { scope in
+            let (ada, bob, bobID, adaID) = try await scope.connectedPair(configure: Self.quiet(MemoryNetwork()))
+            try await ada.session.send(Array("before".utf8), to: [bobID])
+            let roundTrip = try #require(try await ada.session.ping(bobID, size: 300, reliable: true))
+            #expect(roundTrip > .zero && roundTrip < .seconds(10))
+            try await ada.session.send(Array("after".utf8), to: [bobID], mode: .reliableUnordered, channel: 7)
+            #expect(await bob.message(from: adaID, equalTo: "after"))
+            // The PING and its PONG went as numbered messages between the two, and neither reached an app.
+            #expect(bob.messages(from: adaID) == [Array("before".utf8), Array("after".utf8)])
+            #expect(ada.messages(from: bobID).isEmpty)
+            // No datagram carried it: the link's PINGs are off here, and none went.
+            let statistics = try #require(await ada.session.linkStatistics(for: bobID))
+            #expect(statistics.datagramsSent == 0 && statistics.smoothedRoundTrip == nil)
+        }
+    }
+
     @Test func aPeerOfVersionTwoGetsChannelZerosMessagesAndRefusesTheRestInWords() async throws {
         try await withTestScope { scope in
             let network = MemoryNetwork()
@@ -121,6 +138,9 @@ struct UnreliableMessageMemoryTests {
             }
             await #expect(throws: PeerSessionError.needsNewerPeer(bobID, version: 2)) {
                 _ = try await ada.session.ping(bobID)
+            }
+            await #expect(throws: PeerSessionError.needsNewerPeer(bobID, version: 2)) {
+                _ = try await ada.session.ping(bobID, reliable: true)
             }
             let statistics = try #require(await ada.session.linkStatistics(for: bobID))
             #expect(statistics.protocolVersion == 2 && statistics.datagramPath == .none)
