@@ -40,7 +40,9 @@ public struct PingRun: Sendable {
     ) async throws -> [PingSummaryRecord] {
         let size = min(max(size, 13), session.maximumDatagramPayload)
         if !json {
-            let kinds = kinds.map { $0 == .unreliable ? "unreliable (UDP)" : "reliable (TLS)" }.joined(separator: " and ")
+            let kinds = kinds.map { $0 == .unreliable ? "unreliable (UDP)" : "reliable (TLS)" }.joined(
+                separator: " and "
+            )
             line("PING \(name): \(size) bytes of payload, \(kinds), every \(Self.text(interval))")
         }
         let (events, sink) = AsyncStream.makeStream(of: (kind: Kind, sequence: Int, reply: Duration??).self)
