@@ -43,6 +43,12 @@ public final class MemoryNetwork: Sendable {
         try await carrier.dial(address, group: PeerChannels.defaultEventLoopGroup, tls: tls, wiring: wiring) { _ in }
     }
 
+    /// While `blocked`, every datagram the sessions write is lost, as behind a packet filter that drops UDP; the
+    /// connections are untouched.
+    public func blockDatagrams(_ blocked: Bool) {
+        carrier.datagramsBlocked.withLockedValue { $0 = blocked }
+    }
+
     /// Sends `bytes` as one datagram to the datagram socket at `port` in this network, from a socket of nobody's
     /// (port 1). Returns once the socket has handled it; a port nobody holds loses it.
     public func sendDatagram(_ bytes: [UInt8], to port: Int) async throws {
@@ -138,6 +144,7 @@ final class MemoryCarrier: SessionTransport {
     private let nextPort = NIOLockedValueBox(40_000)
     private let pumps = NIOLockedValueBox<[Task<Void, Never>]>([])
     let links = NIOLockedValueBox<[MemoryLink]>([])
+    let datagramsBlocked = NIOLockedValueBox(false)
     private let datagramSockets = NIOLockedValueBox<[Int: NIOAsyncTestingChannel]>([:])
 
     /// Binds `port` (the number of a memory listener, as a session asks), failing when a datagram socket has it;
@@ -182,7 +189,7 @@ final class MemoryCarrier: SessionTransport {
 
     /// Hands `envelope` to the datagram socket at its port, as coming from `source`; lost when nobody holds it.
     func deliver(_ envelope: AddressedEnvelope<ByteBuffer>, from source: SocketAddress) async {
-        guard let port = envelope.remoteAddress.port else { return }
+        guard let port = envelope.remoteAddress.port, !datagramsBlocked.withLockedValue({ $0 }) else { return }
         await deliver([envelope.data], to: port, from: source)
     }
 

@@ -90,18 +90,58 @@ struct RealtimeLinkTests {
     }
 
     @Test func aReliableHeaderNamesItsKindAndChannelAndAnUnknownKindIsRefused() {
-        for (kind, byte) in [(ReliableMessageHeader.Kind.ordered, 0), (.unordered, 1), (.ping, 2), (.pong, 3)] {
+        let kinds: [(ReliableMessageHeader.Kind, UInt8)] = [
+            (.ordered, 0), (.unordered, 1), (.ping, 2), (.pong, 3), (.unreliable, 4), (.unreliableSequenced, 5),
+        ]
+        for (kind, byte) in kinds {
             let header = ReliableMessageHeader(kind, channel: 200)
-            #expect(header.encoded == [UInt8(byte), 200])
+            #expect(header.encoded == [byte, 200])
             var buffer = ByteBuffer(bytes: header.encoded + [7, 8])
             #expect(ReliableMessageHeader(readingFrom: &buffer) == header)
             #expect(Array(buffer.readableBytesView) == [7, 8])
         }
         #expect(ReliableMessageHeader(unordered: true, channel: 3) == ReliableMessageHeader(.unordered, channel: 3))
-        var unknown = ByteBuffer(bytes: [4, 0, 9])
+        var unknown = ByteBuffer(bytes: [6, 0, 9])
         #expect(ReliableMessageHeader(readingFrom: &unknown) == nil)
         #expect(unknown.readableBytes == 3, "a refused header leaves the buffer as it was")
         var short = ByteBuffer(bytes: [0])
         #expect(ReliableMessageHeader(readingFrom: &short) == nil)
+    }
+
+    @Test func fivePingsInARowUnansweredOverThreeSecondsTurnTheLinkToTheStreamAndAPongTurnsItBack() {
+        var choice = DatagramPathChoice()
+        #expect(choice.path(now: .zero) == .unconfirmed)
+        // Many PINGs close together are not yet a lost path: the first must be 3 s old.
+        for tick in 0..<5 { choice.pinged(now: .milliseconds(10 * tick)) }
+        #expect(choice.path(now: .milliseconds(2999)) == .unconfirmed)
+        #expect(choice.path(now: .milliseconds(3000)) == .tls)
+        choice.answered()
+        #expect(choice.path(now: .seconds(4)) == .udp)
+        // Once UDP worked: four lost in a row stay on UDP, the fifth turns to the stream.
+        for second in 5..<9 { choice.pinged(now: .seconds(second)) }
+        #expect(choice.path(now: .seconds(20)) == .udp)
+        choice.pinged(now: .seconds(9))
+        #expect(choice.unanswered == 5)
+        #expect(choice.path(now: .seconds(9)) == .tls)
+        choice.answered()
+        #expect(choice.path(now: .seconds(9)) == .udp && choice.unanswered == 0)
+    }
+
+    @Test func theLinkWatchesItsOwnPingsAndPongsForThePath() {
+        var ada = RealtimeLink()
+        var bob = RealtimeLink()
+        for second in 0..<5 { _ = ada.ping(now: .seconds(second)) }  // all lost
+        #expect(ada.path.path(now: .seconds(5)) == .tls)
+        let (_, payload) = ada.ping(now: .seconds(5))
+        guard case .answer(let pong) = bob.received(payload, now: .seconds(5)) else {
+            Issue.record("Bob did not answer the PING")
+            return
+        }
+        #expect(
+            ada.received(pong, now: .seconds(5) + .milliseconds(2)) == .answered(id: 5, roundTrip: .milliseconds(2))
+        )
+        #expect(ada.path.path(now: .seconds(6)) == .udp)
+        ada.sentOnStream()
+        #expect(ada.counts.messagesOnStream == 1)
     }
 }

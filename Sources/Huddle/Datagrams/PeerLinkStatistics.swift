@@ -7,8 +7,11 @@ public struct PeerLinkStatistics: Hashable, Sendable {
     public enum DatagramPath: String, Hashable, Sendable {
         /// A PONG came back: datagrams get through both ways.
         case udp
-        /// PINGs went out and no PONG has come back yet: UDP may be blocked on the way.
+        /// PINGs went out and no PONG has come back yet: UDP may be blocked on the way. Messages still go on UDP.
         case unconfirmed
+        /// PINGs in a row got no PONG (``DatagramPathChoice``): unreliable messages go on the TLS stream, in
+        /// order and delayed by any loss, until a PONG comes back.
+        case tls
         /// The link has no datagrams (the peer told no UDP port) or is of version 2, which has no PINGs.
         case none
     }
@@ -27,6 +30,8 @@ public struct PeerLinkStatistics: Hashable, Sendable {
     /// Payload bytes.
     public var bytesSent: UInt64 = 0
     public var bytesReceived: UInt64 = 0
+    /// Unreliable messages sent on the TLS stream while UDP did not get through.
+    public var messagesOnStream: UInt64 = 0
     /// Bytes written to the TLS connection and not yet taken by its socket.
     public var queuedBytes: Int = 0
 

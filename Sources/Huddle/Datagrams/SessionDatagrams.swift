@@ -203,8 +203,13 @@ actor SessionDatagrams {
         on connections: [(peer: PeerID, connection: ConnectionID)]
     ) throws {
         var batches: [(PeerID, ConnectionID, [[UInt8]])] = []
+        var streamed: [(PeerID, ConnectionID, any Channel)] = []
         for (peer, id) in connections {
             guard links.hasLink(on: id) else { throw PeerSessionError.notConnected(peer) }
+            if links.realtime(on: id)?.path.path(now: now) == .tls {
+                streamed.append((peer, id, try streamChannel(for: peer, size: bytes.count)))
+                continue
+            }
             let sequenced = delivery.mode == .unreliableSequenced
             let payloads: [[UInt8]]
             do {
@@ -229,6 +234,26 @@ actor SessionDatagrams {
             batches.append((peer, id, payloads))
         }
         try write(batches)
+        for (_, id, channel) in streamed where channel.isWritable {
+            // A full stream drops the message rather than queue it: a game's next update is on its way.
+            let kind: ReliableMessageHeader.Kind =
+                delivery.mode == .unreliableSequenced ? .unreliableSequenced : .unreliable
+            var buffer = channel.allocator.buffer(capacity: bytes.count + ReliableMessageHeader.byteCount)
+            buffer.writeBytes(ReliableMessageHeader(kind, channel: delivery.channel).encoded)
+            buffer.writeBytes(bytes)
+            channel.writeAndFlush(PeerOutbound.message(buffer), promise: nil)
+            links.withRealtime(on: id) { $0.sentOnStream() }
+        }
+    }
+
+    /// The TLS channel an unreliable message of `size` bytes to `peer` goes on while UDP does not get through.
+    private func streamChannel(for peer: PeerID, size: Int) throws -> any Channel {
+        guard size <= RealtimeLink.maximumMessageBytes else {
+            let limit = RealtimeLink.maximumMessageBytes
+            throw PeerSessionError.connection(.wire(.datagramTooLarge(limit: limit, size: size)))
+        }
+        guard let (channel, _) = flow.link(to: peer) else { throw PeerSessionError.notConnected(peer) }
+        return channel
     }
 
     /// Seals each connection's payloads and sends the packets; nothing goes unless every one sealed.

@@ -51,12 +51,15 @@ final class ReliablePings: Sendable {
         }
     }
 
-    /// A reliable message with `header` from `peer`, its header read off `buffer`: a PING is answered and a PONG
-    /// ends its wait (nil: nothing to hand on); anything else is the application's, delivered as returned.
+    /// A message of the stream with `header` from `peer`, its header read off `buffer`: a PING is answered and a
+    /// PONG ends its wait (nil: nothing to hand on); anything else is the application's, delivered as returned —
+    /// an unreliable message that came on the stream as unreliable (in order, as the stream keeps it).
     func take(_ header: ReliableMessageHeader, _ buffer: ByteBuffer, from peer: PeerID) -> PeerDelivery? {
         switch header.kind {
         case .ordered: return PeerDelivery(.reliableOrdered, channel: header.channel)
         case .unordered: return PeerDelivery(.reliableUnordered, channel: header.channel)
+        case .unreliable: return PeerDelivery(.unreliable, channel: header.channel)
+        case .unreliableSequenced: return PeerDelivery(.unreliableSequenced, channel: header.channel)
         case .ping:
             guard let (channel, version) = sender.flow.link(to: peer), version >= 3 else { return nil }
             var pong = ByteBuffer(bytes: ReliableMessageHeader(.pong, channel: header.channel).encoded)

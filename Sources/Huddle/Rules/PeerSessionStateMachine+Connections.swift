@@ -222,7 +222,7 @@ extension PeerSessionStateMachine {
         if peers[peer]?.connection != id { bind(peer, name: name, device: device, connection: id) }
         actions.append(.startDatagrams(id, peer, device, slot.role, outcome))
         // RESUME and the messages sent again go out before `send` can see the connection.
-        resumeDelivery(to: peer, on: id)
+        resumeDelivery(to: peer, on: id, version: outcome.version)
         openFlow(peer, on: id)
         actions.append(.openRoute(id, peer, peers[peer]!.delivery))
         peers[peer]?.info.state = .connected

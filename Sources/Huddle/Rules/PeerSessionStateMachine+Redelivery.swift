@@ -1,15 +1,27 @@
 import HuddleTransport
+import HuddleWire
 import NIOCore
 
 /// Reliable messages across lost connections: what a connection leaves unacknowledged is kept for the peer's
 /// next connection within the redelivery window, sent again first there (the peer's `DeliveryCounter` drops what
 /// it already has), or reported as `undelivered`. See `docs/wire-protocol.md`, "RESUME".
 extension PeerSessionStateMachine {
-    /// Starts a new connection's numbering: after the messages kept for `peer`, sent again first, or above every
-    /// number used before.
-    mutating func resumeDelivery(to peer: PeerID, on id: ConnectionID) {
-        let outbox = peers[peer]?.outbox
+    /// Starts a new connection's numbering, of protocol `version`: after the messages kept for `peer`, sent again
+    /// first, or above every number used before. Kept messages of version 2 gain the header of channel 0's ordered
+    /// messages on a link of version 3; on a link of version 2 after one of version 3 (the peer went back to an
+    /// older Huddle within the window) they cannot be framed, and are reported undelivered.
+    mutating func resumeDelivery(to peer: PeerID, on id: ConnectionID, version: UInt8 = 2) {
+        var outbox = peers[peer]?.outbox
+        let kept = peers[peer]?.version ?? 2
         peers[peer]?.outbox = nil
+        peers[peer]?.version = version
+        if let messages = outbox?.messages, kept >= 3, version < 3 {
+            reportUndelivered(messages, to: peer, version: kept)
+            outbox = nil
+        } else if kept < 3, version >= 3, let messages = outbox?.messages {
+            let header = ReliableMessageHeader(.ordered, channel: 0).encoded
+            outbox?.messages = messages.map { ByteBuffer(bytes: header + $0.readableBytesView) }
+        }
         let first = outbox?.first ?? sequenceFloor
         write(.resume(from: first, redeliver: outbox?.messages ?? []), on: id)
     }
@@ -67,8 +79,22 @@ extension PeerSessionStateMachine {
         }
     }
 
-    mutating func reportUndelivered(_ messages: [ByteBuffer], to peer: PeerID) {
-        guard !messages.isEmpty else { return }
-        emit(.undelivered(messages.map { Array($0.readableBytesView) }, to: peer))
+    /// Reports the application's `messages` to `peer` undelivered, as the application sent them: from version 3
+    /// on without their header, and without the session's own (PINGs, PONGs) or unreliable messages that went on
+    /// the stream.
+    mutating func reportUndelivered(_ messages: [ByteBuffer], to peer: PeerID, version: UInt8? = nil) {
+        guard (version ?? peers[peer]?.version ?? 2) >= 3 else {
+            guard !messages.isEmpty else { return }
+            return emit(.undelivered(messages.map { Array($0.readableBytesView) }, to: peer))
+        }
+        let reported = messages.compactMap { message -> [UInt8]? in
+            var body = message
+            guard let header = ReliableMessageHeader(readingFrom: &body),
+                header.kind == .ordered || header.kind == .unordered
+            else { return nil }
+            return Array(body.readableBytesView)
+        }
+        guard !reported.isEmpty else { return }
+        emit(.undelivered(reported, to: peer))
     }
 }

@@ -29,4 +29,7 @@ struct SessionPeer {
     /// and only this record's ``delivery`` knows which of them arrived, so the record is not forgotten.
     var disconnectedAt: ContinuousClock.Instant?
     var outbox: Outbox?
+    /// The protocol version of its latest connection: how the messages kept for it are framed (from version 3 on,
+    /// each starts with a ``ReliableMessageHeader``).
+    var version: UInt8 = 2
 }

@@ -36,10 +36,14 @@ extension SessionDatagrams {
             return PeerLinkStatistics(protocolVersion: version, datagramPath: .none)
         }
         let counts = realtime.counts
-        var statistics = PeerLinkStatistics(
-            protocolVersion: version,
-            datagramPath: counts.pongsReceived > 0 ? .udp : .unconfirmed
-        )
+        let path: PeerLinkStatistics.DatagramPath =
+            switch realtime.path.path(now: now) {
+            case .udp: .udp
+            case .unconfirmed: .unconfirmed
+            case .tls: .tls
+            }
+        var statistics = PeerLinkStatistics(protocolVersion: version, datagramPath: path)
+        statistics.messagesOnStream = counts.messagesOnStream
         statistics.smoothedRoundTrip = realtime.roundTrip.smoothed
         statistics.roundTripVariation = realtime.roundTrip.variation
         statistics.lossOut = counts.lossOut

@@ -30,8 +30,11 @@ public struct LinkRecord: Encodable, Sendable, Equatable {
     public var event = "link"
     public var peer: String
     public var protocolVersion: Int
-    /// `udp`, `unconfirmed` (no PONG yet) or `none` (no datagrams on this link).
+    /// `udp`, `unconfirmed` (no PONG yet), `tls` (unreliable messages on the TLS stream: UDP does not get
+    /// through) or `none` (no datagrams on this link).
     public var datagramPath: String
+    /// Unreliable messages sent on the TLS stream.
+    public var messagesOnStream: UInt64
     public var rttMs: Double?
     public var rttVarMs: Double?
     public var lossOut: Double?
@@ -54,7 +57,7 @@ public struct LinkRecord: Encodable, Sendable, Equatable {
         (self.lossOut, self.lossBack) = (statistics.lossOut, statistics.lossBack)
         (self.datagramsSent, self.datagramsReceived) = (statistics.datagramsSent, statistics.datagramsReceived)
         (self.bytesSent, self.bytesReceived) = (statistics.bytesSent, statistics.bytesReceived)
-        self.queuedBytes = statistics.queuedBytes
+        (self.queuedBytes, self.messagesOnStream) = (statistics.queuedBytes, statistics.messagesOnStream)
     }
 }
 

@@ -36,6 +36,8 @@ public struct RealtimeLink: Sendable {
         public var staleDropped: UInt64 = 0
         /// Payloads that were none of the kinds, and fragments refused.
         public var malformed: UInt64 = 0
+        /// Unreliable messages sent on the TLS stream, as UDP did not get through (``DatagramPathChoice``).
+        public var messagesOnStream: UInt64 = 0
 
         public init() {}
 
@@ -58,6 +60,8 @@ public struct RealtimeLink: Sendable {
     public private(set) var roundTrip = RoundTripEstimate()
     public private(set) var sequenced = SequencedDelivery()
     public private(set) var reassembly = FragmentReassembly()
+    /// UDP or the TLS stream, as the PONGs say.
+    public private(set) var path = DatagramPathChoice()
     /// The largest sealed payload (``DatagramSealer/defaultMaximumPayloadByteCount``).
     public let maximumPayload: Int
     private var nextSequence: [UInt8: UInt16] = [:]
@@ -123,9 +127,13 @@ public struct RealtimeLink: Sendable {
         let id = nextPing
         nextPing &+= 1
         counts.pingsSent &+= 1
+        path.pinged(now: now)
         let padding = max(0, min(size, maximumPayload) - 13)
         return (id, RealtimeDatagram.ping(id: id, sent: Self.stamp(now), padding: padding).encoded)
     }
+
+    /// An unreliable message went on the TLS stream instead.
+    public mutating func sentOnStream() { counts.messagesOnStream &+= 1 }
 
     /// `count` payloads of `bytes` bytes in all went out.
     public mutating func sent(_ count: Int, bytes: Int) {
@@ -157,6 +165,7 @@ public struct RealtimeLink: Sendable {
                 return .none
             }
             counts.pongsReceived &+= 1
+            path.answered()
             if counts.latestAnsweredPing.map({ id >= $0 }) ?? true {
                 counts.latestAnsweredPing = id
                 counts.peerPingsReceived = pingsReceived

@@ -4,11 +4,12 @@ public import NIOCore
 /// (`docs/wire-protocol.md` §6.2). Links of version 2 carry the application's bytes as they are.
 ///
 /// ```
-/// | kind (1): 0 ordered, 1 unordered, 2 PING, 3 PONG | channel (1) | bytes |
+/// | kind (1): 0 ordered, 1 unordered, 2 PING, 3 PONG, 4 unreliable, 5 unreliable sequenced | channel (1) | bytes |
 /// ```
 ///
 /// A PING (kind 2) is answered by the session with a PONG (kind 3) of the same channel and bytes; neither reaches
-/// the application. They time the reliable round trip (`docs/realtime.md`, "huddle ping").
+/// the application. They time the reliable round trip (`docs/realtime.md`, "huddle ping"). Kinds 4 and 5 are
+/// unreliable messages sent on the stream because UDP does not get through (``DatagramPathChoice``).
 public struct ReliableMessageHeader: Hashable, Sendable {
     public static let byteCount = 2
 
@@ -17,6 +18,8 @@ public struct ReliableMessageHeader: Hashable, Sendable {
         case unordered = 1
         case ping = 2
         case pong = 3
+        case unreliable = 4
+        case unreliableSequenced = 5
     }
 
     public var kind: Kind

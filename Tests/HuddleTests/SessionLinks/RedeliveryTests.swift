@@ -80,4 +80,26 @@ struct RedeliveryTests {
             #expect(!reportedUndelivered(ada))
         }
     }
+
+    @Test func messagesReportedUndeliveredAreTheApplicationsBytesWithoutTheirHeader() async throws {
+        try await withTestScope { scope in
+            let (ada, bob, bobID, _) = try await scope.connectedPair {
+                network.configure(&$0)
+                clock.configure(&$0)
+            }
+            // Version 3: every message on the stream carries its 2-byte header, which the report leaves off.
+            #expect(await ada.session.linkStatistics(for: bobID)?.protocolVersion == 3)
+            try #require(network.link(between: ada.session, and: bob.session)).loseWrites(of: ada.session)
+            ada.clear()
+            try await ada.session.send(Array("gone-1".utf8), to: [bobID])
+            try await ada.session.send(Array("gone-2".utf8), to: [bobID], mode: .reliableUnordered, channel: 4)
+            // Bob goes for good: the link is cut, and nothing answers Ada's reconnects.
+            try await #require(network.link(between: ada.session, and: bob.session)).cut()
+            #expect(await ada.state(bobID, .disconnected))
+            await bob.stop()
+            // The redelivery window (60 s) passes: the two are reported as Ada's app sent them.
+            clock.advance(by: .seconds(61))
+            #expect(await ada.wait(seconds: 10) { Self.undelivered($0) } == ["gone-1", "gone-2"])
+        }
+    }
 }

@@ -111,6 +111,41 @@ struct UnreliableMessageMemoryTests {
         }
     }
 
+    @Test func whenUDPStopsGettingThroughUnreliableMessagesGoOnTheStreamUntilAPongComesBack() async throws {
+        try await withTestScope { scope in
+            let (network, clock) = (MemoryNetwork(), ManualSessionClock())
+            let (ada, bob, bobID, adaID) = try await scope.connectedPair(configure: Self.quiet(network, clock: clock))
+            network.blockDatagrams(true)
+            // Five PINGs a second apart, each lost: the first is 5 s old when the fifth times out.
+            for _ in 0..<5 {
+                let sleepers = clock.sleeperCount
+                let ping = Task { try await ada.session.ping(bobID, timeout: .seconds(1)) }
+                #expect(await clock.waitForSleepers(sleepers + 1))
+                clock.advance(by: .seconds(1))
+                #expect(try await ping.value == nil)
+            }
+            let fallen = try #require(await ada.session.linkStatistics(for: bobID))
+            #expect(fallen.datagramPath == .tls && fallen.datagramsSent == 5)
+            try await ada.session.send(Array("state-1".utf8), to: [bobID], mode: .unreliableSequenced, channel: 9)
+            let streamed = await Self.next(at: bob, from: adaID)
+            #expect(streamed?.0 == Array("state-1".utf8))
+            #expect(streamed?.1 == PeerDelivery(.unreliableSequenced, channel: 9))
+            let after = try #require(await ada.session.linkStatistics(for: bobID))
+            #expect(after.messagesOnStream == 1 && after.datagramsSent == 5, "it went on the stream, not on UDP")
+
+            // UDP gets through again: the next PONG brings the messages back to it.
+            network.blockDatagrams(false)
+            #expect(try await ada.session.ping(bobID, timeout: .seconds(1)) == .zero)
+            bob.clear()
+            try await ada.session.send(Array("state-2".utf8), to: [bobID], mode: .unreliableSequenced, channel: 9)
+            let back = await Self.next(at: bob, from: adaID)
+            #expect(back?.0 == Array("state-2".utf8) && back?.1 == PeerDelivery(.unreliableSequenced, channel: 9))
+            let restored = try #require(await ada.session.linkStatistics(for: bobID))
+            #expect(restored.datagramPath == .udp)
+            #expect(restored.messagesOnStream == 1 && restored.datagramsSent == 7)
+        }
+    }
+
     @Test func aPeerOfVersionTwoGetsChannelZerosMessagesAndRefusesTheRestInWords() async throws {
         try await withTestScope { scope in
             let network = MemoryNetwork()
