@@ -42,9 +42,13 @@ public struct ArenaMatch: Sendable {
     /// The merged score of every player that won at least one coin.
     public var scores: [ArenaPlayerID: Int] { self.ledger.scores }
 
+    /// A peer has at most 4 players, so its state always fits one message (``ArenaCodecLimits``).
+    public static let maximumLocalPlayers = 4
+
     /// Adds a player of this peer, at `position` (clamped) or at its spawn point.
     ///
-    /// - Returns: The join message to send reliably, or `nil` when a player with that index already exists.
+    /// - Returns: The join message to send reliably, or `nil` when a player with that index already exists or the
+    ///   peer already has ``maximumLocalPlayers``.
     public mutating func addLocalPlayer(
         index: UInt8,
         name: String,
@@ -54,6 +58,7 @@ public struct ArenaMatch: Sendable {
     {
         let id = ArenaPlayerID(owner: self.peer, index: index)
         guard !self.localPlayers.contains(where: { $0.id == id }) else { return nil }
+        guard self.localPlayers.count < Self.maximumLocalPlayers else { return nil }
         let start = position ?? Self.spawnPosition(of: id, seed: self.seed, in: self.configuration)
         self.localPlayers.append(ArenaPlayer(id: id, name: name, position: self.configuration.clamped(start)))
         self.names[id] = name

@@ -14,7 +14,7 @@ struct MatchTests {
         return match
     }
 
-    @Test func addingAPlayerReturnsItsJoinOnce() {
+    @Test func addingAPlayerReturnsItsJoinOnce() throws {
         var match = ArenaMatch(peer: "alice", seed: self.seed)
         let id = ArenaPlayerID(owner: "alice", index: 0)
         #expect(match.addLocalPlayer(index: 0, name: "Alice") == .join(player: id, name: "Alice"))
@@ -24,6 +24,10 @@ struct MatchTests {
             match.localPlayers[0].position == ArenaMatch.spawnPosition(of: id, seed: self.seed, in: match.configuration)
         )
         #expect(match.joinedPeers == ["alice"])
+        let more = (1...4).map { match.addLocalPlayer(index: UInt8($0), name: "bot") != nil }
+        #expect(more == [true, true, true, false])
+        let state = try match.stateMessage().encoded()
+        #expect(state.count == 2 + 4 + 1 + 4 * 15)
     }
 
     @Test func touchingTheLiveCoinClaimsItAndMovesOn() {
