@@ -35,6 +35,8 @@ let package = Package(
         .library(name: "HuddleNotifications", targets: ["HuddleNotifications"]),
         .library(name: "HuddleWeb", targets: ["HuddleWeb"]),
         .executable(name: "huddle", targets: ["huddle"]),
+        .executable(name: "huddle-arena", targets: ["huddle-arena"]),
+        .library(name: "HuddleArenaCore", targets: ["HuddleArenaCore"]),
         // Only for FuzzTesting/, a package of its own: another package reaches a target only through a product.
         .library(name: "HuddleFuzzHarnesses", targets: ["HuddleFuzzHarnesses"]),
     ],
@@ -367,6 +369,21 @@ let package = Package(
             path: "Sources/HuddleCommand",
             swiftSettings: upcoming
         ),
+        // The rules of the example game, huddle-arena, without I/O: positions, coins, claims, bots, messages, the
+        // digest, interpolation and the screen (depends on nothing).
+        .target(name: "HuddleArenaCore", swiftSettings: upcoming),
+        // The example game (docs/realtime.md, "The example game"): a session, the tick loop, the terminal.
+        .executableTarget(
+            name: "huddle-arena",
+            dependencies: [
+                "Huddle",
+                "HuddleArenaCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            path: "Sources/HuddleArena",
+            swiftSettings: upcoming
+        ),
         .executableTarget(
             name: "huddle-bench",
             dependencies: ["HuddleDNS", "HuddleMDNSCore", .product(name: "NIOCore", package: "swift-nio")],
@@ -482,6 +499,7 @@ let package = Package(
             ],
             swiftSettings: upcoming
         ),
+        .testTarget(name: "HuddleArenaCoreTests", dependencies: ["HuddleArenaCore"], swiftSettings: upcoming),
         .testTarget(
             name: "HuddleWireTests",
             dependencies: [
