@@ -104,11 +104,21 @@ public actor Prompter {
 
     /// Asks `question`; with `assumingYes` (a command's `--yes`) only prints it and answers yes.
     public func confirm(_ question: String, assumingYes: Bool) async -> Bool {
+        await confirm([question], assumingYes: assumingYes)
+    }
+
+    /// As ``confirm(_:key:numbered:asker:)``; under `assumingYes` the lines are shown and the answer is yes.
+    public func confirm(
+        _ lines: [String],
+        assumingYes: Bool,
+        numbered: Bool = true,
+        asker: PromptQueueRule.Asker = .user
+    ) async -> Bool {
         guard !assumingYes else {
-            show([question])
+            show(lines)
             return true
         }
-        return await confirm([question])
+        return await confirm(lines, numbered: numbered, asker: asker)
     }
 
     /// As ``confirm(_:key:numbered:)``, but nil when the question was withdrawn (nobody answered it).

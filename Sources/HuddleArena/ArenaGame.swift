@@ -52,7 +52,8 @@ struct ArenaGame: Sendable {
         }
         defer { steering.cancel() }
         try await loop(until: started + duration, terminal: terminal)
-        let seconds = Double(started.duration(to: .now).components.seconds)
+        let seconds =
+            Double(started.duration(to: .now).components.seconds)
             + Double(started.duration(to: .now).components.attoseconds) / 1e18
         if let final = await table.finish() { await sendFact(final) }
         let complete = await finals()

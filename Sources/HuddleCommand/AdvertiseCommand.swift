@@ -56,17 +56,8 @@ struct AdvertiseCommand: AsyncParsableCommand {
 
     func registration() throws -> MDNSServiceRegistration {
         do {
-            let type = try MDNSServiceType(parsing: self.type, strict: true)
-            guard type.subtype == nil else { throw ValidationError("give subtypes with --subtype, not in TYPE") }
-            let subtypes = self.subtypes.map { $0.hasPrefix("_") ? $0 : "_" + $0 }
-            return try MDNSServiceRegistration(
-                instanceName: self.name,
-                type: type,
-                port: self.port,
-                txt: try MDNSTXTRecord(arguments: self.txt),
-                subtypes: subtypes
-            )
-        } catch let error as MDNSError {
+            return try .given(name: name, type: type, port: port, txt: txt, subtypes: subtypes)
+        } catch {
             throw ValidationError(error.message)
         }
     }
@@ -115,18 +106,8 @@ struct AdvertiseCommand: AsyncParsableCommand {
 
     /// Reads control commands from standard input until `quit` or end of input.
     static func readCommands(stack: MDNSStack, id: MDNSServiceID, json: Bool) async {
-        for await line in InputLines.stream().map(\.text) {
-            do {
-                switch try ServiceControl(line) {
-                case .txt(let txt): await stack.update(id, txt: txt)
-                case .port(let port): await stack.update(id, port: port)
-                case .quit: return
-                case nil: continue
-                }
-            } catch {
-                Output.error("\(error)")
-            }
-        }
+        let lines = InputLines.stream().map(\.text)
+        guard await !ServiceControl.follow(lines, stack: stack, id: id, error: { Output.error($0) }) else { return }
         // End of input: keep advertising until a signal arrives (the command's service group then cancels this).
         try? await gracefulShutdown()
     }

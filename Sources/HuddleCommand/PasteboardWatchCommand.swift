@@ -47,11 +47,7 @@ struct PasteboardWatchCommand: AsyncParsableCommand {
         _ = try await CommandServices.run([]) {
             var seen = 0
             for await change in changes {
-                if json {
-                    Output.json(PasteboardChangeRecord(change))
-                } else {
-                    Output.line(PasteboardChangeText.line(change))
-                }
+                json ? Output.json(PasteboardChangeRecord(change)) : Output.line(PasteboardChangeText.line(change))
                 seen += 1
                 if let limit, seen >= limit { return }
             }

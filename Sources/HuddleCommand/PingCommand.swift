@@ -36,12 +36,14 @@ struct PingCommand: AsyncParsableCommand {
 
     func run() async throws {
         let session = try await options.startSession(mode: .peer)
-        let ping = {
-            var ping = PingRun()
-            (ping.count, ping.interval, ping.size, ping.json) = (count, .milliseconds(Int(interval * 1000)), size, json)
-            ping.kinds = unreliable ? [.unreliable] : reliable ? [.reliable] : PingRun.Kind.allCases
-            return ping
-        }()
+        let kinds: [PingRun.Kind] = unreliable ? [.unreliable] : reliable ? [.reliable] : PingRun.Kind.allCases
+        let ping = PingRun(
+            count: count,
+            interval: .milliseconds(Int(interval * 1000)),
+            size: size,
+            kinds: kinds,
+            json: json
+        )
         let summaries = try await CommandServices.interruptible([session]) {
             try await CommandFailure.run {
                 try await ping.run(

@@ -43,11 +43,7 @@ final class ProgressReporter: Sendable {
 
     /// A result line, or its JSON record.
     func result(_ record: some Encodable, text: String) {
-        if json {
-            Output.json(record)
-        } else {
-            Output.line(text)
-        }
+        json ? Output.json(record) : Output.line(text)
     }
 }
 

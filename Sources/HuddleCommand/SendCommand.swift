@@ -103,34 +103,17 @@ struct SendCommand: AsyncParsableCommand {
                 }
             }
         }
-        // This reader of the foreign services' events shows progress, and passes each device found on to the
-        // rendezvous, which then looks at once (a LocalSend device is found when it answers the announcement, a
-        // few milliseconds after start).
+        // The foreign services' events: progress, pairing, and each device found passed on to the rendezvous.
         let finds = EventBroadcast<ForeignPeer>(bufferLimit: 64)
         let found = finds.subscribe()
-        let foreignProgress = foreign.services.map { service in
-            Task {
-                for await event in service.events {
-                    switch event {
-                    case .progress(let step): reporter.show(step)
-                    case .pairingStarted(let peer, let key):
-                        Output.line(
-                            "* asked \(peer.protocol.rawValue) device \"\(peer.name)\" to pair: accept there if it shows "
-                                + "verification key \(key)"
-                        )
-                    case .pairingConfirmation(let peer, let key):
-                        let questions = InboxPrinter(reporter: reporter, json: json, assumeYes: autoAccept)
-                            .questions(foreign)
-                        Task { await questions.answerPairing(peer, key: key, accepted: true, via: service) }
-                    case .paired(let peer): Output.line("* paired with \(peer.protocol.rawValue) device \(peer.name)")
-                    case .fingerprintChanged(let peer, let pinned):
-                        Output.error(ForeignTrustText.changed(peer, pinned: pinned))
-                    case .found(let peer): finds.yield(peer)
-                    default: continue
-                    }
-                }
-            }
-        }
+        let foreignProgress = ForeignSendEvents.follow(
+            foreign,
+            questions: InboxPrinter(reporter: reporter, json: json, assumeYes: autoAccept).questions(foreign),
+            found: { finds.yield($0) },
+            show: { reporter.show($0) },
+            line: { Output.line($0) },
+            warn: { Output.error($0) }
+        )
         // What a foreign send needs first (LocalSend: each file's SHA-256) is worked out while the peer is found.
         let foreignDelivery = foreignDelivery(foreign)
         let files = foreignDelivery.files

@@ -163,26 +163,14 @@ struct SessionOptions: ParsableArguments {
         // service group runs.
         ShutdownSignals.catchSignals()
         let setup = try setup()
-        var configuration = setup.configuration()
-        configuration.discovery = network.configuration(hostLabel: host)
-        adjust(&configuration)
-        // No directory: the session starts its own multicast DNS stack and shuts it down when it stops. A session
-        // that cannot start (its key unreadable, no usable interface) is said so and exits with its code.
-        let sessionID = sessionID(default: defaultSession)
+        let discovery = network.configuration(hostLabel: host)
         return try await CommandFailure.run {
-            let session = try await PeerSession.loadingIdentity(
-                sessionID: sessionID,
-                displayName: setup.displayName(hostName: ProcessInfo.processInfo.hostName),
+            try await setup.startSession(
                 mode: mode,
-                configuration: configuration
+                defaultSessionID: defaultSession,
+                discovery: discovery,
+                adjust: adjust
             )
-            do {
-                try await session.start()
-            } catch {
-                await session.stop()
-                throw error
-            }
-            return session
         }
     }
 }

@@ -87,15 +87,9 @@ struct ShareCommand: AsyncParsableCommand {
         if json {
             Output.json(ShareRecord.sharing(urls: urls, files: paths.count, pin: pin != nil))
         } else {
-            let total = paths.compactMap { try? FileManager.default.attributesOfItem(atPath: $0)[.size] as? UInt64 }
-                .reduce(0, +)
-            let sharing = "Sharing \(paths.count) file\(paths.count == 1 ? "" : "s") (\(total) bytes)"
-            let receiving = directory.map { (paths.isEmpty ? "Receiving" : " and receiving") + " into \($0.path)" }
-            Output.line((paths.isEmpty ? "" : sharing) + (receiving ?? "") + ". On the other device open:")
-            for url in urls { Output.line("  \(url)") }
-            if urls.isEmpty { Output.line("  (no address on the interfaces in use; port \(port))") }
-            for line in noQr ? [] : urls.prefix(1).flatMap({ QRCode.terminalLines(encoding: $0) }) { Output.line(line) }
-            Output.line("Ctrl-C to stop.")
+            let qr: (String) -> [String] = { noQr ? [] : QRCode.terminalLines(encoding: $0) }
+            let heading = ShareText.heading(paths: paths, receivingInto: directory, urls: urls, port: port, qrLines: qr)
+            for line in heading { Output.line(line) }
         }
         var downloaded = 0
         for await event in service.events {
@@ -106,24 +100,17 @@ struct ShareCommand: AsyncParsableCommand {
                     json
                     ? Output.jsonLines(ShareRecord.request(host: request.host, client: request.client))
                     : ["? \(who) asks for the shared files. Let it? [y/n]"]
-                let allow: Bool
-                if options.yes {
-                    for line in question { Output.line(line) }
-                    allow = true
-                } else {
-                    allow = await Prompter.standard.confirm(
-                        question,
-                        numbered: !json,
-                        asker: .init(source: request.host, isKnown: false)
-                    )
-                }
+                let asker = PromptQueueRule.Asker(source: request.host, isKnown: false)
+                let allow = await Prompter.standard.confirm(
+                    question,
+                    assumingYes: options.yes,
+                    numbered: !json,
+                    asker: asker
+                )
                 await service.answer(request, allow: allow)
             case .downloaded(let name, let host):
-                if json {
-                    Output.json(ShareRecord.downloaded(name, by: host))
-                } else {
-                    Output.line("\(name) downloaded by \(host)")
-                }
+                json
+                    ? Output.json(ShareRecord.downloaded(name, by: host)) : Output.line("\(name) downloaded by \(host)")
                 downloaded += 1
                 if let count, downloaded >= count { return }
             default:

@@ -28,6 +28,10 @@ public struct PingRun: Sendable {
 
     public init() {}
 
+    public init(count: Int, interval: Duration, size: Int, kinds: [Kind] = Kind.allCases, json: Bool = false) {
+        (self.count, self.interval, self.size, self.kinds, self.json) = (count, interval, size, kinds, json)
+    }
+
     /// Pings `peer`, named `name`, on `session`; `line` and `record` print. Returns a summary per kind.
     /// - Throws: ``PeerSessionError`` when the peer is gone or speaks protocol version 2 (no PINGs).
     @discardableResult
