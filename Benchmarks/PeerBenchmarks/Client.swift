@@ -8,6 +8,9 @@ struct Client: AsyncParsableCommand {
 
     enum Mode: String, ExpressibleByArgument, CaseIterable {
         case rtt, throughput, connect, datagrams, chat
+        case ping
+        case reliablePing = "reliable-ping"
+        case datagramRate = "datagram-rate"
     }
 
     @OptionGroup var options: BenchSessionOptions
@@ -69,6 +72,10 @@ struct Client: AsyncParsableCommand {
             ])
         case .chat:
             try await chatDuringTransfer(session: session, peer: peer, replies: &replies)
+        case .ping, .reliablePing:
+            try await pings(session: session, peer: peer, reliable: mode == .reliablePing)
+        case .datagramRate:
+            try await datagramRate(session: session, peer: peer, replies: &replies)
         case .datagrams:
             for sequence in 0..<UInt64(count) {
                 try await session.send(datagramPayload(sequence, size: size), to: [peer], mode: .unreliable)

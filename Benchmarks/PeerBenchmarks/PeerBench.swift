@@ -19,7 +19,7 @@ struct PeerBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "huddle-peer-bench",
         abstract: "Benchmarks and probes for Huddle peer sessions.",
-        subcommands: [Serve.self, Client.self, Mesh.self, TLSEcho.self]
+        subcommands: [Serve.self, Client.self, Mesh.self, TLSEcho.self, UDPEcho.self]
     )
 }
 

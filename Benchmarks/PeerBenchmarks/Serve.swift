@@ -26,6 +26,7 @@ struct Serve: AsyncParsableCommand {
         var counted = 0
         var firstMessage: ContinuousClock.Instant?
         var datagrams = Set<UInt64>()
+        var datagramSpan: (first: ContinuousClock.Instant, last: ContinuousClock.Instant)?
         var duplicates = 0
         var corrupt = 0
         var receiving: (completed: UInt64, total: UInt64)?
@@ -65,6 +66,7 @@ struct Serve: AsyncParsableCommand {
                 case UInt8(ascii: "C"):
                     emit(ChatStamp.arrival(of: bytes, receiving: receiving))
                 case UInt8(ascii: "D"):
+                    datagramSpan = (datagramSpan?.first ?? .now, .now)
                     guard bytes.count >= 9 else {
                         corrupt += 1
                         continue
@@ -81,7 +83,11 @@ struct Serve: AsyncParsableCommand {
                         "unique": datagrams.count, "duplicates": duplicates, "corrupt": corrupt,
                         "replayDropped": Int(counters?.replayDropped ?? 0),
                         "authFailures": Int(counters?.authFailures ?? 0),
+                        "received_per_s": datagramSpan.map {
+                            rate(datagrams.count, over: $0.first.duration(to: $0.last))
+                        } ?? 0,
                     ]
+                    datagramSpan = nil
                     let data = try JSONSerialization.data(withJSONObject: reply, options: [.sortedKeys])
                     try? await session.send(Array("S".utf8) + Array(data), to: [peer])
                     datagrams.removeAll()
@@ -95,4 +101,10 @@ struct Serve: AsyncParsableCommand {
             }
         }
     }
+}
+
+/// `count` a second over `span`; 0 for an empty span.
+func rate(_ count: Int, over span: Duration) -> Double {
+    let seconds = milliseconds(span) / 1000
+    return seconds > 0 ? Double(count) / seconds : 0
 }
