@@ -1,8 +1,9 @@
 """Issue 39: `huddle ping` between test hosts, run as the README shows (no --host, no --interface, hosts that share
 one host name). Bob's `huddle chat` answers PINGs; Ada's `huddle ping` times both kinds, then, behind an nftables
 rule on each host that drops 10 % of the UDP it receives (mDNS spared), loses about 19 % of its datagram PINGs
-(0.9 × 0.9 get through both ways) and none of its TLS PINGs. The full run repeats it exactly as the issue spells
-it: 200 datagram PINGs, one a second.
+(0.9 × 0.9 get through both ways) and none of its TLS PINGs. Bob's `huddle peers --json` prints the link's
+figures, and says `tls` once UDP is blocked. The full run repeats the lossy ping exactly as the issue spells it:
+200 datagram PINGs, one a second.
 """
 
 from __future__ import annotations
@@ -24,8 +25,9 @@ def drop_udp(host, percent: int) -> str:
     table = f"huddleping{os.getpid()}"
     host.run("nft", "add", "table", "inet", table)
     host.run("nft", "add", "chain", "inet", table, "input", "{ type filter hook input priority 0 ; }")
+    sample = [] if percent >= 100 else ["numgen", "random", "mod", "100", "<", str(percent)]
     host.run("nft", "add", "rule", "inet", table, "input", "meta", "l4proto", "udp", "udp", "dport", "!=", "5353",
-             "numgen", "random", "mod", "100", "<", str(percent), "counter", "drop")
+             *sample, "counter", "drop")
     return table
 
 
@@ -106,3 +108,32 @@ def test_ping_as_the_issue_spells_it_across_a_lossy_link(testbed, huddle, homes)
     assert only["unreliable"]["sent"] == 200 and 0.05 <= only["unreliable"]["loss"] <= 0.35, only
     assert only["unreliable"]["rttP50Ms"] is not None, only
     assert all(r["kind"] == "unreliable" for r in recs if r["event"] == "reply"), recs
+
+
+@pytest.mark.hosts(2, ifname="eth0")
+def test_peers_json_prints_link_records_and_says_tls_once_udp_is_blocked(testbed, huddle, homes):
+    """Bob's `huddle peers --json` prints a `link` record of Ada's connected peer every 2 s: version 3, UDP
+    confirmed, a round trip. Then Bob's host drops all the UDP it receives (mDNS spared): after 5 PINGs in a row
+    without a PONG the link falls back, and the records say `tls`, while Ada's TLS PINGs still get through."""
+    if missing_tools(["nft"]):
+        skip_or_fail("nft (nftables) not installed")
+    a, b = testbed[0], testbed[1]
+    bob, ada = User(b, homes, "PingBob"), User(a, homes, "PingAda")
+    peers = bob.run("peers", "--json", "--name", "PingBob", "--yes", stdin=True)
+    pinging = ada.run("ping", "PingBob", "--reliable", "--count", "80", "--interval", "0.25", "--json", "--yes")
+
+    def link(pred) -> dict:
+        line = peers.wait_line(lambda l: '"link"' in l and pred(json.loads(l)), 30)
+        return json.loads(line)
+
+    udp = link(lambda r: r.get("datagramPath") == "udp" and r.get("rttMs") is not None)
+    assert udp["protocolVersion"] == 3 and 0 < udp["rttMs"] < 1000, udp
+    assert udp["datagramsSent"] > 0 and udp["datagramsReceived"] > 0 and udp["messagesOnStream"] == 0, udp
+    drop_udp(b, 100)
+    tls = link(lambda r: r.get("datagramPath") == "tls")
+    assert tls["peer"] == udp["peer"], (udp, tls)
+    assert pinging.wait_exit(60) == 0, pinging.output()
+    stream = summaries(records(pinging))["reliable"]
+    assert stream["sent"] == 80 and stream["received"] == 80, stream
+    peers.send("")
+    peers.stop()
