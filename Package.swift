@@ -407,7 +407,7 @@ let package = Package(
             name: "HuddleFuzzHarnesses",
             dependencies: [
                 "HuddleDNS", "HuddleMDNSCore", "HuddleWire", "HuddleTransport", "HuddlePasteboard", "HuddleClipboard",
-                "HuddleLocalSendWire", "HuddleKDEConnectWire",
+                "HuddleLocalSendWire", "HuddleKDEConnectWire", "HuddleArenaCore",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),

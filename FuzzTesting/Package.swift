@@ -37,5 +37,6 @@ let package = Package(
         harness("FuzzLocalSendMessages"),
         harness("FuzzKDEConnectPackets"),
         harness("FuzzFragmentReassembly"),
+        harness("FuzzArenaMessages"),
     ]
 )

@@ -29,6 +29,7 @@ enum FuzzReplayInput: Sendable, CustomTestStringConvertible {
         "FuzzDNSMessage", "FuzzMDNSEngine", "FuzzFrames", "FuzzControlMessages", "FuzzPairingStateMachine",
         "FuzzTransferMessages", "FuzzDatagramOpen", "FuzzHuddleURL", "FuzzClipMessage", "FuzzPeerCertificate",
         "FuzzLocalSendMessages", "FuzzKDEConnectPackets", "FuzzFragmentReassembly",
+        "FuzzArenaMessages",
     ]
 
     /// Every seed and kept crasher of `harness`, sorted; a single `.noSeeds` when its seed folder is missing or

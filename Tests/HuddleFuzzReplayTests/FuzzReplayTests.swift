@@ -47,6 +47,11 @@ import Testing
         try replay(input, through: fuzzFragmentReassembly)
     }
 
+    @Test(arguments: FuzzReplayInput.all(of: "FuzzArenaMessages"))
+    func arenaMessages(_ input: FuzzReplayInput) throws {
+        try replay(input, through: fuzzArenaMessages)
+    }
+
     @Test(arguments: FuzzReplayInput.all(of: "FuzzHuddleURL"))
     func huddleURL(_ input: FuzzReplayInput) throws {
         try replay(input, through: fuzzHuddleURL)
