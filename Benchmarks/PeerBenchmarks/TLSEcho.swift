@@ -42,9 +42,7 @@ struct TLSEcho: AsyncParsableCommand {
             try await channel.closeFuture.get()
             return
         }
-        guard let to, let colon = to.lastIndex(of: ":"), let remotePort = Int(to[to.index(after: colon)...]) else {
-            throw ValidationError("give --port to serve or --to HOST:PORT to measure")
-        }
+        let (host, remotePort) = try echoTarget(to)
         let waiter = EchoWaiter(size: size)
         let channel = try await ClientBootstrap(group: group)
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
@@ -55,7 +53,7 @@ struct TLSEcho: AsyncParsableCommand {
                     try channel.pipeline.syncOperations.addHandler(waiter)
                 }
             }
-            .connect(host: String(to[..<colon]), port: remotePort)
+            .connect(host: host, port: remotePort)
             .get()
         let message = ByteBuffer(repeating: 0x61, count: size)
         var samples: [Double] = []
@@ -75,6 +73,14 @@ struct TLSEcho: AsyncParsableCommand {
         ])
         try await channel.close()
     }
+}
+
+/// The HOST and PORT of an echo's `--to HOST:PORT`.
+func echoTarget(_ to: String?) throws -> (host: String, port: Int) {
+    guard let to, let colon = to.lastIndex(of: ":"), let port = Int(to[to.index(after: colon)...]) else {
+        throw ValidationError("give --port to serve or --to HOST:PORT to measure")
+    }
+    return (String(to[..<colon]), port)
 }
 
 /// Writes back whatever it reads.

@@ -28,10 +28,8 @@ struct UDPEcho: AsyncParsableCommand {
             try await channel.closeFuture.get()
             return
         }
-        guard let to, let colon = to.lastIndex(of: ":"), let remotePort = Int(to[to.index(after: colon)...]) else {
-            throw ValidationError("give --port to serve or --to HOST:PORT to measure")
-        }
-        let remote = try SocketAddress.makeAddressResolvingHost(String(to[..<colon]), port: remotePort)
+        let (host, remotePort) = try echoTarget(to)
+        let remote = try SocketAddress.makeAddressResolvingHost(host, port: remotePort)
         let waiter = DatagramEchoWaiter()
         let channel = try await DatagramBootstrap(group: group)
             .channelInitializer { $0.pipeline.addHandler(waiter) }
