@@ -104,6 +104,7 @@ def test_ping_as_the_issue_spells_it_across_a_lossy_link(testbed, huddle, homes)
     drop_udp(b, 10)
     recs = ping(ada, "--unreliable", "--count", "200", timeout=300)
     only = summaries(recs)
+    print(f"as the issue spells it, 10 % UDP loss each way: {only}")
     assert list(only) == ["unreliable"], recs
     assert only["unreliable"]["sent"] == 200 and 0.05 <= only["unreliable"]["loss"] <= 0.35, only
     assert only["unreliable"]["rttP50Ms"] is not None, only
