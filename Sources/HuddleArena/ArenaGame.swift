@@ -36,6 +36,7 @@ struct ArenaGame: Sendable {
             say("huddle-arena: no other player came within the wait")
             return nil
         }
+        await table.startPlaying()
         let terminal = ArenaTerminal.isInteractive && !json ? ArenaTerminal() : nil
         terminal?.enter()
         defer { terminal?.restore() }
@@ -134,9 +135,16 @@ struct ArenaGame: Sendable {
     }
 
     /// A peer asks to play: accepted under --yes; else, before the game starts, the code is shown and the user
-    /// answers y or n.
+    /// answers y or n. Once it has started, the keys are the game's: a device never paired is turned away, said
+    /// so (a paired one reconnects without asking).
     private func decide(_ request: PeerConnectionRequest) async {
         if yes { return await session.accept(request) }
+        if await table.playing {
+            await session.deny(request)
+            return say(
+                "\(ArenaScreen.printable(request.displayName)) asked to play; start with --yes to let in new players"
+            )
+        }
         let code = request.code.map { " (code \($0))" } ?? ""
         say("\(ArenaScreen.printable(request.displayName)) asks to play\(code). Play with them? [y/N]")
         let answer = await Task.detached { readLine() }.value

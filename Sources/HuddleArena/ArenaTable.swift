@@ -57,6 +57,10 @@ actor ArenaTable {
 
     func steer(_ direction: ArenaDirection) { steering = direction }
 
+    /// Whether the game has started: from then on the terminal belongs to the game, not to questions.
+    private(set) var playing = false
+    func startPlaying() { playing = true }
+
     /// The human pressed q: the game ends at the next tick.
     private(set) var quitting = false
     func quit() { quitting = true }
