@@ -14,7 +14,7 @@ actor ArenaTable {
     /// The other peers connected now, and every one that ever was.
     private(set) var connected: Set<PeerID> = []
     private(set) var everConnected: Set<PeerID> = []
-    /// State datagrams received from other peers, and messages that did not decode.
+    /// State datagrams received from other peers, and messages that did not decode or spoke for another peer.
     private(set) var stateUpdates = 0
     private(set) var malformed = 0
     private let clock = ContinuousClock()
@@ -96,18 +96,16 @@ actor ArenaTable {
         remote.remove(owner: peer.rawValue)
     }
 
-    /// A game message from `peer`, merged; one that does not decode is counted and dropped.
+    /// A game message from `peer`, merged; one that does not decode, or speaks for another peer's players
+    /// (``ArenaMatch/receive(_:from:)``), is counted and dropped.
     func received(_ bytes: [UInt8], from peer: PeerID) {
-        guard let message = try? ArenaMessage(decoding: bytes) else {
+        guard let message = try? ArenaMessage(decoding: bytes), message.speaks(for: peer.rawValue) else {
             malformed += 1
             return
         }
-        if case .interpolate(let tick, let players) = match.receive(message) {
-            // Only the players the sender owns: a peer speaks for its own players alone.
-            let own = players.filter { $0.id.owner == peer.rawValue }
-            guard !own.isEmpty else { return }
+        if case .interpolate(let tick, let players) = match.receive(message, from: peer.rawValue) {
             stateUpdates += 1
-            remote.received(tick: tick, players: own, atMilliseconds: milliseconds)
+            remote.received(tick: tick, players: players, atMilliseconds: milliseconds)
         }
     }
 

@@ -39,6 +39,15 @@ extension ArenaMatch {
         }
     }
 
+    /// Merges one message that came from the peer named `sender`, as ``receive(_:)`` does, but only when it speaks
+    /// for `sender` alone: its claim, join, final or state names `sender`'s players (and a final `sender` itself).
+    /// A peer that claims a coin, sends a final or moves players for another peer is ignored, so it cannot change
+    /// what the others agree on in that peer's name.
+    public mutating func receive(_ message: ArenaMessage, from sender: String) -> ReceivedAction {
+        guard message.speaks(for: sender) else { return .ignored }
+        return receive(message)
+    }
+
     /// Stops the game for this peer and records its own final.
     ///
     /// - Returns: The final message to send reliably, after every claim this peer made (the same reliable channel

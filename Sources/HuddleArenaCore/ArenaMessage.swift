@@ -43,3 +43,15 @@ public struct ArenaCodecLimits: Hashable, Sendable {
         self.maximumMessageBytes = Swift.max(2, maximumMessageBytes)
     }
 }
+
+extension ArenaMessage {
+    /// Whether every player (and, for a final, the peer) the message names belongs to `peer`.
+    public func speaks(for peer: String) -> Bool {
+        switch self {
+        case .state(_, let players): players.allSatisfy { $0.id.owner == peer }
+        case .claim(let claim): claim.player.owner == peer
+        case .join(let player, _): player.owner == peer
+        case .final(let finished, let players): finished == peer && players.allSatisfy { $0.id.owner == peer }
+        }
+    }
+}

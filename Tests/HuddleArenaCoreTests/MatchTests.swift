@@ -63,6 +63,40 @@ struct MatchTests {
         #expect(match.canonicalBytes() == ArenaMatch(peer: "alice", seed: self.seed).canonicalBytes())
     }
 
+    @Test func aPeerCannotClaimSendAFinalOrMovePlayersInAnotherPeersName() {
+        var match = ArenaMatch(peer: "alice", seed: self.seed)
+        let bobsPlayer = ArenaPlayerID(owner: "bob", index: 0)
+        let forged: [ArenaMessage] = [
+            .claim(ArenaClaim(coin: 0, player: bobsPlayer, tick: 1)),
+            .join(player: bobsPlayer, name: "Bob"),
+            .final(peer: "bob", players: []),
+            .state(tick: 3, players: [ArenaPlayerState(id: bobsPlayer, position: ArenaPosition(x: 9, y: 9))]),
+        ]
+        for message in forged {
+            #expect(!message.speaks(for: "mallory"))
+            #expect(match.receive(message, from: "mallory") == .ignored)
+        }
+        // Nothing of Bob's changed: no winner, no name, no final, and the digest is a fresh match's.
+        #expect(match.ledger.winners.isEmpty && match.names.isEmpty && match.finals.isEmpty)
+        #expect(match.canonicalBytes() == ArenaMatch(peer: "alice", seed: self.seed).canonicalBytes())
+        // From Bob himself, the same claim counts.
+        #expect(match.receive(forged[0], from: "bob") == .recorded)
+        #expect(match.ledger.winners[0]?.player == bobsPlayer)
+        // A final naming Bob but carrying another peer's player is refused whole.
+        let mixed = ArenaMessage.final(
+            peer: "bob",
+            players: [
+                ArenaFinalPlayer(
+                    id: ArenaPlayerID(owner: "cy", index: 0),
+                    name: "Cy",
+                    position: .init(x: 1, y: 1),
+                    reportedScore: 0
+                )
+            ]
+        )
+        #expect(match.receive(mixed, from: "bob") == .ignored && match.finals["bob"] == nil)
+    }
+
     @Test func finalsDecideWhenTheDigestIsReady() {
         var match = self.matchBesideCoin()
         let id = ArenaPlayerID(owner: "alice", index: 0)
